@@ -1,0 +1,1 @@
+"""Subcommands of the CLI, one module per feature; each has ``register(subparsers)``."""

@@ -1,0 +1,27 @@
+"""tokscope's byte-level BPE core: standard library and ``regex`` only.
+
+Plain data in, frozen dataclasses out. Nothing here imports Textual, Rich or tiktoken.
+"""
+
+from .bpe import merge, merge_reference
+from .errors import CancelledError, DisallowedSpecialError, TokscopeError, UnknownTokenError
+from .tokenizer import Tokenizer, fix_surrogates
+from .types import Chunk, Parents, Piece, Token, byte_kind, is_continuation, is_whole_utf8
+
+__all__ = [
+    "CancelledError",
+    "Chunk",
+    "DisallowedSpecialError",
+    "Parents",
+    "Piece",
+    "Token",
+    "Tokenizer",
+    "TokscopeError",
+    "UnknownTokenError",
+    "byte_kind",
+    "fix_surrogates",
+    "is_continuation",
+    "is_whole_utf8",
+    "merge",
+    "merge_reference",
+]

