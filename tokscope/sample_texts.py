@@ -10,12 +10,11 @@ from pathlib import Path
 @cache
 def samples_dir() -> Path:
     """The folder holding the samples, in a checkout or in an installed package."""
-    checkout = Path(__file__).resolve().parent.parent / "samples"
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / "samples"  # a source checkout: samples/ beside the package
     if (checkout / "default.txt").is_file():
         return checkout
-    from importlib.resources import files
-
-    return Path(str(files("tokscope.samples")))
+    return here / "samples"  # installed: packaged as tokscope.samples
 
 
 def read_sample(name: str) -> str:
