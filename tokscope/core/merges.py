@@ -1,0 +1,483 @@
+"""Merge trees: how a token is built from single bytes, which tokens it helps build, and which
+tokens ordinary encoding can never produce.
+
+A token's *parents* are the two tokens whose merge made it (``Tokenizer.parents``); following
+them down gives the *merge tree*, whose leaves are single bytes. The reverse direction ("used in":
+the tokens that have a given token as a direct parent) needs the parents of every token, so it is
+computed in one pass on first use, cached per tokenizer, and then answered from a dict.
+
+The rank cut-off used everywhere in tokscope is the core's ``max_rank``: a merge may build a token
+only when its rank is below ``max_rank``. :func:`merges_kept` and :func:`max_rank_for_merges`
+translate between that and "the first N merges".
+
+>>> from tokscope.core.tokenizer import Tokenizer
+>>> tok = Tokenizer("tiny", {b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}, r"\\w+")
+>>> node = merge_tree(tok, 3)
+>>> [c.bytes for c in node.children], leaves(node)
+([b'ab', b'b'], [b'a', b'b', b'b'])
+>>> [u.child for u in used_in(tok, 2)]
+[3]
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .errors import CancelledError, TokscopeError, UnknownTokenError
+from .tokenizer import Tokenizer
+from .types import Parents
+
+_INF = float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class MergeNode:
+    """One node of a merge tree: a token with its id, bytes and rank, and the two parent nodes it
+    was merged from (``children`` is empty for a single byte, a special token, or a token that no
+    single merge of lower-ranked tokens builds)."""
+
+    id: int
+    bytes: bytes
+    rank: int | None
+    children: tuple[MergeNode, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self.bytes.decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """``child`` has the looked-up token as its ``side`` (``"left"`` or ``"right"``) parent;
+    ``other`` is the child's other parent."""
+
+    child: int
+    other: int
+    side: str
+
+
+# ----- resolving what the user typed ----------------------------------------------------------
+
+
+def parse_hex(value: str) -> bytes:
+    """Bytes from hex such as ``68656c6c6f``, ``68 65 6c`` or ``0x68,0x65``; a clear error else.
+
+    >>> parse_hex("68 65"), parse_hex("0x68,0x65")
+    (b'he', b'he')
+    """
+    cleaned = value.strip().lower().replace("0x", "").replace("\\x", "")
+    for sep in (" ", ",", ":", "-", "\t"):
+        cleaned = cleaned.replace(sep, "")
+    if not cleaned:
+        raise TokscopeError("no bytes given: hex such as 68656c6c6f is expected")
+    try:
+        return bytes.fromhex(cleaned)
+    except ValueError:
+        bad = next((c for c in cleaned if c not in "0123456789abcdef"), None)
+        if bad is not None:
+            raise TokscopeError(f"invalid hex {value!r}: {bad!r} is not a hex digit") from None
+        raise TokscopeError(f"invalid hex {value!r}: an odd number of hex digits ({len(cleaned)})") from None
+
+
+def resolve_token(
+    tokenizer: Tokenizer, *, token_id: int | None = None, text: str | None = None, hex_bytes: str | None = None
+) -> int:
+    """The id of the token the user meant: by id, by its text, or by its bytes in hex.
+
+    Text or bytes that are not one token raise :class:`TokscopeError` saying what they encode to.
+    """
+    if token_id is not None:
+        if not tokenizer.has_token(token_id):
+            raise UnknownTokenError(token_id, tokenizer.n_vocab)
+        return token_id
+    if text is not None:
+        if text in tokenizer.special_tokens:
+            return tokenizer.special_tokens[text]
+        data = text.encode("utf-8", errors="surrogatepass")
+        rank = tokenizer.rank_of(data)
+        if rank is not None:
+            return rank
+        ids = tokenizer.encode_ordinary(text)
+        raise TokscopeError(
+            f"{text!r} is not a single token of {tokenizer.name}; it encodes to {len(ids)} tokens: "
+            + " ".join(str(i) for i in ids)
+        )
+    if hex_bytes is not None:
+        data = parse_hex(hex_bytes)
+        rank = tokenizer.rank_of(data)
+        if rank is not None:
+            return rank
+        ids = [tokenizer.rank_of(p) for p in _merge(tokenizer, data)]
+        raise TokscopeError(
+            f"the bytes {data.hex()} are not a single token of {tokenizer.name}; they merge into {len(ids)} tokens: "
+            + " ".join(str(i) for i in ids)
+        )
+    raise TokscopeError("give a token id, its text, or its bytes in hex")
+
+
+def _merge(tokenizer: Tokenizer, data: bytes, max_rank: int | None = None) -> list[bytes]:
+    from .bpe import merge
+
+    return merge(data, tokenizer.ranks, max_rank=max_rank)
+
+
+# ----- the tree --------------------------------------------------------------------------------
+
+
+def parents_of(tokenizer: Tokenizer, token_id: int) -> Parents | None:
+    """The parents of a token, from the full index when it is built, else ``Tokenizer.parents``."""
+    index = _indexes.get(tokenizer)
+    if index is not None:
+        return index.parents(token_id)
+    return tokenizer.parents(token_id)
+
+
+def node(tokenizer: Tokenizer, token_id: int) -> MergeNode:
+    """One level only: the token with its two parents as childless nodes (for lazy trees)."""
+    token = tokenizer.token(token_id)
+    pair = None if token.special else parents_of(tokenizer, token_id)
+    children: tuple[MergeNode, ...] = ()
+    if pair is not None:
+        children = tuple(MergeNode(i, tokenizer.token_bytes(i), i) for i in (pair.left, pair.right))
+    return MergeNode(token.id, token.bytes, token.rank, children)
+
+
+def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
+    """The whole binary tree of merges from ``token_id`` down to single bytes.
+
+    Unknown ids raise :class:`UnknownTokenError`. A special token is a single childless node.
+    """
+    token = tokenizer.token(token_id)
+    if token.special:
+        return MergeNode(token.id, token.bytes, None)
+    return _build(tokenizer, token_id)
+
+
+def _build(tokenizer: Tokenizer, token_id: int) -> MergeNode:
+    pair = parents_of(tokenizer, token_id)
+    data = tokenizer.token_bytes(token_id)
+    if pair is None:
+        return MergeNode(token_id, data, token_id)
+    return MergeNode(token_id, data, token_id, (_build(tokenizer, pair.left), _build(tokenizer, pair.right)))
+
+
+def leaves(tree: MergeNode) -> list[bytes]:
+    """The leaves' bytes, left to right (they rejoin to the root's bytes)."""
+    if not tree.children:
+        return [tree.bytes]
+    return [b for child in tree.children for b in leaves(child)]
+
+
+def walk(tree: MergeNode, depth: int = 0) -> Iterator[tuple[int, MergeNode]]:
+    """Every node with its depth, parents before children, left before right."""
+    yield depth, tree
+    for child in tree.children:
+        yield from walk(child, depth + 1)
+
+
+def tree_json(tree: MergeNode) -> dict:
+    """The tree as nested plain data: ``id``, ``bytes`` (lowercase hex), ``rank``, ``children``."""
+    return {
+        "id": tree.id,
+        "bytes": tree.bytes.hex(),
+        "rank": tree.rank,
+        "children": [tree_json(c) for c in tree.children],
+    }
+
+
+# ----- reachability ----------------------------------------------------------------------------
+
+
+def is_unreachable(tokenizer: Tokenizer, token_id: int) -> bool:
+    """True when merging the token's own bytes with the full vocabulary does not give the token
+    back, so ordinary encoding can never produce it (special tokens and single bytes never are).
+
+    >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"d": 3, b"bc": 4, b"ab": 5, b"cd": 6, b"abcd": 7}
+    >>> tok = Tokenizer("t", ranks, r"\\w+")
+    >>> is_unreachable(tok, 7), is_unreachable(tok, 5)
+    (True, False)
+    """
+    token = tokenizer.token(token_id)
+    if token.special or len(token.bytes) < 2:
+        return False
+    return _merge(tokenizer, token.bytes) != [token.bytes]
+
+
+def unreachable_tokens(
+    tokenizer: Tokenizer,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> list[int]:
+    """Every mergeable token that ordinary encoding can never produce, by id."""
+    ranks = tokenizer.ranks
+    items = [(data, rank) for data, rank in ranks.items() if len(data) > 1]
+    out = []
+    for count, (data, rank) in enumerate(items):
+        if count % 4096 == 0:
+            _check(cancel)
+            if progress is not None:
+                progress(count, len(items))
+        if _merge(tokenizer, data) != [data]:
+            out.append(rank)
+    if progress is not None:
+        progress(len(items), len(items))
+    return sorted(out)
+
+
+# ----- the full index and "used in" -----------------------------------------------------------
+
+
+class MergeIndex:
+    """Parents of every mergeable token and the reverse map ("used in"), built in one pass.
+
+    Stored compactly (ints, not objects) so that building it for 200k tokens stays quick.
+    """
+
+    def __init__(self, parents: dict[int, tuple[int, int] | None], uses: dict[int, list[int]]) -> None:
+        self._parents = parents
+        self._uses = uses
+
+    def parents(self, token_id: int) -> Parents | None:
+        pair = self._parents.get(token_id)
+        return None if pair is None else Parents(*pair)
+
+    def uses(self, token_id: int) -> tuple[Use, ...]:
+        out = []
+        for child in self._uses.get(token_id, ()):
+            left, right = self._parents[child]  # type: ignore[misc]
+            if left == token_id:
+                out.append(Use(child, right, "left"))
+            if right == token_id:
+                out.append(Use(child, left, "right"))
+        return tuple(out)
+
+
+_indexes: weakref.WeakKeyDictionary[Tokenizer, MergeIndex] = weakref.WeakKeyDictionary()
+_index_lock = threading.Lock()
+
+
+def has_index(tokenizer: Tokenizer) -> bool:
+    """True once the full index is built for ``tokenizer`` (so "used in" answers at once)."""
+    return tokenizer in _indexes
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise CancelledError("building the merge index was cancelled")
+
+
+def _parent_parts(data: bytes, limit: int, get) -> list[bytes]:  # noqa: ANN001
+    """BPE of ``data`` with only ranks below ``limit`` allowed, stopping at two parts.
+
+    The same choice as :func:`tokscope.core.bpe.merge` (lowest rank, leftmost), inlined because
+    this runs once per token of the vocabulary. Two parts can never merge further (their join is
+    the token itself, whose rank is the limit), so stopping there changes nothing.
+    """
+    n = len(data)
+    if n == 2:
+        return [data[:1], data[1:]]
+    parts = [data[i : i + 1] for i in range(n)]
+    pair = []
+    for i in range(n - 1):
+        r = get(parts[i] + parts[i + 1])
+        pair.append(_INF if r is None or r >= limit else r)
+    while len(parts) > 2:
+        best = min(pair)
+        if best == _INF:
+            break
+        i = pair.index(best)
+        parts[i] += parts.pop(i + 1)
+        del pair[i]
+        if i < len(parts) - 1:
+            r = get(parts[i] + parts[i + 1])
+            pair[i] = _INF if r is None or r >= limit else r
+        if i > 0:
+            r = get(parts[i - 1] + parts[i])
+            pair[i - 1] = _INF if r is None or r >= limit else r
+    return parts
+
+
+def _valid_pair(pair_lookup: dict[tuple[int, int], int], split: dict[int, tuple[int, int]], left: int, right: int) -> bool:
+    """True when BPE on the bytes of ``left`` + ``right`` ends exactly at those two tokens.
+
+    Walks down the right edge of ``left``'s tree and the left edge of ``right``'s tree, undoing
+    their merges in reverse order, and fails as soon as some merge across the boundary would have
+    come first (a known pair whose merged rank is below the current limit). This is the check of
+    GitHub's ``bpe`` crate; it is exact for vocabularies whose ids are their ranks.
+    """
+    limit = 1 << 62
+    while True:
+        combined = pair_lookup.get((left, right))
+        if combined is not None and combined < limit:
+            return False
+        if left > right:
+            limit = left
+            left = split[left][1]
+            if left == limit:
+                limit = right + 1
+                right = split[right][0]
+                if right + 1 == limit:
+                    return True
+        else:
+            limit = right + 1
+            right = split[right][0]
+            if right + 1 == limit:
+                limit = left
+                left = split[left][1]
+                if left == limit:
+                    return True
+
+
+def build_index(
+    tokenizer: Tokenizer,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> MergeIndex:
+    """The full parents / "used in" index, built once per tokenizer and cached.
+
+    Instead of running BPE on every token's bytes (seconds for 200k tokens), tokens are visited
+    in rank order and each one's parents are the first split into two lower-ranked tokens (longest
+    left part first) that passes :func:`_valid_pair`, a check that only follows the already known
+    parents. The result equals ``Tokenizer.parents`` for every token (tested on every encoding).
+    ``progress(done, total)`` is called every few thousand tokens; setting ``cancel`` stops with
+    :class:`CancelledError` (nothing is cached).
+    """
+    index = _indexes.get(tokenizer)
+    if index is not None:
+        return index
+    ranks = tokenizer.ranks
+    get = ranks.get
+    items = sorted(ranks.items(), key=lambda item: item[1])
+    total = len(items)
+    split: dict[int, tuple[int, int]] = {}
+    pair_lookup: dict[tuple[int, int], int] = {}
+    parents: dict[int, tuple[int, int] | None] = {}
+    uses: dict[int, list[int]] = {}
+    for count, (data, rank) in enumerate(items):
+        if count % 8192 == 0:
+            _check(cancel)
+            if progress is not None:
+                progress(count, total)
+        n = len(data)
+        found = None
+        if n > 1:
+            for k in range(n - 1, 0, -1):
+                left = get(data[:k])
+                if left is None or left >= rank:
+                    continue
+                right = get(data[k:])
+                if right is None or right >= rank:
+                    continue
+                if _valid_pair(pair_lookup, split, left, right):
+                    found = (left, right)
+                    break
+        if found is None:
+            split[rank] = (rank, rank)
+            if n > 1:
+                parents[rank] = None
+            continue
+        split[rank] = found
+        pair_lookup[found] = rank
+        parents[rank] = found
+        left, right = found
+        bucket = uses.get(left)
+        if bucket is None:
+            uses[left] = [rank]
+        else:
+            bucket.append(rank)
+        if right != left:
+            bucket = uses.get(right)
+            if bucket is None:
+                uses[right] = [rank]
+            else:
+                bucket.append(rank)
+    _check(cancel)
+    index = MergeIndex(parents, uses)
+    with _index_lock:
+        _indexes.setdefault(tokenizer, index)
+    if progress is not None:
+        progress(total, total)
+    return _indexes[tokenizer]
+
+
+def reference_parents(tokenizer: Tokenizer, token_id: int) -> Parents | None:
+    """The parents by plain BPE on the token's bytes with only lower ranks (the test oracle for
+    :func:`build_index`; same answer as ``Tokenizer.parents`` without its cache)."""
+    data = tokenizer.token_bytes(token_id)
+    if tokenizer.is_special(token_id) or len(data) < 2:
+        return None
+    parts = _parent_parts(data, token_id, tokenizer.ranks.get)
+    if len(parts) != 2:
+        return None
+    left, right = tokenizer.rank_of(parts[0]), tokenizer.rank_of(parts[1])
+    return None if left is None or right is None else Parents(left, right)
+
+
+def used_in(
+    tokenizer: Tokenizer,
+    token_id: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[Use, ...]:
+    """The tokens that have ``token_id`` as a direct parent, lowest rank first.
+
+    The first call builds the full index (see :func:`build_index`); later calls are a lookup.
+    """
+    if not tokenizer.has_token(token_id):
+        raise UnknownTokenError(token_id, tokenizer.n_vocab)
+    return build_index(tokenizer, progress=progress, cancel=cancel).uses(token_id)
+
+
+# ----- the rank cut-off -----------------------------------------------------------------------
+
+
+_merge_ranks: weakref.WeakKeyDictionary[Tokenizer, list[int]] = weakref.WeakKeyDictionary()
+
+
+def _sorted_merge_ranks(tokenizer: Tokenizer) -> list[int]:
+    found = _merge_ranks.get(tokenizer)
+    if found is None:
+        found = sorted(rank for data, rank in tokenizer.ranks.items() if len(data) > 1)
+        _merge_ranks[tokenizer] = found
+    return found
+
+
+def full_max_rank(tokenizer: Tokenizer) -> int:
+    """The smallest cut-off that keeps the whole vocabulary (highest mergeable rank + 1)."""
+    merges = _sorted_merge_ranks(tokenizer)
+    return (merges[-1] + 1) if merges else 0
+
+
+def merges_kept(tokenizer: Tokenizer, max_rank: int | None) -> int:
+    """How many merges (multi-byte tokens) a cut-off keeps: those whose rank is below it.
+
+    >>> tok = Tokenizer("t", {b"a": 0, b"b": 1, b"ab": 2, b"ba": 3}, r"\\w+")
+    >>> merges_kept(tok, 0), merges_kept(tok, 3), merges_kept(tok, None)
+    (0, 1, 2)
+    """
+    merges = _sorted_merge_ranks(tokenizer)
+    if max_rank is None:
+        return len(merges)
+    return bisect.bisect_left(merges, max_rank)
+
+
+def max_rank_for_merges(tokenizer: Tokenizer, count: int) -> int | None:
+    """The cut-off that keeps exactly the first ``count`` merges (``None`` keeps them all).
+
+    >>> tok = Tokenizer("t", {b"a": 0, b"b": 1, b"ab": 2, b"ba": 3}, r"\\w+")
+    >>> max_rank_for_merges(tok, 0), max_rank_for_merges(tok, 1), max_rank_for_merges(tok, 5)
+    (0, 3, None)
+    """
+    merges = _sorted_merge_ranks(tokenizer)
+    if count <= 0:
+        return 0
+    if count >= len(merges):
+        return None
+    return merges[count]

@@ -1,0 +1,176 @@
+"""Search a whole vocabulary: by substring, regular expression, bytes (hex) or id.
+
+Substring and hex searches look inside each token's bytes (so they also find partial tokens);
+a regular expression is matched (``search``, not a full match) against each token's text decoded
+with U+FFFD for bytes that are not whole characters. Results sort by id or by length (longest
+first, then by id) and can be limited; the total number of matches is always reported.
+
+>>> from tokscope.core.tokenizer import Tokenizer
+>>> tok = Tokenizer("tiny", {b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}, r"\\w+")
+>>> [t.id for t in search_vocab(tok, substring="ab").tokens]
+[2, 3]
+>>> [t.id for t in search_vocab(tok, pattern="^a", sort="length").tokens]
+[3, 2, 0]
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from itertools import compress, repeat
+from operator import contains
+from dataclasses import dataclass
+from typing import Literal
+
+import regex
+
+from .errors import CancelledError, TokscopeError, UnknownTokenError
+from .tokenizer import Tokenizer
+from .types import Token
+
+Sort = Literal["id", "length"]
+
+
+@dataclass(frozen=True, slots=True)
+class VocabResult:
+    """The matching tokens (at most ``limit`` of them, in the asked order) and how many matched."""
+
+    query: str
+    kind: str
+    tokens: tuple[Token, ...]
+    total: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.tokens)
+
+
+class _Table:
+    """Every token of a vocabulary in id order with its bytes and decoded text (built once)."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        entries = sorted(tokenizer.ranks.items(), key=lambda item: item[1])
+        self.ids = [rank for _, rank in entries]
+        self.data = [data for data, _ in entries]
+        specials = sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])
+        self.ids += [token_id for _, token_id in specials]
+        self.data += [text.encode("utf-8") for text, _ in specials]
+        self.special = frozenset(token_id for _, token_id in specials)
+        self.texts = [data.decode("utf-8", errors="replace") for data in self.data]
+
+
+_tables: weakref.WeakKeyDictionary[Tokenizer, _Table] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def _table(tokenizer: Tokenizer) -> _Table:
+    table = _tables.get(tokenizer)
+    if table is None:
+        with _lock:
+            table = _tables.get(tokenizer)
+            if table is None:
+                table = _Table(tokenizer)
+                _tables[tokenizer] = table
+    return table
+
+
+def compile_search(pattern: str) -> regex.Pattern[str]:
+    """Compile a user's regular expression; a one-line :class:`TokscopeError` when it is invalid.
+
+    >>> compile_search("a(").pattern  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    tokscope.core.errors.TokscopeError: invalid regular expression 'a(': missing ) at position 2
+    """
+    try:
+        return regex.compile(pattern)
+    except regex.error as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else "cannot compile"
+        raise TokscopeError(f"invalid regular expression {pattern!r}: {detail}") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise TokscopeError(f"invalid regular expression {pattern!r}: {exc}") from None
+
+
+def search_vocab(
+    tokenizer: Tokenizer,
+    *,
+    substring: str | None = None,
+    pattern: str | None = None,
+    hex_bytes: str | None = None,
+    token_id: int | None = None,
+    sort: Sort = "id",
+    limit: int | None = None,
+    include_special: bool = True,
+    cancel: threading.Event | None = None,
+) -> VocabResult:
+    """Search the vocabulary with exactly one of ``substring``, ``pattern`` (a regular
+    expression), ``hex_bytes`` or ``token_id``; with none of them, list the whole vocabulary.
+
+    Errors (invalid regex or hex, an unknown id, a negative limit) are :class:`TokscopeError`
+    with a one-line message. ``cancel`` stops a long search with :class:`CancelledError`.
+    """
+    given = [k for k, v in (("substring", substring), ("regex", pattern), ("hex", hex_bytes), ("id", token_id))
+             if v is not None]
+    if len(given) > 1:
+        raise TokscopeError(f"search by one thing at a time, not {' and '.join(given)}")
+    if sort not in ("id", "length"):
+        raise TokscopeError(f"cannot sort by {sort!r}; choose id or length")
+    if limit is not None and limit < 0:
+        raise TokscopeError(f"the limit must be 0 or more, not {limit}")
+    table = _table(tokenizer)
+    ids, data, texts = table.ids, table.data, table.texts
+    kind = given[0] if given else "all"
+    if token_id is not None:
+        if not tokenizer.has_token(token_id):
+            raise UnknownTokenError(token_id, tokenizer.n_vocab)
+        tokens = (tokenizer.token(token_id),)
+        return VocabResult(str(token_id), "id", tokens, 1)
+    if substring is not None:
+        needle = substring.encode("utf-8", errors="surrogatepass")
+        query = substring
+        hits = _contains_hits(needle, data)
+    elif hex_bytes is not None:
+        from .merges import parse_hex
+
+        needle = parse_hex(hex_bytes)
+        query = needle.hex()
+        hits = _contains_hits(needle, data)
+    elif pattern is not None:
+        compiled = compile_search(pattern)
+        query = pattern
+        hits = _regex_hits(compiled, texts, cancel)
+    else:
+        query = ""
+        hits = list(range(len(ids)))
+    if not include_special:
+        hits = [i for i in hits if ids[i] not in table.special]
+    if cancel is not None and cancel.is_set():
+        raise CancelledError("the search was cancelled")
+    if sort == "id":
+        hits.sort(key=ids.__getitem__)
+    else:
+        hits.sort(key=lambda i: (-len(data[i]), ids[i]))
+    total = len(hits)
+    if limit is not None:
+        hits = hits[:limit]
+    special = table.special
+    tokens = tuple(
+        Token(ids[i], data[i], None if ids[i] in special else ids[i], ids[i] in special) for i in hits
+    )
+    return VocabResult(query, kind, tokens, total)
+
+
+def _contains_hits(needle: bytes, data: list[bytes]) -> list[int]:
+    """Indexes of the entries containing ``needle`` (``map`` keeps the loop in C)."""
+    return list(compress(range(len(data)), map(contains, data, repeat(needle))))
+
+
+def _regex_hits(compiled: regex.Pattern[str], texts: list[str], cancel: threading.Event | None) -> list[int]:
+    """Indexes of the texts the pattern finds something in, in blocks so ``cancel`` is heard."""
+    search = compiled.search
+    hits: list[int] = []
+    step = 32768
+    for base in range(0, len(texts), step):
+        if cancel is not None and cancel.is_set():
+            raise CancelledError("the search was cancelled")
+        hits.extend(compress(range(base, base + step), map(search, texts[base : base + step])))
+    return hits
