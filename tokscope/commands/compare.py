@@ -139,7 +139,7 @@ def table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str]
 
 
 def render_stats(result: Comparison) -> list[str]:
-    headers = ["encoding", "tokens", "chars/tok", "tok/word", "bytes/tok", "partial", "1-byte", "+cuts", "-cuts"]
+    headers = ["encoding", "tokens", "ch/tok", "tok/wd", "by/tok", "partial", "1-byte", "+cuts", "-cuts"]
     rows = []
     for k, s in enumerate(result.stats):
         rows.append([
@@ -156,7 +156,7 @@ def render_costs(items: tuple[Cost, ...]) -> list[str]:
     head = f"cost at ${first.price_in:g}/M input, ${first.price_out:g}/M output"
     headers = ["encoding", "tokens", "input", "output"]
     if copies > 1:
-        head += f"; x{copies:,} = {copies:,} copies"
+        head += f"; x{copies:,}: for {copies:,} copies"
         headers += [f"input x{copies:,}", f"output x{copies:,}"]
     rows = []
     for c in items:
@@ -231,6 +231,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     if len(segs) > 1:
         lines.append(f"+cuts/-cuts: boundaries {segs[0].name} lacks / has that this encoding lacks")
+    lines.append("ch/tok, by/tok: characters, bytes per token; tok/wd: tokens per word")
     if items:
         lines += ["", *render_costs(items)]
     if index is not None:
