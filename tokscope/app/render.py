@@ -1,0 +1,275 @@
+"""How pieces look on screen: safe glyphs for every character, piece display units, row layout.
+
+Nothing here writes to the terminal. Characters that could act on a terminal or reorder text
+(C0/C1 controls, ESC, bidirectional overrides and isolates, zero-width and other format
+characters) are replaced by visible, inert glyphs such as ``␛`` or ``⟨RLO⟩``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from bisect import bisect_left, bisect_right
+from functools import lru_cache
+
+from rich.cells import cell_len
+
+from .model import PARTIAL, TokenDoc
+
+TEXT, IDS, BOTH = "text", "ids", "both"
+MODES = (TEXT, IDS, BOTH)
+
+#: columns a tab takes in the token view
+TAB_WIDTH = 4
+
+NAMED = {
+    0x200B: "ZWSP", 0x200C: "ZWNJ", 0x200D: "ZWJ", 0x2060: "WJ", 0xFEFF: "BOM", 0x00AD: "SHY",
+    0x200E: "LRM", 0x200F: "RLM", 0x061C: "ALM",
+    0x202A: "LRE", 0x202B: "RLE", 0x202C: "PDF", 0x202D: "LRO", 0x202E: "RLO",
+    0x2066: "LRI", 0x2067: "RLI", 0x2068: "FSI", 0x2069: "PDI",
+    0x2028: "LS", 0x2029: "PS", 0x0085: "NEL",
+}
+
+
+@lru_cache(maxsize=8192)
+def char_glyph(ch: str, ws: bool) -> tuple[str, str]:
+    """How one character is drawn: ``(glyph, kind)``; kind is ``text``, ``ws`` or ``ctrl``.
+
+    >>> char_glyph(" ", True), char_glyph("\\x1b", False), char_glyph("\\u202e", False)
+    (('·', 'ws'), ('␛', 'ctrl'), ('⟨RLO⟩', 'ctrl'))
+    """
+    code = ord(ch)
+    if ch == " ":
+        return ("·" if ws else " "), "ws"
+    if ch == "\t":
+        return ("→" + " " * (TAB_WIDTH - 1) if ws else " " * TAB_WIDTH), "ws"
+    if ch == "\n":
+        return ("⏎" if ws else ""), "ws"
+    if code < 0x20:
+        return chr(0x2400 + code), "ctrl"
+    if code == 0x7F:
+        return "␡", "ctrl"
+    if code in NAMED:
+        return f"⟨{NAMED[code]}⟩", "ctrl"
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+        return f"⟨U+{code:04X}⟩", "ctrl"
+    if category == "Zs" and ws:
+        return "␣", "ws"
+    width = cell_len(ch)
+    if width == 0 and category not in ("Mn", "Me"):
+        return f"⟨U+{code:04X}⟩", "ctrl"
+    return ch, "text"
+
+
+def safe_text(text: str, ws: bool = False) -> str:
+    """``text`` with every character replaced by its inert glyph (for labels and the inspector).
+
+    >>> safe_text("a\\x1b[2Jb\\u202e", ws=True)
+    'a␛[2Jb⟨RLO⟩'
+    """
+    if text.isascii() and text.isprintable() and not (ws and " " in text):
+        return text
+    return "".join(char_glyph(ch, ws)[0] for ch in text)
+
+
+def hex_label(data: bytes) -> str:
+    """Bytes of a partial character as drawn in the token view.
+
+    >>> hex_label(b"\\xf0\\x9f")
+    '‹f0 9f›'
+    """
+    return "‹" + data.hex(" ") + "›"
+
+
+@lru_cache(maxsize=65536)
+def piece_units(data: bytes, ws: bool) -> tuple[tuple[int, str, str], ...]:
+    """The display units of a piece: ``(character offset in the piece, glyph, kind)``.
+
+    Whole characters are drawn with :func:`char_glyph`; bytes that are only part of a character
+    become one ``hex`` unit placed on the character they belong to. A combining mark that starts
+    a piece is drawn on a dotted circle so it stays visible.
+
+    >>> piece_units(" \\xf0\\x9f".encode("latin-1"), False)
+    ((0, ' ', 'ws'), (1, '‹f0 9f›', 'hex'))
+    >>> piece_units(b"\\x91\\x8d", False)
+    ((0, '‹91 8d›', 'hex'),)
+    """
+    text = data.decode("utf-8", "surrogateescape")
+    units: list[tuple[int, str, str]] = []
+    rel = 0
+    i = 0
+    n = len(text)
+    leading = True
+    while i < n:
+        ch = text[i]
+        if "\udc80" <= ch <= "\udcff":
+            j = i
+            while j < n and "\udc80" <= text[j] <= "\udcff":
+                j += 1
+            raw = bytes(ord(c) - 0xDC00 for c in text[i:j])
+            units.append((rel, hex_label(raw), "hex"))
+            if leading:
+                rel += 1  # the character these continuation bytes finish
+            i = j
+            leading = False
+            continue
+        glyph, kind = char_glyph(ch, ws)
+        if rel == 0 and not units and unicodedata.category(ch) in ("Mn", "Me"):
+            glyph = "◌" + ch
+        units.append((rel, glyph, kind))
+        rel += 1
+        i += 1
+        leading = False
+    return tuple(units)
+
+
+def units_width(units) -> int:
+    return sum(cell_len(glyph) for _, glyph, _ in units)
+
+
+def is_simple(text: str) -> bool:
+    """True when every character is printable ASCII drawn one cell wide (a trailing newline is fine)."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.isascii() and text.isprintable()
+
+
+@lru_cache(maxsize=8192)
+def _char_width(ch: str) -> int:
+    return max(cell_len(char_glyph(ch, True)[0]), cell_len(char_glyph(ch, False)[0]))
+
+
+def id_label(token_id: int) -> str:
+    return str(token_id)
+
+
+# ----- layout ---------------------------------------------------------------------------------
+
+
+def layout_text(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
+    """Row starts for ``doc.text[a:b]`` in text mode (``a`` and ``b`` are line starts or ends).
+
+    Rows break after each newline and wherever the next character would not fit ``width``; a
+    character split across partial pieces takes the width of its hex labels.
+    """
+    text = doc.text
+    width = max(width, 8)
+    rows: list[int] = []
+    pos = a
+    while pos < b:
+        nl = text.find("\n", pos, b)
+        pend = nl + 1 if nl != -1 else b
+        seg = text[pos:pend]
+        if is_simple(seg):
+            eff = pend - pos - (1 if seg.endswith("\n") else 0)
+            rows.extend(range(pos, pos + max(eff, 1), width))
+        else:
+            rows.extend(_layout_complex(doc, width, pos, pend))
+        pos = pend
+    return rows
+
+
+def _layout_complex(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
+    text = doc.text
+    hexw: dict[int, int] = {}
+    if doc.ids:
+        i = bisect_right(doc.starts, a) - 1
+        while i > 0 and doc.ends[i - 1] > a:
+            i -= 1
+        i = max(i, 0)
+        tok = doc.tokenizer
+        flags, starts = doc.flags, doc.starts
+        n = len(doc.ids)
+        while i < n and starts[i] < b:
+            if flags[i] & PARTIAL:
+                start = starts[i]
+                for rel, glyph, kind in piece_units(tok.token_bytes(doc.ids[i]), False):
+                    if kind == "hex":
+                        hexw[start + rel] = hexw.get(start + rel, 0) + cell_len(glyph)
+            i += 1
+    rows = [a]
+    cur = 0
+    for off in range(a, b):
+        ch = text[off]
+        if ch == "\n":
+            break
+        w = hexw.get(off) or _char_width(ch)
+        if cur + w > width and cur > 0:
+            rows.append(off)
+            cur = 0
+        cur += w
+    return rows
+
+
+def piece_width(doc: TokenDoc, i: int, mode: str, ws: bool) -> int:
+    token_id = doc.ids[i]
+    if mode == IDS:
+        return len(str(token_id)) + 1
+    units = piece_units(doc.tokenizer.token_bytes(token_id), ws)
+    return units_width(units) + len(str(token_id)) + 2
+
+
+def layout_pieces(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
+    """Row starts for the ids and both modes: pieces are kept whole and a newline ends a row."""
+    width = max(width, 8)
+    rows = [0]
+    cur = 0
+    ids, starts = doc.ids, doc.starts
+    tok = doc.tokenizer
+    n = len(ids)
+    last_start = -1
+    for i in range(n):
+        start = starts[i]
+        if mode == IDS:
+            w = len(str(ids[i])) + 1
+        else:
+            w = piece_width(doc, i, mode, True)
+        if cur + w > width and cur > 0 and start != last_start and start != rows[-1]:
+            rows.append(start)
+            cur = 0
+        cur += w
+        last_start = start
+        if b"\n" in tok.token_bytes(ids[i]) and i + 1 < n and starts[i + 1] != rows[-1]:
+            rows.append(starts[i + 1])
+            cur = 0
+    if not doc.complete and doc.covered < len(doc.text):
+        rows.extend(r for r in layout_text(doc, width, _line_start(doc.text, doc.covered), len(doc.text)) if r > rows[-1])
+    return rows
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def layout(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
+    if mode == TEXT:
+        return layout_text(doc, width, 0, len(doc.text)) or [0]
+    return layout_pieces(doc, width, mode, ws)
+
+
+def relayout(
+    old_rows: list[int], old_doc: TokenDoc, new_doc: TokenDoc, width: int, mode: str, ws: bool
+) -> list[int]:
+    """Rows for ``new_doc`` reusing ``old_rows`` outside the lines an edit touched (text mode)."""
+    edit = getattr(new_doc, "_edit", None)
+    if mode != TEXT or edit is None or edit[0] != old_doc.serial:
+        return layout(new_doc, width, mode, ws)
+    _, restart, old_stop, new_stop, new_end, delta = edit
+    text = new_doc.text
+    a = _line_start(text, restart)
+    nl = text.find("\n", max(new_stop, new_end))
+    b_new = nl + 1 if nl != -1 else len(text)
+    b_old = b_new - delta
+    i0 = bisect_left(old_rows, a)
+    i1 = bisect_left(old_rows, b_old)
+    middle = layout_text(new_doc, width, a, b_new)
+    tail = old_rows[i1:] if b_old < len(text) - delta else []
+    if delta:
+        tail = [r + delta for r in tail]
+    rows = old_rows[:i0] + middle + tail
+    return rows or [0]
+
+
+def row_of(rows: list[int], offset: int) -> int:
+    """The row holding character ``offset``."""
+    return max(0, bisect_right(rows, offset) - 1)

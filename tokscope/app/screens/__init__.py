@@ -1,0 +1,1 @@
+"""Screens of the explorer (help, pickers, dialogs); feature screens live here too."""

@@ -1,0 +1,651 @@
+"""The insights screen, and the plot widgets it shares with the training screen.
+
+Insights: for the current text and encoding, histograms of token lengths (bytes and characters),
+the rank-frequency plot on log-log axes with its least-squares slope (Zipf), the most frequent
+tokens, how much of the vocabulary the text uses, how numbers are cut into digit groups, the
+embedding table size for a model width the user types, and the token counts after each Unicode
+normalisation form (NFC, NFD, NFKC, NFKD) with the tokenization where a form first changes the
+text, before and after. Everything comes from :mod:`tokscope.core.stats` (the same calls as
+``tokscope stats``) and is computed in a thread worker.
+
+Plots: no images and no plotting library. A bar chart of eighth blocks (``▁▂▃▄▅▆▇█``) and a
+scatter plot of braille dots (2x4 dots per cell) on linear or log axes, coloured with the 16 ANSI
+colours so they read the same in a 16-colour terminal and over SSH. Without colour (``NO_COLOR``)
+they switch to ASCII: ``#`` bars and one mark per series (``* o + x``). The geometry (bar heights,
+axis placement, dots) is pure and tested in :mod:`tokscope.core.stats`; the widgets lay it out.
+"""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Label, RadioButton, RadioSet, Static
+
+from ...core import stats as geo
+from ...core.errors import CancelledError, TokscopeError
+from ...core.tokenizer import fix_surrogates
+#: Series colours (ANSI names, so a 16-colour terminal shows them as they are).
+SERIES_COLOURS = ("cyan", "yellow", "magenta", "green", "red", "blue", "bright_white")
+#: ASCII marks per series when there is no colour.
+SERIES_MARKS = ("*", "o", "+", "x", "%", "@", "&")
+
+
+def _fmt(value: float) -> str:
+    """A short axis label: 1234 -> '1.2k', 0.5 -> '0.5'.
+
+    >>> [_fmt(v) for v in (3, 1234, 2_500_000, 0.5, 12.25)]
+    ['3', '1.2k', '2.5M', '0.5', '12.2']
+    """
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:.1f}M"
+    if abs(value) >= 1e4:
+        return f"{value / 1e3:.0f}k"
+    if abs(value) >= 1e3:
+        return f"{value / 1e3:.1f}k"
+    if value == int(value):
+        return str(int(value))
+    return f"{value:.1f}" if abs(value) >= 1 else f"{value:.2g}"
+
+
+class PlotWidget(Widget):
+    """A widget that draws a list of rows (each a list of ``(text, style)``) with the Line API."""
+
+    DEFAULT_CSS = """
+    PlotWidget { height: 12; min-height: 5; }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._rows: list[list[tuple[str, Style | None]]] | None = None
+        self._rows_for: tuple[int, int] = (0, 0)
+
+    @property
+    def ascii_only(self) -> bool:
+        return bool(getattr(self.app, "no_color", False))
+
+    def invalidate(self) -> None:
+        self._rows = None
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.invalidate()
+
+    def build(self, width: int, height: int) -> list[list[tuple[str, Style | None]]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size.width, self.size.height
+        if self._rows is None or self._rows_for != (width, height):
+            self._rows = self.build(width, height) if width > 0 and height > 0 else []
+            self._rows_for = (width, height)
+        base = self.rich_style
+        if y >= len(self._rows):
+            return Strip.blank(width, base)
+        segments = [Segment(text, base + style if style else base) for text, style in self._rows[y] if text]
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def text_rows(self) -> list[str]:
+        """The plot as plain text (for tests and debugging)."""
+        width, height = self.size.width, self.size.height
+        return ["".join(t for t, _ in row) for row in self.build(width, height)]
+
+
+class BarChart(PlotWidget):
+    """Vertical bars for ``(label, value)`` pairs, the tallest filling the plot, labels below."""
+
+    def __init__(self, title: str = "", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.title = title
+        self.bars: list[tuple[str, float]] = []
+        self.note = ""
+
+    def set_data(self, bars: Sequence[tuple[str, float]], title: str | None = None, note: str = "") -> None:
+        self.bars = list(bars)
+        if title is not None:
+            self.title = title
+        self.note = note
+        self.invalidate()
+
+    def build(self, width: int, height: int) -> list[list[tuple[str, Style | None]]]:
+        bold = Style(bold=True)
+        dim = Style(dim=True)
+        rows: list[list[tuple[str, Style | None]]] = [[(self.title[:width], bold)]]
+        if not self.bars or height < 4:
+            rows.append([(self.note or "no data", dim)])
+            return rows
+        top = max(v for _, v in self.bars)
+        ylabel = _fmt(top)
+        yw = len(ylabel) + 1
+        plot_h = max(1, height - 2 - (1 if self.note else 0))
+        n = len(self.bars)
+        slot = max(1, min(4, (width - yw) // max(n, 1)))
+        bars = self.bars[: max(1, (width - yw) // slot)]
+        bar_w = slot - 1 if slot >= 3 else slot
+        cells = geo.bar_rows([v for _, v in bars], plot_h, ascii_only=self.ascii_only)
+        colour = None if self.ascii_only else Style(color="cyan")
+        for r, line in enumerate(cells):
+            label = ylabel if r == 0 else ("0" if r == plot_h - 1 and plot_h > 1 else "")
+            row: list[tuple[str, Style | None]] = [(label.rjust(yw - 1) + " ", dim)]
+            row.append(("".join(ch * bar_w + " " * (slot - bar_w) for ch in line), colour))
+            rows.append(row)
+        labels = [" " * yw]
+        pos = 0
+        for i, (label, _) in enumerate(bars):
+            start = i * slot
+            if start < pos:
+                continue
+            if len(label) > slot and i % max(1, (len(label) + slot) // slot):
+                continue
+            labels.append(" " * (start - pos) + label)
+            pos = start + len(label)
+        rows.append([("".join(labels)[:width], dim)])
+        if self.note:
+            rows.append([(self.note[:width], dim)])
+        return rows
+
+
+@dataclass(frozen=True)
+class Series:
+    """One set of points on a scatter plot, with its legend name."""
+
+    name: str
+    points: tuple[tuple[float, float], ...]
+
+
+class ScatterPlot(PlotWidget):
+    """Points of one or more series on linear or log axes, in braille dots, with a legend.
+
+    ``fit`` (a :class:`~tokscope.core.stats.LineFit` in natural logs) draws a fitted line when
+    both axes are logarithmic.
+    """
+
+    def __init__(self, title: str = "", *, x_title: str = "", y_title: str = "", log_x: bool = False,
+                 log_y: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.title = title
+        self.x_title = x_title
+        self.y_title = y_title
+        self.log_x = log_x
+        self.log_y = log_y
+        self.series: list[Series] = []
+        self.fit: geo.LineFit | None = None
+        self.note = ""
+
+    def set_data(self, series: Sequence[Series], *, fit: geo.LineFit | None = None, title: str | None = None,
+                 note: str = "") -> None:
+        self.series = list(series)
+        self.fit = fit
+        if title is not None:
+            self.title = title
+        self.note = note
+        self.invalidate()
+
+    def _legend(self) -> list[tuple[str, Style | None]]:
+        if len(self.series) < 2:
+            return []
+        out: list[tuple[str, Style | None]] = [("  ", None)]
+        for i, s in enumerate(self.series):
+            mark = SERIES_MARKS[i % len(SERIES_MARKS)] if self.ascii_only else "⣿"
+            colour = None if self.ascii_only else Style(color=SERIES_COLOURS[i % len(SERIES_COLOURS)])
+            out += [(mark, colour), (f" {s.name}  ", None)]
+        return out
+
+    def build(self, width: int, height: int) -> list[list[tuple[str, Style | None]]]:
+        bold, dim = Style(bold=True), Style(dim=True)
+        rows: list[list[tuple[str, Style | None]]] = [[(self.title, bold), *self._legend()]]
+        points = [p for s in self.series for p in s.points]
+        if not points or height < 5:
+            rows.append([(self.note or "no data", dim)])
+            return rows
+        x = geo.axis_for([p[0] for p in points], log=self.log_x)
+        y = geo.axis_for([p[1] for p in points], log=self.log_y)
+        ytop, ybottom = _fmt(y.high), _fmt(y.low)
+        yw = max(len(ytop), len(ybottom), len(self.y_title[:8])) + 1
+        plot_w = max(2, width - yw - 1)
+        plot_h = max(1, height - 2 - (1 if self.note else 0))
+        dots = geo.dot_grid([s.points for s in self.series], x, y, plot_w, plot_h)
+        line = geo.line_dots(self.fit, x, y, plot_w, plot_h) if self.fit is not None else []
+        # compose cells: series drawn over the fitted line; the last series wins a shared cell's colour
+        cell_bits = [[0] * plot_w for _ in range(plot_h)]
+        cell_owner = [[-2] * plot_w for _ in range(plot_h)]  # -2 empty, -1 fit line, else series index
+        layers = [(-1, line)] + list(enumerate(dots))
+        for owner, layer in layers:
+            for dx, dy in layer:
+                col, sub_x = divmod(dx, 2)
+                row, sub_y = divmod(dy, 4)
+                if 0 <= row < plot_h and 0 <= col < plot_w:
+                    cell_bits[row][col] |= geo._BRAILLE_BITS[sub_x][sub_y]
+                    if owner >= cell_owner[row][col]:
+                        cell_owner[row][col] = owner
+        for r in range(plot_h):
+            if r == 0:
+                label = ytop
+            elif r == plot_h - 1:
+                label = ybottom
+            elif r == plot_h // 2 and self.y_title:
+                label = self.y_title[: yw - 1]
+            else:
+                label = ""
+            row: list[tuple[str, Style | None]] = [(label.rjust(yw - 1) + "│", dim)]
+            for c in range(plot_w):
+                owner = cell_owner[r][c]
+                if owner == -2:
+                    row.append((" ", None))
+                elif self.ascii_only:
+                    row.append(("." if owner == -1 else SERIES_MARKS[owner % len(SERIES_MARKS)], None))
+                else:
+                    style = dim if owner == -1 else Style(color=SERIES_COLOURS[owner % len(SERIES_COLOURS)])
+                    row.append((chr(0x2800 + cell_bits[r][c]), style))
+            rows.append(row)
+        left, right = _fmt(x.low), _fmt(x.high)
+        middle = self.x_title + (" (log)" if self.log_x else "")
+        gap = plot_w - len(left) - len(right)
+        if gap > len(middle) + 2:
+            pad = gap - len(middle)
+            axis = left + " " * (pad // 2) + middle + " " * (pad - pad // 2) + right
+        else:
+            axis = left + " " * max(1, gap) + right
+        rows.append([(" " * yw + axis, dim)])
+        if self.note:
+            rows.append([(self.note[:width], dim)])
+        return rows
+
+
+# ----- the insights screen ------------------------------------------------------------------------
+
+#: The normalisation choices, "none" being the text as typed.
+FORMS: tuple[str, ...] = ("none", *geo.NORMAL_FORMS)
+FORM_LABELS = {"none": "as typed", "NFC": "NFC", "NFD": "NFD", "NFKC": "NFKC", "NFKD": "NFKD"}
+#: The preview shows at most this many characters around the first place a form changes the text.
+PREVIEW_CHARS = 240
+
+
+@dataclass(frozen=True)
+class FormView:
+    """One normalisation form: its whole-text counts and a preview window of both tokenizations."""
+
+    row: geo.NormalForm
+    first_change: int | None  # character offset of the first difference, None when unchanged
+    before: tuple[bytes, ...]  # the window's pieces as typed
+    after: tuple[bytes, ...]  # the window's pieces after the form
+
+
+def preview_window(text: str, normalized: str, form: str) -> tuple[int | None, str, str]:
+    """Where ``normalized`` (``text`` after ``form``) first differs from ``text``, and a window of
+    the text around that place before and after the form.
+
+    The window starts at the line holding the first difference (or a little before it on a long
+    line) and holds up to :data:`PREVIEW_CHARS` characters of the original text.
+
+    >>> preview_window("ab\\ncafe\\u0301 ok", "ab\\ncaf\\u00e9 ok", "NFC")
+    (6, 'café ok', 'café ok')
+    >>> preview_window("same", "same", "NFC")
+    (None, '', '')
+    """
+    if text == normalized:
+        return None, "", ""
+    first = next((i for i, (a, b) in enumerate(zip(text, normalized)) if a != b), min(len(text), len(normalized)))
+    start = text.rfind("\n", 0, first) + 1
+    if first - start > PREVIEW_CHARS // 3:
+        start = first - PREVIEW_CHARS // 3
+    end = text.find("\n", first)
+    if end < 0 or end - start > PREVIEW_CHARS:
+        end = min(len(text), start + PREVIEW_CHARS)
+    window = text[start:end]
+    return first, window, geo.normalize(window, form)
+
+
+def piece_label(data: bytes) -> str:
+    """A token's bytes for the preview: :func:`tokscope.core.stats.token_label`, with a dotted
+    circle before a combining mark that starts the piece (it has no base character to sit on).
+
+    >>> piece_label("\\u0301".encode()), piece_label(b" e")
+    ('◌́', '␣e')
+    """
+    label = geo.token_label(data)
+    if label and unicodedata.combining(label[0]):
+        label = "◌" + label
+    return label
+
+
+def compute_forms(tokenizer, text: str, encode_kwargs: dict, tokens: int | None,
+                  cancel: threading.Event | None = None) -> dict[str, FormView]:
+    """The counts under every form and the preview windows (run in a worker)."""
+
+    def encode(s: str) -> list[int]:
+        return tokenizer.encode(s, **encode_kwargs)
+
+    known = {"none": tokens} if tokens is not None else None
+    rows = geo.normalization_counts(text, encode, FORMS, cancel=cancel, known=known)
+    out = {}
+    for row in rows:
+        first, before, after = preview_window(text, row.text, row.form)
+        if first is None:
+            out[row.form] = FormView(row, None, (), ())
+            continue
+        b = tuple(p.bytes for p in tokenizer.pieces(before, **encode_kwargs))
+        a = tuple(p.bytes for p in tokenizer.pieces(after, **encode_kwargs))
+        out[row.form] = FormView(row, first, b, a)
+    return out
+
+
+def pieces_text(labels: Sequence[bytes], ascii_only: bool) -> Text:
+    """Pieces side by side with alternating backgrounds (``|`` between them without colour)."""
+    out = Text(no_wrap=False)
+    styles = ("on blue", "on magenta")
+    for i, data in enumerate(labels):
+        label = piece_label(data)
+        if ascii_only:
+            out.append(("|" if i else "") + label)
+        else:
+            out.append(label, styles[i % 2])
+    return out
+
+
+class InsightsScreen(Screen):
+    """Figures about the current text under the current encoding (see ``tokscope stats``)."""
+
+    DEFAULT_CSS = """
+    InsightsScreen { layout: vertical; }
+    InsightsScreen #ins-title { height: 1; background: $panel; padding: 0 1; }
+    InsightsScreen #ins-body { height: 1fr; padding: 0 1; }
+    InsightsScreen .ins-row { height: auto; }
+    InsightsScreen .ins-row > * { width: 1fr; }
+    InsightsScreen #ins-lengths, InsightsScreen #ins-zipf { height: 12; margin-right: 1; }
+    InsightsScreen #ins-top, InsightsScreen #ins-digits { height: auto; margin: 1 1 0 0; }
+    InsightsScreen #ins-embed-row { height: 3; margin-top: 1; }
+    InsightsScreen #ins-embed-row > Label { width: auto; padding: 1 1 0 0; }
+    InsightsScreen #ins-width { width: 14; }
+    InsightsScreen #ins-embed { width: 1fr; padding: 1 0 0 1; }
+    InsightsScreen #ins-forms { height: auto; width: 100%; layout: horizontal; margin-top: 1; }
+    InsightsScreen #ins-norm-counts, InsightsScreen #ins-norm-preview { height: auto; }
+    InsightsScreen .ins-heading { text-style: bold; margin-top: 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("b", "toggle_unit", "Bytes/chars"),
+        Binding("n", "next_form", "Normalise"),
+        Binding("w", "focus_width", "Width"),
+        Binding("r", "recompute", "Recompute"),
+    ]
+
+    unit: reactive[str] = reactive("bytes", init=False)
+    form: reactive[str] = reactive("none", init=False)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stats: geo.TextStats | None = None
+        self.forms: dict[str, FormView] | None = None
+        self._cancel = threading.Event()
+        self._serial = 0
+
+    # --- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("Insights", id="ins-title")
+        with VerticalScroll(id="ins-body"):
+            yield Static("computing…", id="ins-summary")
+            with Horizontal(classes="ins-row"):
+                yield BarChart("Token lengths", id="ins-lengths")
+                yield ScatterPlot("Rank-frequency", x_title="rank", y_title="count", log_x=True, log_y=True,
+                                  id="ins-zipf")
+            with Horizontal(classes="ins-row"):
+                yield Static("", id="ins-top")
+                yield Static("", id="ins-digits")
+            with Horizontal(id="ins-embed-row"):
+                yield Label("Embedding table for model width")
+                yield Input(str(geo.DEFAULT_WIDTH), type="integer", id="ins-width", max_length=7)
+                yield Static("", id="ins-embed")
+            yield Static("Normalisation (n: next form)", classes="ins-heading")
+            with RadioSet(id="ins-forms"):
+                for form in FORMS:
+                    yield RadioButton(FORM_LABELS[form], value=form == "none", id=f"form-{form}")
+            yield Static("", id="ins-norm-counts")
+            yield Static("", id="ins-norm-preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        app = self.app
+        for signal in ("doc_changed", "encoding_changed"):
+            sig = getattr(app, signal, None)
+            if sig is not None:
+                sig.subscribe(self, lambda _data: self.action_recompute())
+        self.action_recompute()
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def action_close(self) -> None:
+        self._cancel.set()
+        self.app.pop_screen()
+
+    def action_toggle_unit(self) -> None:
+        self.unit = "chars" if self.unit == "bytes" else "bytes"
+
+    def action_next_form(self) -> None:
+        self.form = FORMS[(FORMS.index(self.form) + 1) % len(FORMS)]
+
+    def action_focus_width(self) -> None:
+        self.query_one("#ins-width", Input).focus()
+
+    def action_recompute(self) -> None:
+        self._cancel.set()
+        self._cancel = threading.Event()
+        self._serial += 1
+        app = self.app
+        tokenizer = app.tokenizer
+        doc = getattr(app, "doc", None)
+        text = app.text
+        ids = None
+        if doc is not None and getattr(doc, "complete", False) and doc.tokenizer is tokenizer:
+            if doc.text == text or doc.text == fix_surrogates(text):
+                text, ids = doc.text, list(doc.ids)
+        kwargs = self._encode_kwargs()
+        self.query_one("#ins-summary", Static).update(f"computing insights for {len(text):,} characters…")
+        self.query_one("#ins-norm-counts", Static).update("counting tokens under each form…")
+        self._compute(tokenizer, text, ids, kwargs, self._serial, self._cancel)
+
+    def _encode_kwargs(self) -> dict:
+        get = getattr(self.app, "encode_kwargs", None)
+        return dict(get()) if callable(get) else {"disallowed_special": ()}
+
+    # --- workers ------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="insights")
+    def _compute(self, tokenizer, text: str, ids, kwargs: dict, serial: int, cancel: threading.Event) -> None:
+        try:
+            if ids is None:
+                try:
+                    ids = tokenizer.encode(text, **kwargs)
+                except TokscopeError:
+                    kwargs = {"disallowed_special": ()}
+                    ids = tokenizer.encode(text, **kwargs)
+            width = self._width_value() or geo.DEFAULT_WIDTH
+            result = geo.text_stats(tokenizer, text, ids=ids, width=width, cancel=cancel)
+            if cancel.is_set():
+                return
+            self.app.call_from_thread(self._show_stats, result, serial)
+            forms = compute_forms(tokenizer, text, kwargs, len(ids), cancel)
+            if cancel.is_set():
+                return
+            self.app.call_from_thread(self._show_forms, forms, serial)
+        except CancelledError:
+            return
+        except TokscopeError as exc:
+            if not cancel.is_set():
+                self.app.call_from_thread(self._show_error, str(exc), serial)
+
+    # --- showing ------------------------------------------------------------------------------
+
+    @property
+    def ascii_only(self) -> bool:
+        return bool(getattr(self.app, "no_color", False))
+
+    def _show_error(self, message: str, serial: int) -> None:
+        if serial == self._serial:
+            self.query_one("#ins-summary", Static).update(f"cannot compute the insights: {message}")
+
+    def _show_stats(self, result: geo.TextStats, serial: int) -> None:
+        if serial != self._serial:
+            return
+        self.stats = result
+        s = result
+        self.query_one("#ins-title", Static).update(f"Insights · {s.encoding}")
+        self.query_one("#ins-summary", Static).update(
+            f"{s.chars:,} characters, {s.bytes:,} bytes → {s.tokens:,} tokens "
+            f"({s.chars_per_token:.2f} characters per token) · vocabulary used: {s.coverage.distinct:,} of "
+            f"{s.coverage.n_vocab:,} tokens ({s.coverage.fraction:.3%})"
+        )
+        self._show_lengths()
+        zipf = self.query_one("#ins-zipf", ScatterPlot)
+        points = tuple((float(r), float(f)) for r, f in enumerate(s.frequencies, 1))
+        if s.zipf is None:
+            zipf.set_data([Series("tokens", points)], title="Rank-frequency (log-log)",
+                          note="too few distinct tokens to fit a line")
+        else:
+            zipf.set_data([Series("tokens", points)], fit=s.zipf,
+                          title=f"Rank-frequency (log-log) · slope {s.zipf.slope:.2f}",
+                          note=f"least-squares fit over {s.zipf.n_points:,} ranks, R² {s.zipf.r2:.2f}; Zipf ≈ -1")
+        self.query_one("#ins-top", Static).update(self._top_text(s))
+        self.query_one("#ins-digits", Static).update(self._digits_text(s))
+        self._show_embedding()
+
+    def _show_lengths(self) -> None:
+        if self.stats is None:
+            return
+        hist = self.stats.bytes_histogram if self.unit == "bytes" else self.stats.chars_histogram
+        unit = "bytes" if self.unit == "bytes" else "characters"
+        self.query_one("#ins-lengths", BarChart).set_data(
+            geo.capped_bins(hist, 16),
+            title=f"Token lengths in {unit} · mean {hist.mean:.2f}  (b: {'characters' if self.unit == 'bytes' else 'bytes'})",
+        )
+
+    def watch_unit(self) -> None:
+        self._show_lengths()
+
+    def _top_text(self, s: geo.TextStats) -> Text:
+        out = Text("Most frequent tokens\n", style="bold")
+        if not s.top:
+            out.append("(none)")
+            return out
+        labels = [piece_label(t.bytes) for t in s.top]
+        width = min(16, max(len(x) for x in labels))
+        top = s.top[0].count
+        for t, label in zip(s.top, labels):
+            out.append(f"{t.id:>7} ", style="dim")
+            out.append(f"{label[:width]:<{width}} ")
+            out.append(f"{t.count:>7,} {t.share:6.1%} ")
+            out.append(geo.hbar(t.count, top, 8, ascii_only=self.ascii_only), style="cyan")
+            out.append("\n")
+        return out
+
+    def _digits_text(self, s: geo.TextStats) -> Text:
+        out = Text("Digit groups\n", style="bold")
+        for title, groups in (("in the text", s.digits), ("sample numbers", s.probe)):
+            if not groups.total:
+                out.append(f"{title}: no numbers\n")
+                continue
+            out.append(f"{title}: ", style="dim")
+            out.append(f"{groups.summary}", style="bold")
+            out.append(f" ({groups.total:,})\n", style="dim")
+            examples: dict[tuple[int, ...], geo.NumberCut] = {}
+            for n in groups.numbers:
+                if len(examples) >= 5:
+                    break
+                examples.setdefault(n.sizes, n)
+            for n in examples.values():
+                out.append(f"  {n.digits[:14]:>14} ")
+                for i, g in enumerate(n.groups):
+                    out.append(g if not self.ascii_only else f"[{g}]", style="on blue" if i % 2 == 0 else "on magenta")
+                out.append("\n")
+        return out
+
+    def _width_value(self) -> int | None:
+        try:
+            value = int(self.query_one("#ins-width", Input).value)
+        except (ValueError, NoMatches):
+            return None
+        return value if value > 0 else None
+
+    def _show_embedding(self) -> None:
+        target = self.query_one("#ins-embed", Static)
+        if self.stats is None:
+            return
+        width = self._width_value()
+        if width is None:
+            target.update("enter a model width (a positive whole number)")
+            return
+        e = geo.embedding_size(self.stats.n_vocab, width)
+        target.update(f"{e.n_vocab:,} × {e.width:,} = {e.millions:,.1f} M parameters ({e.megabytes(2):,.0f} MB at 16 bits)")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "ins-width":
+            event.stop()
+            self._show_embedding()
+
+    def _show_forms(self, forms: dict[str, FormView], serial: int) -> None:
+        if serial != self._serial:
+            return
+        self.forms = forms
+        self._show_form()
+
+    def watch_form(self) -> None:
+        button = self.query_one(f"#form-{self.form}", RadioButton)
+        if not button.value:
+            button.value = True
+        self._show_form()
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        form = (event.pressed.id or "form-none").removeprefix("form-")
+        if form != self.form:
+            self.form = form
+
+    def _show_form(self) -> None:
+        counts = self.query_one("#ins-norm-counts", Static)
+        preview = self.query_one("#ins-norm-preview", Static)
+        if self.forms is None:
+            return
+        table = Text()
+        for form in FORMS:
+            view = self.forms[form]
+            style = "bold reverse" if form == self.form else ""
+            table.append(f" {FORM_LABELS[form]}: {view.row.tokens:,} tokens ", style=style)
+            table.append("·" if form != FORMS[-1] else "", style="dim")
+        counts.update(table)
+        view = self.forms[self.form]
+        if self.form == "none":
+            preview.update(Text("Pick a form (n) to see how it changes the text's tokens.", style="dim"))
+            return
+        if view.first_change is None:
+            preview.update(Text(f"The text is already in {self.form}: nothing changes.", style="dim"))
+            return
+        out = Text()
+        delta = view.row.tokens - self.forms["none"].row.tokens
+        out.append(f"{self.form} changes the text first at character {view.first_change:,} "
+                   f"({delta:+,} tokens over the whole text; {view.row.chars:,} characters):\n", style="dim")
+        out.append("as typed  ", style="bold")
+        out.append_text(pieces_text(view.before, self.ascii_only))
+        out.append(f"  ({len(view.before)})\n", style="dim")
+        out.append(f"{self.form:<10}", style="bold")
+        out.append_text(pieces_text(view.after, self.ascii_only))
+        out.append(f"  ({len(view.after)})", style="dim")
+        preview.update(out)
