@@ -63,6 +63,16 @@ class Feature:
 #: Screens other features add to the explorer (see the module docstring).
 FEATURES: list[Feature] = []
 
+# insights and training (issue 7)
+FEATURES.append(Feature("i", "tokscope.app.screens.insights:InsightsScreen", "Insights",
+                        "token lengths, Zipf plot, top tokens, coverage, digit groups, embedding size, normalisation"))
+
+# comparing encodings and the languages premium (issue 6)
+FEATURES.append(Feature("c", "tokscope.app.screens.compare:CompareScreen", "Compare encodings",
+                        "2 to 4 tokenizers side by side on this text: aligned cuts, stats, cost"))
+FEATURES.append(Feature("l", "tokscope.app.screens.languages:LanguagesScreen", "Languages",
+                        "the same passage in 24 languages: tokens per encoding and the premium over English"))
+
 
 def load_screen_class(path: str) -> type:
     """Import ``"package.module:ClassName"`` and return the class.

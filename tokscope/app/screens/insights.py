@@ -135,7 +135,7 @@ class BarChart(PlotWidget):
         n = len(self.bars)
         slot = max(1, min(4, (width - yw) // max(n, 1)))
         bars = self.bars[: max(1, (width - yw) // slot)]
-        bar_w = slot - 1 if slot >= 3 else slot
+        bar_w = slot - 1 if slot >= 2 else 1
         cells = geo.bar_rows([v for _, v in bars], plot_h, ascii_only=self.ascii_only)
         colour = None if self.ascii_only else Style(color="cyan")
         for r, line in enumerate(cells):
@@ -147,9 +147,7 @@ class BarChart(PlotWidget):
         pos = 0
         for i, (label, _) in enumerate(bars):
             start = i * slot
-            if start < pos:
-                continue
-            if len(label) > slot and i % max(1, (len(label) + slot) // slot):
+            if start < pos + (1 if i else 0):
                 continue
             labels.append(" " * (start - pos) + label)
             pos = start + len(label)
@@ -442,6 +440,8 @@ class InsightsScreen(Screen):
 
     def action_next_form(self) -> None:
         self.form = FORMS[(FORMS.index(self.form) + 1) % len(FORMS)]
+        preview = self.query_one("#ins-norm-preview", Static)
+        self.call_after_refresh(preview.scroll_visible)
 
     def action_focus_width(self) -> None:
         self.query_one("#ins-width", Input).focus()
@@ -522,8 +522,8 @@ class InsightsScreen(Screen):
                           note="too few distinct tokens to fit a line")
         else:
             zipf.set_data([Series("tokens", points)], fit=s.zipf,
-                          title=f"Rank-frequency (log-log) · slope {s.zipf.slope:.2f}",
-                          note=f"least-squares fit over {s.zipf.n_points:,} ranks, R² {s.zipf.r2:.2f}; Zipf ≈ -1")
+                          title=f"Rank-frequency · slope {s.zipf.slope:.2f}",
+                          note=f"fit over {s.zipf.n_points:,} ranks, R² {s.zipf.r2:.2f}; Zipf: ≈ -1")
         self.query_one("#ins-top", Static).update(self._top_text(s))
         self.query_one("#ins-digits", Static).update(self._digits_text(s))
         self._show_embedding()
@@ -535,7 +535,7 @@ class InsightsScreen(Screen):
         unit = "bytes" if self.unit == "bytes" else "characters"
         self.query_one("#ins-lengths", BarChart).set_data(
             geo.capped_bins(hist, 16),
-            title=f"Token lengths in {unit} · mean {hist.mean:.2f}  (b: {'characters' if self.unit == 'bytes' else 'bytes'})",
+            title=f"Lengths in {unit} · mean {hist.mean:.2f} · b: {'chars' if self.unit == 'bytes' else 'bytes'}",
         )
 
     def watch_unit(self) -> None:
@@ -571,10 +571,11 @@ class InsightsScreen(Screen):
                 if len(examples) >= 5:
                     break
                 examples.setdefault(n.sizes, n)
+            width = max(len(n.digits) for n in examples.values())
             for n in examples.values():
-                out.append(f"  {n.digits[:14]:>14} ")
+                out.append(f"  {n.digits:>{width}} ", style="dim")
                 for i, g in enumerate(n.groups):
-                    out.append(g if not self.ascii_only else f"[{g}]", style="on blue" if i % 2 == 0 else "on magenta")
+                    out.append(f"[{g}]", style="" if self.ascii_only else ("cyan" if i % 2 == 0 else "yellow"))
                 out.append("\n")
         return out
 
