@@ -51,6 +51,8 @@ APP_KEYS: list[tuple[str, str, str, bool, str]] = [
     ("ctrl+q", "quit", "Quit", True, "quit (asks first when the text has unsaved edits)"),
 ]
 
+_GUARDED_ACTIONS = {action.split("(")[0] for _, action, *_ in APP_KEYS} - {"quit"} | {"open_feature"}
+
 MOVE_KEYS = [
     ("Tab / Shift+Tab", "move between the input pane and the token view"),
     ("← →", "previous / next token (token view)"),
@@ -66,13 +68,14 @@ MOVE_KEYS = [
 class ExplorerApp(App):
     """tokscope's main screen. See :mod:`tokscope.app.features` for the API other screens use."""
 
-    CSS_PATH = "explorer.tcss"
+    CSS_PATH = str(Path(__file__).with_name("explorer.tcss"))
     TITLE = "tokscope"
     COMMANDS = App.COMMANDS | {ExplorerCommands}
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS = [
-        Binding(key, action, label, show=show, priority=key.startswith("ctrl+"))
+        # priority: the input pane has its own uses for some of these keys (F6, F7)
+        Binding(key, action, label, show=show, priority=True)
         for key, action, label, show, _ in APP_KEYS
     ]
 
@@ -128,6 +131,7 @@ class ExplorerApp(App):
                     yield view
                 inspector = Inspector(id="inspector")
                 inspector.border_title = "token"
+                inspector.border_subtitle = "bytes: A ascii L lead C continuation"
                 yield inspector
             yield StatusLine(id="status")
             yield Footer()
@@ -154,6 +158,14 @@ class ExplorerApp(App):
             self.bind(feature.key, action, description=feature.title, show=False)
             del priority
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Explorer keys do nothing while a dialog (modal screen) is open; quit always works."""
+        from textual.screen import ModalScreen
+
+        if action in _GUARDED_ACTIONS and isinstance(self.screen, ModalScreen):
+            return False
+        return True
+
     # ----- the state API ---------------------------------------------------------------------
 
     @property
@@ -167,7 +179,7 @@ class ExplorerApp(App):
     @property
     def text(self) -> str:
         """The input pane's current text."""
-        return self.editor.text
+        return self.editor.real_text
 
     @property
     def doc(self) -> TokenDoc | None:
@@ -201,8 +213,15 @@ class ExplorerApp(App):
         return self._doc.ids[index] if self._doc is not None and index is not None else None
 
     @property
+    def idle(self) -> bool:
+        """True when the encoding is loaded and the pieces match the input pane's text."""
+        doc = self._doc
+        return (self._loading is None and self._tokenizer is not None and doc is not None and self._doc_current
+                and doc.text == self.editor.real_text)
+
+    @property
     def modified(self) -> bool:
-        return self.editor.text != self._saved_text
+        return self.editor.real_text != self._saved_text
 
     def encode_kwargs(self) -> dict[str, Any]:
         if self.specials:
@@ -219,7 +238,7 @@ class ExplorerApp(App):
 
     def set_text(self, text: str) -> None:
         editor = self.editor
-        editor.replace(text, editor.document.start, editor.document.end)
+        editor.replace(text, editor.document.start, editor.document.end)  # Editor.edit adds stand-ins
 
     def copy_text(self, text: str, what: str) -> str:
         method = clipboard.copy_text(self, text)
@@ -279,7 +298,7 @@ class ExplorerApp(App):
         if full:
             old = None
         self._tokenize(
-            self._job, self._cancel, old, self.editor.text, self._tokenizer, self.specials, width, self.mode, self.ws,
+            self._job, self._cancel, old, self.editor.real_text, self._tokenizer, self.specials, width, self.mode, self.ws,
             view.rows, view.rows_width, view.rows_mode,
         )
         self._status()
@@ -317,7 +336,10 @@ class ExplorerApp(App):
         self._doc = doc
         self._doc_current = doc.complete
         view = self.token_view
+        relaid = (width, mode) != (view.rows_width, view.rows_mode)
         view.set_doc(doc, rows, width, mode)
+        if relaid and view.selected is not None:
+            view.scroll_to_piece(view.selected)
         if doc.complete:
             if self.focused is self.editor or view.selected is None:
                 self._select_from_cursor()
@@ -410,10 +432,10 @@ class ExplorerApp(App):
     # ----- size ------------------------------------------------------------------------------
 
     def on_resize(self, event) -> None:
-        self._check_size()
+        self._check_size(event.size)
 
-    def _check_size(self) -> None:
-        width, height = self.size
+    def _check_size(self, size=None) -> None:
+        width, height = size or self.size
         screen = self.screen
         screen.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
         screen.set_class(width >= WIDE_WIDTH, "-wide")
@@ -518,7 +540,7 @@ class ExplorerApp(App):
         def write(path: str | None) -> None:
             if not path:
                 return
-            text = self.editor.text
+            text = self.editor.real_text
             try:
                 Path(path).expanduser().write_text(text, encoding="utf-8")
             except OSError as exc:

@@ -66,12 +66,20 @@ FEATURES: list[Feature] = []
 # insights and training (issue 7)
 FEATURES.append(Feature("i", "tokscope.app.screens.insights:InsightsScreen", "Insights",
                         "token lengths, Zipf plot, top tokens, coverage, digit groups, embedding size, normalisation"))
+FEATURES.append(Feature("t", "tokscope.app.screens.train:TrainScreen", "Train a tokenizer",
+                        "learn BPE merges from files or this text, watch them stream, save/open/compare, sweep curve"))
 
 # comparing encodings and the languages premium (issue 6)
-FEATURES.append(Feature("c", "tokscope.app.screens.compare:CompareScreen", "Compare encodings",
+FEATURES.append(Feature("m", "tokscope.app.screens.compare:CompareScreen", "Compare encodings",
                         "2 to 4 tokenizers side by side on this text: aligned cuts, stats, cost"))
-FEATURES.append(Feature("l", "tokscope.app.screens.languages:LanguagesScreen", "Languages",
+FEATURES.append(Feature("g", "tokscope.app.screens.languages:LanguagesScreen", "Languages",
                         "the same passage in 24 languages: tokens per encoding and the premium over English"))
+
+# why does it split like that: merge tree, explain, cut-off, vocabulary (issue 5)
+FEATURES.append(Feature("x", "tokscope.app.screens.why:WhyScreen", "Why this split",
+                        "merge tree of the selected token, used in, step-by-step merge replay, rank cut-off"))
+FEATURES.append(Feature("f", "tokscope.app.screens.vocab:VocabScreen", "Find in vocabulary",
+                        "search every token by substring, regex, hex bytes or id; open one in the merge tree"))
 
 
 def load_screen_class(path: str) -> type:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from ..core.errors import TokscopeError
 
@@ -112,7 +113,7 @@ def _ask_on_terminal(question: str, choices) -> str:
     from textual.app import App
 
     class Ask(App):
-        CSS_PATH = "explorer.tcss"
+        CSS_PATH = str(Path(__file__).with_name("explorer.tcss"))
 
         def on_mount(self) -> None:
             self.push_screen(ChoiceDialog("tokscope", question, list(choices)), self.exit)

@@ -197,7 +197,7 @@ class ScatterPlot(PlotWidget):
         if len(self.series) < 2:
             return []
         out: list[tuple[str, Style | None]] = [("  ", None)]
-        for i, s in enumerate(self.series):
+        for i, s in enumerate(self.series):  # noqa: B007
             mark = SERIES_MARKS[i % len(SERIES_MARKS)] if self.ascii_only else "⣿"
             colour = None if self.ascii_only else Style(color=SERIES_COLOURS[i % len(SERIES_COLOURS)])
             out += [(mark, colour), (f" {s.name}  ", None)]
@@ -205,7 +205,8 @@ class ScatterPlot(PlotWidget):
 
     def build(self, width: int, height: int) -> list[list[tuple[str, Style | None]]]:
         bold, dim = Style(bold=True), Style(dim=True)
-        rows: list[list[tuple[str, Style | None]]] = [[(self.title, bold), *self._legend()]]
+        legend = self._legend()
+        rows: list[list[tuple[str, Style | None]]] = [[(self.title, bold)]]
         points = [p for s in self.series for p in s.points]
         if not points or height < 5:
             rows.append([(self.note or "no data", dim)])
@@ -215,7 +216,7 @@ class ScatterPlot(PlotWidget):
         ytop, ybottom = _fmt(y.high), _fmt(y.low)
         yw = max(len(ytop), len(ybottom), len(self.y_title[:8])) + 1
         plot_w = max(2, width - yw - 1)
-        plot_h = max(1, height - 2 - (1 if self.note else 0))
+        plot_h = max(1, height - 2 - (1 if self.note else 0) - (1 if legend else 0))
         dots = geo.dot_grid([s.points for s in self.series], x, y, plot_w, plot_h)
         line = geo.line_dots(self.fit, x, y, plot_w, plot_h) if self.fit is not None else []
         # compose cells: series drawn over the fitted line; the last series wins a shared cell's colour
@@ -259,6 +260,8 @@ class ScatterPlot(PlotWidget):
         else:
             axis = left + " " * max(1, gap) + right
         rows.append([(" " * yw + axis, dim)])
+        if legend:
+            rows.append([(" " * (yw - 2), None), *legend])
         if self.note:
             rows.append([(self.note[:width], dim)])
         return rows

@@ -25,11 +25,61 @@ def hostile_table() -> dict[int, str]:
     for code in codes:
         width = cell_len(chr(code))
         table[code] = "" if width == 0 else "\ufffd" * width
+    table.update(_STAND_IN_GLYPHS)
     return table
 
 
+#: characters TextArea would take as line breaks (str.splitlines) and rewrite; the editor holds a
+#: stand-in from plane 16's private use area instead, one character for one, so offsets agree
+LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+STAND_INS = "".join(chr(0x10FF00 + ord(c)) if ord(c) < 0x100 else chr(0x10FE00 + (ord(c) & 0xFF)) for c in LINE_BREAKS)
+_TO_EDITOR = str.maketrans(LINE_BREAKS, STAND_INS)
+#: how the stand-ins are painted
+_STAND_IN_GLYPHS = dict(zip(map(ord, STAND_INS), "␍␋␌␜␝␞␤␤␤"))
+
+
+def to_editor(text: str) -> str:
+    r"""``text`` with line-break characters other than ``\n`` replaced by stand-ins.
+
+    >>> from_editor(to_editor("a\r\nb\x85c")) == "a\r\nb\x85c", to_editor("a\r\nb").count("\r")
+    (True, 0)
+    """
+    if text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text and not any(
+        c in text for c in "\x1c\x1d\x1e"
+    ):
+        return text
+    return text.translate(_TO_EDITOR)
+
+
+def from_editor(text: str) -> str:
+    for stand_in, original in zip(STAND_INS, LINE_BREAKS):
+        if stand_in in text:
+            text = text.replace(stand_in, original)
+    return text
+
+
 class Editor(TextArea):
-    """TextArea whose painted lines have hostile characters replaced (the text itself is untouched)."""
+    r"""TextArea that keeps every character of the text and paints hostile ones inertly.
+
+    TextArea splits lines like ``str.splitlines`` and would turn ``\r``, ``\x85``, ``\u2028``...
+    into its own newline; the editor stores stand-ins for them instead (see :func:`to_editor`), so
+    :attr:`real_text` is exactly what the user loaded and typed. Control, bidi and zero-width
+    characters are never written to the terminal.
+    """
+
+    def __init__(self, text: str = "", **kwargs) -> None:
+        super().__init__(to_editor(text), **kwargs)
+
+    @property
+    def real_text(self) -> str:
+        return from_editor(self.text)
+
+    def load_real_text(self, text: str) -> None:
+        self.load_text(to_editor(text))
+
+    def edit(self, edit):  # every insert, paste, replace and undo goes through here
+        edit.text = to_editor(edit.text)
+        return super().edit(edit)
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)

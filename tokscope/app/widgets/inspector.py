@@ -48,23 +48,19 @@ def inspect(doc: TokenDoc | None, index: int | None, occurrences: int | None = N
         lead = data[:1] == b" "
         out.append(f"  leading space: {'yes' if lead else 'no'}\n")
     label("bytes ")
-    for k, b in enumerate(data[:MAX_BYTES_SHOWN]):
-        kind = byte_kind(b)
-        out.append(f"{b:02x}", style=KIND_STYLE[kind])
-        out.append(f"{KIND_LETTER[kind]} ", style="dim")
-    if len(data) > MAX_BYTES_SHOWN:
-        out.append(f"… (+{len(data) - MAX_BYTES_SHOWN})")
+    out.append_text(byte_line(data))
     out.append("\n")
     label("decoded ")
     if piece.partial:
         whole = data.decode("utf-8", "ignore")
         state = _partial_state(data)
-        out.append(f"{safe_text(whole, ws=True)!s} {state}\n" if whole else f"{state}\n")
+        out.append(f"{safe_text(whole, ws=True)!s} {state}" if whole else f"{state}")
     else:
-        chars = " ".join(f"U+{ord(c):04X}" for c in piece.text[:6]) + (" …" if len(piece.text) > 6 else "")
-        out.append(f"{chars}\n")
-    label("length ")
-    out.append(f"{len(data)} bytes, {len(data.decode('utf-8', 'ignore'))} chars  ")
+        chars = " ".join(f"U+{ord(c):04X}" for c in piece.text[:4]) + (" …" if len(piece.text) > 4 else "")
+        out.append(f"{chars}")
+    out.append("  ")
+    label("len ")
+    out.append(f"{len(data)} B, {len(data.decode('utf-8', 'ignore'))} ch\n")
     chunk = doc.chunk_of(index)
     label("chunk ")
     out.append(f"[{chunk.start}:{chunk.end}] ")
@@ -72,8 +68,30 @@ def inspect(doc: TokenDoc | None, index: int | None, occurrences: int | None = N
     out.append(safe_text(text, ws=True), style="reverse")
     if chunk.special:
         out.append(" (special)")
-    out.append("\n")
-    out.append("bytes: A ascii · L lead · C continuation", style="dim")
+    return out
+
+
+def byte_line(data: bytes, limit: int = MAX_BYTES_SHOWN) -> Text:
+    """Bytes in hex, each marked A (ASCII), L (lead) or C (continuation); all-ASCII says so once.
+
+    >>> byte_line("é!".encode()).plain
+    'c3:L a9:C 21:A'
+    >>> byte_line(b"hi").plain
+    '68 69 (ASCII)'
+    """
+    out = Text()
+    if data.isascii():
+        out.append(data[:limit].hex(" "))
+        out.append(f" … (+{len(data) - limit})" if len(data) > limit else "")
+        out.append(" (ASCII)", style="dim")
+        return out
+    shown = data[: limit * 2 // 3]
+    for k, b in enumerate(shown):
+        kind = byte_kind(b)
+        out.append(f"{b:02x}", style=KIND_STYLE[kind])
+        out.append(f":{KIND_LETTER[kind]}" + (" " if k + 1 < len(shown) else ""), style="dim")
+    if len(data) > len(shown):
+        out.append(f" … (+{len(data) - len(shown)})")
     return out
 
 

@@ -263,12 +263,15 @@ class TokenView(ScrollView, can_focus=True):
             self.post_message(self.Picked(self.selected))
 
     def on_click(self, event: events.Click) -> None:
-        row = int(self.scroll_y) + event.y
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        row = int(self.scroll_y) + offset.y
         if self.doc is None or not 0 <= row < len(self.rows):
             return
         _, spans = self._render_row(row)
         for x0, x1, index in spans:
-            if x0 <= event.x < x1:
+            if x0 <= offset.x < x1:
                 self.focus()
                 self.select(index, from_user=True, scroll=False)
                 return

@@ -1,0 +1,543 @@
+"""The comparison screen: two to four tokenizers on the explorer's text, side by side or stacked.
+
+Each pane draws one tokenizer's pieces as the token view does. Pieces that start where the first
+(reference) tokenizer does not cut are underlined; picking a piece in one pane shows the pieces
+that overlap it in the others (reversed); scrolling one pane scrolls the others to the same
+place in the text. The table under the panes holds the stats of ``tokscope compare`` and the cost
+at the prices typed in the top line. ``e`` edits the text (it goes back to the explorer on close).
+
+Encodings load and encode in thread workers; one that fails shows its error in its pane while the
+others work. Everything shown comes from :mod:`tokscope.core.compare` (CLI twin: ``tokscope compare``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
+
+from ...core.compare import (
+    DEFAULT_COMPARE,
+    MAX_ON_SCREEN,
+    Comparison,
+    Segmentation,
+    compare,
+    costs,
+    format_money,
+    from_ids,
+)
+from ..model import TokenDoc
+from ..render import TEXT, layout, row_of
+from ..widgets.compare_view import ComparePane
+from ..widgets.token_view import Palette
+
+#: at this width and wider the panes sit side by side unless the user chose otherwise
+SIDE_BY_SIDE_WIDTH = 120
+
+_keys = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Slot:
+    """One pane's state: the encoding name, its tokenizer once loaded, its latest results."""
+
+    name: str
+    key: str = field(default_factory=lambda: f"p{next(_keys)}")
+    tokenizer: Any = None
+    error: str | None = None
+    doc: TokenDoc | None = None
+    seg: Segmentation | None = None
+    gen: int = -1
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def parse_price(value: str) -> float | None:
+    """A price typed by the user, or None when it is not a number >= 0.
+
+    >>> parse_price("2.5"), parse_price("$10"), parse_price(""), parse_price("-1"), parse_price("x")
+    (2.5, 10.0, 0.0, None, None)
+    """
+    value = value.strip().lstrip("$").strip()
+    if not value:
+        return 0.0
+    try:
+        price = float(value)
+    except ValueError:
+        return None
+    return price if math.isfinite(price) and price >= 0 else None
+
+
+def parse_copies(value: str) -> int | None:
+    """A number of copies (whole, >= 1; empty means 1), or None.
+
+    >>> parse_copies("1,000"), parse_copies(""), parse_copies("0"), parse_copies("2.5")
+    (1000, 1, None, None)
+    """
+    value = value.strip().replace(",", "").replace("_", "")
+    if not value:
+        return 1
+    try:
+        copies = int(value)
+    except ValueError:
+        return None
+    return copies if copies >= 1 else None
+
+
+class CompareScreen(Screen):
+    """Compare encodings on the explorer's text (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    CompareScreen { layout: vertical; }
+    #cmp-top { height: 1; }
+    #cmp-top Label { padding: 0 1 0 0; }
+    #cmp-top Input { border: none; height: 1; width: 10; padding: 0 1; margin: 0 1 0 0; }
+    #cmp-top Input.-invalid { background: $error 40%; }
+    #cmp-info { width: 1fr; }
+    #cmp-editor { height: 5; border: round $accent; display: none; }
+    CompareScreen.-editing #cmp-editor { display: block; }
+    #cmp-panes { height: 1fr; layout: vertical; }
+    #cmp-panes.-side { layout: horizontal; }
+    .cmp-pane { height: 1fr; width: 1fr; border: round $secondary 50%; padding: 0; }
+    .cmp-pane:focus-within { border: round $accent; }
+    .cmp-error { display: none; color: $error; padding: 0 1; height: 1fr; }
+    .cmp-pane.-failed .cmp-error { display: block; }
+    .cmp-pane.-failed ComparePane { display: none; }
+    #cmp-stats { height: auto; max-height: 7; }
+    #cmp-note { height: 1; color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("a", "add", "Add"),
+        Binding("x", "remove", "Remove"),
+        Binding("l", "toggle_layout", "Side/stacked"),
+        Binding("e", "edit", "Edit text"),
+        Binding("p", "focus_prices", "Prices"),
+    ]
+
+    def __init__(self, encodings: list[str] | None = None, *, text: str | None = None) -> None:
+        super().__init__()
+        self._requested = encodings
+        self._text_arg = text
+        self.text = ""
+        self.slots: list[Slot] = []
+        self.gen = 0
+        self.side: bool | None = None  # None: choose by width
+        self.result: Comparison | None = None
+        self.result_slots: list[Slot] = []
+        self._edited = False
+        self._debounce = None
+
+    # ----- composition -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="cmp-top"):
+            yield Label("", id="cmp-info")
+            yield Label("$/1M in")
+            yield Input("2.50", id="cmp-price-in", placeholder="0")
+            yield Label("out")
+            yield Input("10.00", id="cmp-price-out", placeholder="0")
+            yield Label("copies")
+            yield Input("1", id="cmp-copies", placeholder="1")
+        yield TextArea("", id="cmp-editor", soft_wrap=True, tab_behavior="focus")
+        with Horizontal(id="cmp-panes"):
+            for name in self._initial_names()[:MAX_ON_SCREEN]:
+                yield self._new_box(self._new_slot(name))
+        table = DataTable(id="cmp-stats", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="cmp-note")
+        yield Footer()
+
+    def _palette(self) -> Palette:
+        app = self.app
+        kind = getattr(app, "_palette_kind", None)
+        if kind is None:
+            kind = "mono" if app.no_color else "standard" if app.console.color_system in ("standard", "windows") else "truecolor"
+        return Palette(kind)
+
+    def on_mount(self) -> None:
+        app: Any = self.app
+        self.text = self._text_arg if self._text_arg is not None else getattr(app, "text", "")
+        editor = self.query_one("#cmp-editor", TextArea)
+        editor.load_text(self.text)
+        editor.border_title = "text (Escape: back to the panes)"
+        table = self.query_one("#cmp-stats", DataTable)
+        table.add_columns("encoding", "tokens", "ch/tok", "tok/wd", "by/tok", "partial", "1-byte", "+cuts", "-cuts",
+                          "in $", "out $", "in xN", "out xN")
+        self._apply_layout()
+        self._update_info()
+        self._fill_table()
+        self.call_after_refresh(self.refresh_all)
+        self.call_after_refresh(self._focus_first)
+
+    def _initial_names(self) -> list[str]:
+        names = self._requested
+        if names is None:
+            first = getattr(self.app, "encoding_name", None) or DEFAULT_COMPARE[0]
+            names = ([first] + [n for n in DEFAULT_COMPARE if n != first])[:3]
+        return self._dedupe(names)
+
+    def _focus_first(self) -> None:
+        for pane in self.query(ComparePane):
+            if pane.display:
+                pane.focus()
+                return
+
+    def _dedupe(self, names: list[str]) -> list[str]:
+        from ...sources.registry import canonical_name
+
+        out, seen = [], set()
+        for name in names:
+            if canonical_name(name) not in seen:
+                seen.add(canonical_name(name))
+                out.append(name)
+        return out
+
+    def _new_slot(self, name: str) -> Slot:
+        slot = Slot(name)
+        self.slots.append(slot)
+        return slot
+
+    def _new_box(self, slot: Slot) -> Vertical:
+        pane = ComparePane(slot.key, palette=self._palette(), id=f"view-{slot.key}")
+        box = Vertical(Static("", classes="cmp-error"), pane, classes="cmp-pane", id=f"box-{slot.key}")
+        box.border_title = f"{len(self.slots)}. {slot.name} (loading…)"
+        return box
+
+    def _add_slot(self, name: str) -> Slot:
+        slot = self._new_slot(name)
+        self.query_one("#cmp-panes").mount(self._new_box(slot))
+        return slot
+
+    def _box(self, slot: Slot) -> Vertical:
+        return self.query_one(f"#box-{slot.key}", Vertical)
+
+    def _pane(self, slot: Slot) -> ComparePane:
+        return self.query_one(f"#view-{slot.key}", ComparePane)
+
+    def _slot_of(self, pane: ComparePane) -> Slot | None:
+        return next((s for s in self.slots if s.key == pane.key), None)
+
+    # ----- layout ----------------------------------------------------------------------------
+
+    @property
+    def side_by_side(self) -> bool:
+        return self.side if self.side is not None else self.size.width >= SIDE_BY_SIDE_WIDTH
+
+    def _apply_layout(self) -> None:
+        self.query_one("#cmp-panes").set_class(self.side_by_side, "-side")
+
+    def on_resize(self) -> None:
+        self._apply_layout()
+        self.call_after_refresh(self._relayout_if_needed)
+
+    def _relayout_if_needed(self) -> None:
+        for slot in self.slots:
+            if slot.doc is not None and not slot.error:
+                pane = self._pane(slot)
+                if pane.layout_width != pane.rows_width:
+                    self.refresh_all()
+                    return
+
+    # ----- computing -------------------------------------------------------------------------
+
+    def refresh_all(self) -> None:
+        """Re-encode (incrementally where possible) and re-lay out every pane in workers."""
+        if any(not self.query(f"#view-{slot.key}") for slot in self.slots):
+            self.call_after_refresh(self.refresh_all)  # a pane is still being mounted
+            return
+        self.gen += 1
+        self.result = None
+        app: Any = self.app
+        specials = bool(getattr(app, "encode_kwargs", lambda: {})().get("allowed_special"))
+        for slot in self.slots:
+            pane = self._pane(slot)
+            self.run_worker(
+                lambda slot=slot, width=pane.layout_width, gen=self.gen, text=self.text: self._pane_job(
+                    slot, gen, text, specials, width),
+                thread=True, exclusive=True, group=f"cmp-{slot.key}", exit_on_error=False,
+            )
+
+    def _pane_job(self, slot: Slot, gen: int, text: str, specials: bool, width: int) -> None:
+        """Worker: load, encode (reusing the last doc when only the text changed), lay out."""
+        try:
+            tokenizer = slot.tokenizer
+            if tokenizer is None:
+                from ...sources import registry
+
+                tokenizer = registry.load(slot.name)
+            old = slot.doc
+            if old is not None and old.tokenizer is tokenizer and old.specials == specials and old.complete:
+                doc = old.edited(text)
+            else:
+                doc = TokenDoc.build(tokenizer, text, specials)
+            rows = layout(doc, width, TEXT, False)
+            seg = from_ids(tokenizer, doc.ids, doc.text, name=tokenizer.name)
+        except Exception as exc:  # noqa: BLE001 - a failing tokenizer is shown in its pane
+            message = str(exc) or type(exc).__name__
+            self.app.call_from_thread(self._pane_failed, slot, gen, message)
+            return
+        self.app.call_from_thread(self._pane_ready, slot, gen, tokenizer, doc, rows, width, seg)
+
+    def _pane_failed(self, slot: Slot, gen: int, message: str) -> None:
+        if slot not in self.slots or gen != self.gen:
+            return
+        slot.error = message
+        slot.gen = gen
+        box = self._box(slot)
+        box.add_class("-failed")
+        box.border_title = f"{self.slots.index(slot) + 1}. {slot.name} (failed)"
+        box.query_one(".cmp-error", Static).update(f"Cannot use {slot.name!r}: {message}")
+        self._maybe_compare()
+
+    def _pane_ready(self, slot: Slot, gen: int, tokenizer: Any, doc: TokenDoc, rows: list[int], width: int,
+                    seg: Segmentation) -> None:
+        if slot not in self.slots or gen != self.gen:
+            return
+        slot.tokenizer, slot.doc, slot.seg, slot.gen, slot.error = tokenizer, doc, seg, gen, None
+        box = self._box(slot)
+        box.remove_class("-failed")
+        box.border_title = f"{self.slots.index(slot) + 1}. {tokenizer.name}  {len(doc.ids):,} tokens"
+        pane = self._pane(slot)
+        top = pane.top_offset() if pane.doc is not None else 0
+        pane.set_marks(None, frozenset())
+        pane.set_doc(doc, rows, width, TEXT)
+        pane.syncing = True
+        pane.scroll_to(y=row_of(pane.rows, top), animate=False)
+        pane.syncing = False
+        self.call_after_refresh(self._relayout_if_needed)  # a scrollbar may have taken a column
+        self._maybe_compare()
+
+    def _maybe_compare(self) -> None:
+        if any(s.gen != self.gen for s in self.slots):
+            return
+        ready = [s for s in self.slots if s.error is None and s.seg is not None]
+        if not ready:
+            self._fill_table()
+            return
+        gen, text = self.gen, self.text
+        segs = [s.seg for s in ready]
+        self.run_worker(lambda: self._compare_job(gen, text, ready, segs), thread=True, exclusive=True,
+                        group="cmp-stats", exit_on_error=False)
+
+    def _compare_job(self, gen: int, text: str, ready: list[Slot], segs: list[Segmentation]) -> None:
+        result = compare(text, segs)
+        sets = result.alignment.sets
+        marks = [frozenset()] + [s - sets[0] for s in sets[1:]]
+        self.app.call_from_thread(self._compare_ready, gen, ready, result, marks)
+
+    def _compare_ready(self, gen: int, ready: list[Slot], result: Comparison, marks: list[frozenset[int]]) -> None:
+        if gen != self.gen:
+            return
+        self.result, self.result_slots = result, ready
+        for slot, marked in zip(ready, marks):
+            self._pane(slot).set_marks(slot.seg, marked)
+        self._fill_table()
+        self._update_info()
+
+    # ----- the table and the top line -----------------------------------------------------------
+
+    def prices(self) -> tuple[float | None, float | None, int | None]:
+        return (
+            parse_price(self.query_one("#cmp-price-in", Input).value),
+            parse_price(self.query_one("#cmp-price-out", Input).value),
+            parse_copies(self.query_one("#cmp-copies", Input).value),
+        )
+
+    def _fill_table(self) -> None:
+        table = self.query_one("#cmp-stats", DataTable)
+        table.clear()
+        price_in, price_out, copies = self.prices()
+        result = self.result
+        items = {}
+        if result is not None and None not in (price_in, price_out, copies):
+            items = {c.name: c for c in costs(result.stats, price_in, price_out, copies)}  # type: ignore[arg-type]
+        stats = {s.name: (k, s) for k, s in enumerate(result.stats)} if result is not None else {}
+        for slot in self.slots:
+            name = slot.tokenizer.name if slot.tokenizer is not None else slot.name
+            if slot.error is not None:
+                table.add_row(slot.name, "failed", *["-"] * 11, key=slot.key)
+                continue
+            if name not in stats:
+                table.add_row(name, "…", *[""] * 11, key=slot.key)
+                continue
+            k, s = stats[name]
+            c = items.get(name)
+            money = [format_money(c.input), format_money(c.output), format_money(c.input_total),
+                     format_money(c.output_total)] if c else ["-"] * 4
+            table.add_row(
+                name, f"{s.tokens:,}", _num(s.chars_per_token), _num(s.tokens_per_word), _num(s.bytes_per_token),
+                _pct(s.partial_share), _pct(s.single_byte_share),
+                "-" if k == 0 else f"{s.extra_vs_first:,}", "-" if k == 0 else f"{s.missing_vs_first:,}",
+                *money, key=slot.key,
+            )
+
+    def _update_info(self) -> None:
+        words = len(self.text.split())
+        info = f"{len(self.text):,} chars, {words:,} words"
+        if self.result is not None and len(self.result.stats) > 1:
+            info += f"; cuts agree {_pct(self.result.agreed_share)}"
+        self.query_one("#cmp-info", Label).update(info)
+        first = self.result_slots[0].tokenizer.name if self.result_slots else "the first"
+        self.query_one("#cmp-note", Static).update(
+            f"underlined: cuts {first} does not make · reversed: pieces overlapping the pick · +/-cuts vs {first}"
+        )
+
+    @on(Input.Changed)
+    def _prices_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        parse = parse_copies if event.input.id == "cmp-copies" else parse_price
+        event.input.set_class(parse(event.value) is None, "-invalid")
+        self._fill_table()
+
+    @on(Input.Submitted)
+    def _prices_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._focus_first()
+
+    # ----- picking and scrolling ------------------------------------------------------------------
+
+    def on_compare_pane_chosen(self, event: ComparePane.Chosen) -> None:
+        event.stop()
+        source = event.pane
+        slot = self._slot_of(source)
+        if slot is None or slot.seg is None or event.index is None or event.index >= slot.seg.count:
+            return
+        source.set_overlap(range(0))
+        start, end = slot.seg.byte_span(event.index)
+        notes = []
+        for other in self.slots:
+            if other is slot or other.seg is None or other.error is not None:
+                continue
+            pane = self._pane(other)
+            if pane.doc is None or len(pane.doc.ids) != other.seg.count:
+                continue
+            hits = other.seg.overlapping(start, end)
+            pane.set_overlap(hits)
+            if hits:
+                pane.syncing = True
+                pane.scroll_to_piece(hits[0])
+                pane.syncing = False
+                notes.append(f"{other.seg.name}: {len(hits)}")
+        token_id = slot.seg.ids[event.index]
+        piece = slot.doc.piece(event.index) if slot.doc is not None else None
+        label = repr(piece.text) if piece is not None else ""
+        self.query_one("#cmp-note", Static).update(
+            f"{slot.seg.name} #{event.index} id {token_id} {label} bytes {start}-{end} overlaps " + ", ".join(notes)
+        )
+
+    def on_compare_pane_scrolled(self, event: ComparePane.Scrolled) -> None:
+        event.stop()
+        for other in self.query(ComparePane):
+            if other is event.pane or other.doc is None:
+                continue
+            other.syncing = True
+            other.scroll_to(y=row_of(other.rows, event.offset), animate=False)
+            other.syncing = False
+
+    # ----- editing the text --------------------------------------------------------------------------
+
+    def action_edit(self) -> None:
+        self.add_class("-editing")
+        self.query_one("#cmp-editor", TextArea).focus()
+
+    @on(TextArea.Changed, "#cmp-editor")
+    def _text_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        if event.text_area.text == self.text:
+            return
+        self.text = event.text_area.text
+        self._edited = True
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(0.12, self._after_edit)
+
+    def _after_edit(self) -> None:
+        self._debounce = None
+        self._update_info()
+        self.refresh_all()
+
+    # ----- actions ---------------------------------------------------------------------------------
+
+    def action_close(self) -> None:
+        editor = self.query_one("#cmp-editor", TextArea)
+        if self.has_class("-editing") and editor.has_focus:
+            self.remove_class("-editing")
+            self._focus_first()
+            return
+        if self._edited and hasattr(self.app, "set_text") and self.text != getattr(self.app, "text", self.text):
+            self.app.set_text(self.text)  # what was typed here goes back to the explorer's input
+            self.app.notify("The edited text is back in the explorer's input.", title="Compare")
+        self.dismiss()
+
+    def action_toggle_layout(self) -> None:
+        self.side = not self.side_by_side
+        self._apply_layout()
+        self.call_after_refresh(self.refresh_all)
+
+    def action_focus_prices(self) -> None:
+        self.query_one("#cmp-price-in", Input).focus()
+
+    def action_add(self) -> None:
+        if len(self.slots) >= MAX_ON_SCREEN:
+            self.notify(f"At most {MAX_ON_SCREEN} encodings fit here; remove one first (x). "
+                        "'tokscope compare' takes any number.", severity="warning")
+            return
+        from ...sources import registry
+        from .dialogs import EncodingPicker
+
+        self.app.push_screen(EncodingPicker(registry.list_encodings(), ""), self.add_encoding)
+
+    def add_encoding(self, name: str | None) -> None:
+        """Add a pane for ``name`` (ignored when None, refused when already shown or full)."""
+        if not name:
+            return
+        from ...sources.registry import canonical_name
+
+        if any(canonical_name(s.name) == canonical_name(name) for s in self.slots):
+            self.notify(f"{name} is already shown.", severity="warning")
+            return
+        if len(self.slots) >= MAX_ON_SCREEN:
+            self.notify(f"At most {MAX_ON_SCREEN} encodings fit here.", severity="warning")
+            return
+        self._add_slot(name)
+        self.call_after_refresh(self.refresh_all)
+
+    def action_remove(self) -> None:
+        if len(self.slots) <= 1:
+            self.notify("Keep at least one encoding.", severity="warning")
+            return
+        focused = self.focused
+        slot = None
+        if isinstance(focused, ComparePane):
+            slot = self._slot_of(focused)
+        slot = slot or self.slots[-1]
+        self.remove_encoding(slot.name)
+
+    def remove_encoding(self, name: str) -> None:
+        slot = next((s for s in self.slots if s.name == name), None)
+        if slot is None:
+            return
+        self.slots.remove(slot)
+        self._box(slot).remove()
+        for k, other in enumerate(self.slots):
+            box = self._box(other)
+            shown = other.tokenizer.name if other.tokenizer is not None else other.name
+            box.border_title = f"{k + 1}. {shown}" + (" (failed)" if other.error else "")
+        self.call_after_refresh(self.refresh_all)
+        self.call_after_refresh(self._focus_first)

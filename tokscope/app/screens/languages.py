@@ -1,0 +1,179 @@
+"""The languages screen: the shipped passage in many languages, token counts per encoding, and
+each language's premium over English, as a table and as a bar chart.
+
+Counting runs in a thread worker (``tokscope.core.languages.language_table``); an encoding that
+fails to load is named in the note line and the others are shown. CLI twin: ``tokscope languages``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ...core.compare import DEFAULT_COMPARE, MAX_ON_SCREEN, bar
+from ...core.languages import LanguageTable
+
+#: one colour per encoding column (16-colour names, so they work on any colour terminal)
+COLOURS = ("cyan", "magenta", "yellow", "green")
+
+
+def chart_lines(tbl: LanguageTable, width: int, *, ascii: bool = False) -> Text:
+    """The bar chart: per language one bar per encoding, scaled to the largest count."""
+    out = Text(no_wrap=True, overflow="crop")
+    if not tbl.rows:
+        return out
+    label = max(len(r.name) for r in tbl.rows)
+    room = max(6, width - label - 16)
+    top = tbl.max_count()
+    legend = Text("  ".join(f"■ {n}" for n in tbl.encodings))
+    for k, _ in enumerate(tbl.encodings):
+        start = sum(len(f"■ {n}  ") for n in tbl.encodings[:k])
+        legend.stylize(COLOURS[k % len(COLOURS)], start, start + 1)
+    out.append_text(legend)
+    out.append(f"   (full bar = {top:,} tokens)\n")
+    for row in tbl.rows:
+        for k, (count, prem) in enumerate(zip(row.counts, row.premiums)):
+            head = row.name if k == 0 else ""
+            out.append(f"{head:<{label}} ")
+            out.append(bar(count, top, room, ascii=ascii), style=COLOURS[k % len(COLOURS)])
+            out.append(f" {count:,}" + ("" if prem is None else f" ×{prem:.2f}") + "\n")
+    return out
+
+
+class LanguagesScreen(Screen):
+    """Tokens per language per encoding, and the premium over English."""
+
+    DEFAULT_CSS = """
+    LanguagesScreen { layout: vertical; }
+    #lang-note { height: 1; padding: 0 1; }
+    #lang-body { height: 1fr; }
+    #lang-table { width: auto; max-width: 70%; height: 1fr; }
+    #lang-chart-box { width: 1fr; height: 1fr; border-left: vkey $secondary; }
+    LanguagesScreen.-narrow #lang-body { layout: vertical; }
+    LanguagesScreen.-narrow #lang-table { width: 1fr; max-width: 100%; height: 1fr; }
+    LanguagesScreen.-narrow #lang-chart-box { height: 1fr; border-left: none; border-top: hkey $secondary; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("a", "add", "Add encoding"),
+        Binding("x", "remove", "Remove last"),
+        Binding("b", "toggle_ascii", "ASCII bars"),
+    ]
+
+    def __init__(self, encodings: list[str] | None = None) -> None:
+        super().__init__()
+        self.encodings = list(encodings or DEFAULT_COMPARE)
+        self.table_data: LanguageTable | None = None
+        self.failed: list[tuple[str, str]] = []
+        self.ascii = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("counting…", id="lang-note")
+        with Horizontal(id="lang-body"):
+            yield DataTable(id="lang-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="lang-chart-box"):
+                yield Static("", id="lang-chart")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(self.size.width < 120, "-narrow")
+        self.recount()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 120, "-narrow")
+        self.call_after_refresh(self._draw_chart)
+
+    def recount(self) -> None:
+        self.query_one("#lang-note", Static).update(f"counting with {', '.join(self.encodings)}…")
+        names = list(self.encodings)
+        self.run_worker(lambda: self._count_job(names), thread=True, exclusive=True, group="languages",
+                        exit_on_error=False)
+
+    def _count_job(self, names: list[str]) -> None:
+        from ...core.languages import language_table
+        from ...sample_texts import language_text, languages
+        from ...sources import registry
+
+        tokenizers, failed = [], []
+        for name in names:
+            try:
+                tokenizers.append(registry.load(name))
+            except Exception as exc:  # noqa: BLE001 - said in the note line, the others still count
+                failed.append((name, str(exc) or type(exc).__name__))
+        index = languages()
+        texts = {lang["code"]: language_text(lang["code"]) for lang in index}
+        tbl = language_table(texts, tokenizers, names={lang["code"]: lang["name"] for lang in index})
+        self.app.call_from_thread(self._ready, names, tbl, failed)
+
+    def _ready(self, names: list[str], tbl: LanguageTable, failed: list[tuple[str, str]]) -> None:
+        if names != self.encodings:
+            return
+        self.table_data, self.failed = tbl, failed
+        table = self.query_one("#lang-table", DataTable)
+        table.clear(columns=True)
+        table.add_column("language")
+        for name in tbl.encodings:
+            table.add_column(name)
+            table.add_column("×en")
+        for row in tbl.rows:
+            cells: list[Any] = [row.name]
+            for count, prem in zip(row.counts, row.premiums):
+                cells += [Text(f"{count:,}", justify="right"), Text("-" if prem is None else f"{prem:.2f}", justify="right")]
+            table.add_row(*cells, key=row.code)
+        note = f"{len(tbl.rows)} languages, same passage; ×en = tokens relative to English"
+        if failed:
+            note = "cannot load " + "; ".join(f"{n}: {e}" for n, e in failed) + " — " + note
+        self.query_one("#lang-note", Static).update(note)
+        self._draw_chart()
+
+    def _draw_chart(self) -> None:
+        if self.table_data is None:
+            return
+        box = self.query_one("#lang-chart-box")
+        width = max(20, box.scrollable_content_region.width or self.size.width)
+        self.query_one("#lang-chart", Static).update(chart_lines(self.table_data, width, ascii=self.ascii))
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def action_toggle_ascii(self) -> None:
+        self.ascii = not self.ascii
+        self._draw_chart()
+
+    def action_add(self) -> None:
+        if len(self.encodings) >= MAX_ON_SCREEN:
+            self.notify(f"At most {MAX_ON_SCREEN} encodings here; 'tokscope languages' takes any number.",
+                        severity="warning")
+            return
+        from ...sources import registry
+        from .dialogs import EncodingPicker
+
+        self.app.push_screen(EncodingPicker(registry.list_encodings(), ""), self.add_encoding)
+
+    def add_encoding(self, name: str | None) -> None:
+        from ...sources.registry import canonical_name
+
+        if not name:
+            return
+        if any(canonical_name(n) == canonical_name(name) for n in self.encodings):
+            self.notify(f"{name} is already shown.", severity="warning")
+            return
+        if len(self.encodings) >= MAX_ON_SCREEN:
+            self.notify(f"At most {MAX_ON_SCREEN} encodings here.", severity="warning")
+            return
+        self.encodings.append(name)
+        self.recount()
+
+    def action_remove(self) -> None:
+        if len(self.encodings) <= 1:
+            self.notify("Keep at least one encoding.", severity="warning")
+            return
+        self.encodings.pop()
+        self.recount()

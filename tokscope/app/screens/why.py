@@ -1,0 +1,518 @@
+"""Why does it split like that? The merge-tree pane, the explain pane and the rank cut-off.
+
+Left: the merge tree of a token (the selected piece's token, or one picked anywhere — the
+vocabulary browser, "used in", the token view), built lazily: a node's two parents are looked up
+only when it is expanded. Under it, on ``u``, the tokens that use the cursor's token as a direct
+parent ("used in"; the first time for an encoding the whole index is built in a worker, with
+progress). Right: the chunk holding the selected piece (or the token's own bytes when it was picked
+from the vocabulary), replayed merge by merge — the parts before the step, every adjacent pair
+with its rank, the lowest-rank pair chosen, the parts after — then the final pieces, why the
+chunk is not one token, and the same word in other contexts. The cut-off box re-runs the replay
+with only ranks below N (the core's ``max_rank``; CLI twin: ``tokscope explain --max-rank N``).
+
+Everything shown comes from :mod:`tokscope.core.explain` and :mod:`tokscope.core.merges`
+(CLI twins: ``tokscope explain`` and ``tokscope tree``).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static, Tree
+from textual.widgets.option_list import Option
+from textual.widgets.tree import TreeNode
+
+from ...core.errors import CancelledError, TokscopeError
+from ...core.explain import ChunkExplanation, classify_chunk, explain_chunk, explain_token, show_bytes
+from ...core.merges import has_index, is_unreachable, merges_kept, node, used_in
+from ...core.tokenizer import Tokenizer
+
+#: candidate pairs listed per step before "… and N more"
+MAX_CANDIDATES = 40
+#: "used in" entries listed before "… and N more"
+MAX_USES = 500
+
+
+def token_label(tokenizer: Tokenizer, token_id: int) -> Text:
+    """``id "text" hex rank`` for a tree node or a list entry."""
+    data = tokenizer.token_bytes(token_id)
+    label = Text()
+    label.append(f"{token_id} ", style="bold")
+    label.append(f'"{show_bytes(data)}"', style="cyan")
+    label.append(f" {data.hex()}", style="dim")
+    if tokenizer.is_special(token_id):
+        label.append(" special", style="magenta")
+    return label
+
+
+def _parts(parts: tuple[bytes, ...], highlight: int | None = None) -> Text:
+    """Parts as ``[a][b]…``, the pair starting at ``highlight`` reversed."""
+    out = Text()
+    for i, part in enumerate(parts):
+        style = "reverse bold" if highlight is not None and i in (highlight, highlight + 1) else ""
+        out.append(f"[{show_bytes(part)}]", style=style)
+    return out
+
+
+def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
+    """The explain pane for chunk ``c`` at replay position ``position`` (0 = single bytes,
+    k = after step k)."""
+    out = Text()
+    alt = "" if c.alternative is None else f" · pattern alternative {c.alternative + 1}"
+    out.append(f'chunk "{show_bytes(c.bytes)}"', style="bold")
+    out.append(f"  [{c.chunk.start}:{c.chunk.end}] {c.category}{alt}\n")
+    out.append(f"cut-off: {cut}\n", style="dim")
+    if c.chunk.special:
+        out.append(f"special token {c.tokens[0]}: never merged\n")
+    elif not c.replayed:
+        out.append(f"{len(c.bytes)} bytes: too long to replay step by step\n")
+    elif not c.steps:
+        out.append("no merge applies: no adjacent pair of bytes is an allowed token\n")
+        out.append("parts  ")
+        out.append_text(_parts(c.parts))
+        out.append("\n")
+    else:
+        total = len(c.steps)
+        if position == 0:
+            out.append(f"start: {len(c.bytes)} single bytes  (step 0 of {total}; n: next)\n", style="bold")
+            out.append("parts  ")
+            out.append_text(_parts(c.steps[0].before))
+            out.append("\n")
+        else:
+            step = c.steps[position - 1]
+            out.append(f"step {position} of {total}", style="bold")
+            out.append("  (n/p: next/previous, b/e: first/last)\n", style="dim")
+            out.append("before ")
+            out.append_text(_parts(step.before, step.position))
+            out.append("\npairs  ")
+            shown = [x for x in step.candidates if x.rank is not None]
+            for k, cand in enumerate(shown[:MAX_CANDIDATES]):
+                if k:
+                    out.append(" · ")
+                text = f"{show_bytes(cand.left)}+{show_bytes(cand.right)} {cand.rank}"
+                if cand.position == step.position:
+                    out.append(text, style="reverse bold")
+                elif not cand.allowed:
+                    out.append(text + " (cut off)", style="dim strike")
+                else:
+                    out.append(text)
+            if len(shown) > MAX_CANDIDATES:
+                out.append(f" … and {len(shown) - MAX_CANDIDATES} more")
+            if not shown:
+                out.append("(none)")
+            out.append("\nmerge  ")
+            out.append(f'"{show_bytes(step.left)}" + "{show_bytes(step.right)}" → "{show_bytes(step.merged)}"',
+                       style="bold")
+            out.append(f"  rank {step.rank} (the lowest)\n")
+            out.append("after  ")
+            out.append_text(_parts(step.after, None))
+            out.append("\n")
+    out.append("\npieces ", style="bold")
+    out.append("  ".join(f'"{show_bytes(p)}" {t}' for t, p in zip(c.tokens, c.parts)))
+    out.append("\n")
+    if c.why is not None:
+        out.append("why    ", style="bold")
+        out.append(c.why.summary + "\n")
+    if c.variants:
+        out.append("variants\n", style="bold")
+        for v in c.variants:
+            shown_text = '"' + show_bytes(v.text.encode()) + '"'
+            out.append(f"  {shown_text:<22} {' '.join(map(str, v.tokens)):<22} {v.label}\n")
+    return out
+
+
+class MergeTree(Tree[int]):
+    """The merge tree of one token; children (the two parents of a merge) load on expansion."""
+
+    BINDINGS = [
+        Binding("right", "expand_or_child", "Expand", show=False),
+        Binding("left", "collapse_or_parent", "Collapse", show=False),
+    ]
+
+    def action_expand_or_child(self) -> None:
+        n = self.cursor_node
+        if n is None:
+            return
+        if n.allow_expand and not n.is_expanded:
+            n.expand()
+        elif n.children:
+            self.move_cursor(n.children[0])
+
+    def action_collapse_or_parent(self) -> None:
+        n = self.cursor_node
+        if n is None:
+            return
+        if n.is_expanded and n.children:
+            n.collapse()
+        elif n.parent is not None:
+            self.move_cursor(n.parent)
+
+
+class WhyScreen(Screen):
+    """Merge tree, "used in", the merge replay of the selected chunk, and the rank cut-off."""
+
+    DEFAULT_CSS = """
+    WhyScreen { layout: vertical; }
+    WhyScreen #why-title { height: 1; background: $panel; padding: 0 1; }
+    WhyScreen #why-body { height: 1fr; }
+    WhyScreen #why-left { width: 2fr; min-width: 30; }
+    WhyScreen #why-right { width: 3fr; }
+    WhyScreen MergeTree { height: 1fr; border: round $primary-darken-2; }
+    WhyScreen MergeTree:focus { border: round $accent; }
+    WhyScreen #why-used { height: 8; border: round $primary-darken-2; display: none; }
+    WhyScreen #why-used.-shown { display: block; }
+    WhyScreen #why-used:focus { border: round $accent; }
+    WhyScreen #why-cut-row { height: 1; }
+    WhyScreen #why-cut-row > Static { width: auto; padding: 0 1 0 0; }
+    WhyScreen #why-cutoff { width: 1fr; height: 1; border: none; padding: 0; }
+    WhyScreen #why-scroll { height: 1fr; border: round $primary-darken-2; padding: 0 1; }
+    WhyScreen #why-scroll:focus { border: round $accent; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("n", "step(1)", "Next step"),
+        Binding("p", "step(-1)", "Prev step"),
+        Binding("b", "step_to('first')", "First", show=False),
+        Binding("e", "step_to('last')", "Last", show=False),
+        Binding("u", "used_in", "Used in"),
+        Binding("backspace", "history_back", "Back in history", show=False),
+        Binding("c", "focus_cutoff", "Cut-off"),
+        Binding("f", "vocabulary", "Vocabulary"),
+    ]
+
+    def __init__(self, token_id: int | None = None) -> None:
+        super().__init__()
+        self._requested = token_id
+        self.token_id: int | None = None
+        self.history: list[int] = []
+        self.explanation: ChunkExplanation | None = None
+        self.position = 0
+        self.max_rank: int | None = None
+        self.from_text = False  # the explanation is of the selected chunk (else of the token's bytes)
+        self._cancel = threading.Event()
+        self._uses_for: int | None = None
+
+    # ----- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("Why does it split like that?", id="why-title")
+        with Horizontal(id="why-body"):
+            with Vertical(id="why-left"):
+                tree = MergeTree("", id="why-tree")
+                tree.auto_expand = False
+                tree.border_title = "merge tree"
+                tree.border_subtitle = "←→ collapse/expand · Enter open · u used in"
+                yield tree
+                used = OptionList(id="why-used")
+                used.border_title = "used in"
+                yield used
+            with Vertical(id="why-right"):
+                with Horizontal(id="why-cut-row"):
+                    yield Static("cut-off: ranks below", id="why-cut-label")
+                    yield Input(placeholder="all (type N, Enter)", id="why-cutoff", restrict=r"[0-9_]*",
+                                max_length=9)
+                scroll = VerticalScroll(id="why-scroll")
+                scroll.border_title = "explain"
+                with scroll:
+                    yield Static("", id="why-explain")
+        yield Footer()
+
+    @property
+    def tokenizer(self) -> Tokenizer | None:
+        return getattr(self.app, "tokenizer", None)
+
+    def on_mount(self) -> None:
+        app = self.app
+        picked = getattr(app, "token_picked", None)
+        if picked is not None:
+            picked.subscribe(self, self._on_token_picked)
+        for name in ("selection_changed", "doc_changed"):
+            signal = getattr(app, name, None)
+            if signal is not None:
+                signal.subscribe(self, lambda _data: self._follow_selection())
+        changed = getattr(app, "encoding_changed", None)
+        if changed is not None:
+            changed.subscribe(self, lambda _data: self._encoding_changed())
+        token_id = self._requested if self._requested is not None else getattr(app, "selected_token_id", None)
+        self.query_one(MergeTree).focus()
+        if token_id is None:
+            self._show_title()
+            self.query_one("#why-explain", Static).update("Select a token in the explorer (or pick one with f).")
+            return
+        self.show_token(token_id, from_text=self._requested is None)
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # ----- the token shown --------------------------------------------------------------------
+
+    def show_token(self, token_id: int, *, from_text: bool = False, remember: bool = True) -> None:
+        """Root the tree at ``token_id`` and explain the selected chunk (``from_text``) or the
+        token's own bytes."""
+        tokenizer = self.tokenizer
+        if tokenizer is None or not tokenizer.has_token(token_id):
+            self.notify(f"Token {token_id} is not in this vocabulary", severity="warning")
+            return
+        if remember and self.token_id is not None and self.token_id != token_id:
+            self.history.append(self.token_id)
+        self.token_id = token_id
+        self.from_text = from_text
+        tree = self.query_one(MergeTree)
+        tree.reset(token_label(tokenizer, token_id), token_id)
+        tree.root.allow_expand = self._expandable(tokenizer, token_id)
+        if tree.root.allow_expand:
+            tree.root.expand()
+        tree.move_cursor(tree.root)
+        unreachable = is_unreachable(tokenizer, token_id)
+        tree.border_title = f"merge tree of {token_id}" + (" · unreachable!" if unreachable else "")
+        used = self.query_one("#why-used", OptionList)
+        used.remove_class("-shown")
+        self._uses_for = None
+        self._show_title()
+        self.recompute()
+
+    def _expandable(self, tokenizer: Tokenizer, token_id: int) -> bool:
+        return bool(node(tokenizer, token_id).children)
+
+    def _show_title(self) -> None:
+        tokenizer = self.tokenizer
+        name = tokenizer.name if tokenizer is not None else "?"
+        if self.token_id is None or tokenizer is None:
+            self.query_one("#why-title", Static).update(f"Why does it split like that? · {name}")
+            return
+        data = tokenizer.token_bytes(self.token_id)
+        what = "the selected chunk" if self.from_text else "its own bytes"
+        self.query_one("#why-title", Static).update(
+            f'Token {self.token_id} "{show_bytes(data)}" · {name} · explaining {what}'
+        )
+
+    def _on_token_picked(self, token_id: int) -> None:
+        if self.is_attached and token_id != self.token_id:
+            self.show_token(token_id, from_text=False)
+
+    def _follow_selection(self) -> None:
+        """While explaining the selected chunk, follow the explorer's selection."""
+        if not self.is_attached or self._requested is not None and not self.from_text:
+            return
+        token_id = getattr(self.app, "selected_token_id", None)
+        if token_id is not None and self.from_text:
+            if token_id != self.token_id:
+                self.show_token(token_id, from_text=True)
+            else:
+                self.recompute()
+
+    def _encoding_changed(self) -> None:
+        self.history.clear()
+        token_id = getattr(self.app, "selected_token_id", None)
+        tokenizer = self.tokenizer
+        if token_id is not None and tokenizer is not None:
+            self.show_token(token_id, from_text=True, remember=False)
+
+    # ----- the lazy tree ----------------------------------------------------------------------
+
+    @on(Tree.NodeExpanded)
+    def _load_children(self, event: Tree.NodeExpanded) -> None:
+        event.stop()
+        n: TreeNode[int] = event.node
+        tokenizer = self.tokenizer
+        if n.children or n.data is None or tokenizer is None:
+            return
+        for child in node(tokenizer, n.data).children:
+            added = n.add(token_label(tokenizer, child.id), child.id)
+            added.allow_expand = self._expandable(tokenizer, child.id)
+
+    @on(Tree.NodeSelected)
+    def _selected(self, event: Tree.NodeSelected) -> None:
+        """Enter on a node below the root: root the tree at that token."""
+        event.stop()
+        tree = self.query_one(MergeTree)
+        n = event.node
+        if n is not tree.root and n.data is not None:
+            self.show_token(n.data)
+
+    @on(OptionList.OptionSelected, "#why-used")
+    def _use_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter on a "used in" entry: open that token in the tree."""
+        event.stop()
+        if event.option.id is not None:
+            self.show_token(int(event.option.id))
+            self.query_one(MergeTree).focus()
+
+    def action_history_back(self) -> None:
+        if self.history:
+            self.show_token(self.history.pop(), remember=False)
+
+    # ----- used in ----------------------------------------------------------------------------
+
+    def action_used_in(self) -> None:
+        tokenizer = self.tokenizer
+        tree = self.query_one(MergeTree)
+        n = tree.cursor_node
+        if tokenizer is None or n is None or n.data is None:
+            return
+        used = self.query_one("#why-used", OptionList)
+        used.add_class("-shown")
+        used.border_title = f"used in: {n.data}"
+        self._uses_for = n.data
+        if not has_index(tokenizer):
+            used.clear_options()
+            used.add_option(Option("building the merge index…", disabled=True))
+        self._load_uses(tokenizer, n.data, self._cancel)
+
+    @work(thread=True, exclusive=True, group="why-used", exit_on_error=False)
+    def _load_uses(self, tokenizer: Tokenizer, token_id: int, cancel: threading.Event) -> None:
+        last = [-1]
+
+        def progress(done: int, total: int) -> None:
+            percent = done * 100 // max(total, 1)
+            if percent // 10 != last[0]:
+                last[0] = percent // 10
+                self.app.call_from_thread(self._uses_progress, token_id, percent)
+
+        try:
+            uses = used_in(tokenizer, token_id, progress=progress, cancel=cancel)
+        except CancelledError:
+            return
+        except TokscopeError as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self._show_uses, token_id, uses)
+
+    def _uses_progress(self, token_id: int, percent: int) -> None:
+        if self._uses_for != token_id or not self.is_attached:
+            return
+        used = self.query_one("#why-used", OptionList)
+        used.clear_options()
+        used.add_option(Option(f"building the merge index… {percent}%", disabled=True))
+
+    def _show_uses(self, token_id: int, uses) -> None:  # noqa: ANN001
+        if self._uses_for != token_id or not self.is_attached:
+            return
+        tokenizer = self.tokenizer
+        used = self.query_one("#why-used", OptionList)
+        used.clear_options()
+        used.border_title = f"used in: {token_id} ({len(uses)} tokens)"
+        if not uses:
+            used.add_option(Option("no token has it as a parent", disabled=True))
+            return
+        options = []
+        for u in uses[:MAX_USES]:
+            label = token_label(tokenizer, u.child)
+            other = tokenizer.token_bytes(u.other)
+            label.append(f"  {u.side} parent, with \"{show_bytes(other)}\"", style="dim")
+            options.append(Option(label, id=str(u.child)))
+        if len(uses) > MAX_USES:
+            options.append(Option(f"… and {len(uses) - MAX_USES} more (tokscope tree --used-in)", disabled=True))
+        used.add_options(options)
+        used.focus()
+
+    # ----- the explain pane -------------------------------------------------------------------
+
+    def recompute(self) -> None:
+        tokenizer = self.tokenizer
+        if tokenizer is None or self.token_id is None:
+            return
+        app = self.app
+        doc = getattr(app, "doc", None)
+        index = getattr(app, "selected_index", None)
+        chunk = None
+        text = ""
+        if self.from_text and doc is not None and index is not None and index < len(doc.ids):
+            chunk = doc.chunk_of(index)
+            text = doc.text
+        self._explain(tokenizer, self.token_id, text, chunk, self.max_rank)
+
+    @work(thread=True, exclusive=True, group="why-explain", exit_on_error=False)
+    def _explain(self, tokenizer: Tokenizer, token_id: int, text: str, chunk, max_rank: int | None) -> None:  # noqa: ANN001
+        try:
+            if chunk is not None:
+                result = explain_chunk(tokenizer, classify_chunk(tokenizer, text, chunk), max_rank=max_rank)
+            else:
+                result = explain_token(tokenizer, token_id, max_rank=max_rank)
+        except TokscopeError as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self._show_explanation, token_id, max_rank, result)
+
+    def _show_explanation(self, token_id: int, max_rank: int | None, result: ChunkExplanation) -> None:
+        if not self.is_attached or token_id != self.token_id or max_rank != self.max_rank:
+            return
+        self.explanation = result
+        self.position = len(result.steps)
+        self._render_explanation()
+
+    def cut_description(self) -> str:
+        tokenizer = self.tokenizer
+        if tokenizer is None:
+            return ""
+        kept = merges_kept(tokenizer, self.max_rank)
+        if self.max_rank is None:
+            return f"none (all {kept:,} merges)"
+        return f"ranks below {self.max_rank:,} ({kept:,} merges of {merges_kept(tokenizer, None):,})"
+
+    def _render_explanation(self) -> None:
+        if self.explanation is None:
+            return
+        self.query_one("#why-explain", Static).update(
+            render_explanation(self.explanation, self.position, self.cut_description())
+        )
+        scroll = self.query_one("#why-scroll", VerticalScroll)
+        total = len(self.explanation.steps)
+        scroll.border_title = f"explain · step {self.position}/{total}" if total else "explain"
+
+    def action_step(self, delta: int) -> None:
+        if self.explanation is None:
+            return
+        self.position = max(0, min(len(self.explanation.steps), self.position + delta))
+        self._render_explanation()
+
+    def action_step_to(self, where: str) -> None:
+        if self.explanation is None:
+            return
+        self.position = 0 if where == "first" else len(self.explanation.steps)
+        self._render_explanation()
+
+    # ----- the cut-off ------------------------------------------------------------------------
+
+    def action_focus_cutoff(self) -> None:
+        self.query_one("#why-cutoff", Input).focus()
+
+    @on(Input.Submitted, "#why-cutoff")
+    def _cutoff_submitted(self, event: Input.Submitted) -> None:
+        value = event.value.replace("_", "").strip()
+        self.set_cutoff(int(value) if value else None)
+        self.query_one(MergeTree).focus()
+
+    def set_cutoff(self, max_rank: int | None) -> None:
+        """Re-run the replay with only ranks below ``max_rank`` (``None``: the whole vocabulary)."""
+        self.max_rank = max_rank
+        self.query_one("#why-cutoff", Input).value = "" if max_rank is None else str(max_rank)
+        self.recompute()
+
+    # ----- other ------------------------------------------------------------------------------
+
+    def action_vocabulary(self) -> None:
+        from .vocab import VocabScreen
+
+        self.app.push_screen(VocabScreen())
+
+    def action_close(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one(MergeTree).focus()
+            return
+        self._cancel.set()
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Letter keys type into the cut-off box while it has focus."""
+        if isinstance(self.focused, Input) and action in {"step", "step_to", "used_in", "focus_cutoff",
+                                                          "vocabulary", "history_back"}:
+            return False
+        return True
