@@ -1,14 +1,26 @@
-"""Tokenizers the user saved: find them by name or path, list them, load them.
+"""Tokenizers the user saved: find them by name or path, list them, load them, save them.
 
-(The file format itself lives in the core: ``tokscope.core.serialize``.)
+(The file format itself lives in the core: ``tokscope.core.serialize``.) Also resolves the
+pre-tokenization names the trainer offers (``none``, ``words``, ``gpt2``, ``cl100k``, ``o200k``, or
+any built-in encoding's name) to regex strings, since the OpenAI patterns come from tiktoken's
+registry, which the core may not touch.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from ..core import serialize
 from ..core.tokenizer import Tokenizer
+from ..core.trainer import CORE_PATTERNS, compile_training_pattern
 from .builtin import SourceError
+
+#: Pattern names offered by the trainer, in the order the CLI and the UI list them.
+PATTERN_NAMES = ("none", "words", "gpt2", "cl100k", "o200k")
+
+#: The file suffix of saved tokenizers in the data directory.
+SUFFIX = ".json"
 
 
 def find(name: str, folder: Path) -> Path | None:
@@ -16,15 +28,86 @@ def find(name: str, folder: Path) -> Path | None:
     path = Path(name).expanduser()
     if path.is_file():
         return path
-    candidate = folder / f"{name}.json"
-    if "/" not in name and candidate.is_file():
+    if "/" in name or os.sep in name or not name:
+        return None
+    candidate = folder / f"{name}{SUFFIX}"
+    if candidate.is_file():
         return candidate
     return None
 
 
 def list_saved(folder: Path) -> list:
-    return []
+    """One ``EncodingInfo`` per ``*.json`` file in ``folder`` (name = file name without .json).
+
+    A file that does not load is still listed, marked unavailable with the reason.
+    """
+    from .registry import EncodingInfo  # late: the registry imports this module's users
+
+    out = []
+    try:
+        paths = sorted(p for p in folder.glob(f"*{SUFFIX}") if p.is_file())
+    except OSError:
+        return []
+    for path in paths:
+        try:
+            saved = serialize.load(path)
+        except serialize.SavedFormatError as exc:
+            reason = str(exc).removeprefix(f"{path}: ")
+            out.append(EncodingInfo(path.stem, None, "saved", "file", f"{path} (unreadable: {reason})", False))
+            continue
+        origin = saved.metadata.get("source", "saved") if isinstance(saved.metadata, dict) else "saved"
+        pattern = saved.pattern_name or "custom pattern"
+        detail = f"{path} ({origin}, {len(saved.merges):,} merges, {pattern})"
+        out.append(EncodingInfo(path.stem, saved.n_vocab, "saved", "file", detail, True))
+    return out
 
 
 def load_file(path: Path) -> Tokenizer:
-    raise SourceError(f"{path}: cannot load saved tokenizers yet")
+    """The tokenizer in a saved file (errors are one-line :class:`SourceError`)."""
+    try:
+        return serialize.load(path).tokenizer()
+    except serialize.SavedFormatError as exc:
+        raise SourceError(str(exc)) from None
+
+
+def saved_path(name: str, folder: Path) -> Path:
+    """Where a tokenizer saved under ``name`` goes; the name must be a plain file name."""
+    if not name or name.startswith(".") or "/" in name or os.sep in name or name != name.strip():
+        raise SourceError(f"{name!r} cannot be a saved tokenizer's name (use letters, digits, '-', '_' or '.')")
+    return folder / f"{name}{SUFFIX}"
+
+
+def save_named(saved: serialize.SavedTokenizer, name: str, folder: Path, *, overwrite: bool = False) -> Path:
+    """Save into the data directory under ``name``; refuses to replace one unless ``overwrite``."""
+    path = saved_path(name, folder)
+    if path.exists() and not overwrite:
+        raise SourceError(f"a saved tokenizer named {name!r} already exists ({path}); choose another name or overwrite it")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SourceError(f"cannot create {folder}: {exc.strerror or exc}") from None
+    serialize.save(path, saved)
+    from . import registry
+
+    registry.forget(name)
+    registry.forget(str(path))
+    return path
+
+
+def pattern_for(name_or_regex: str) -> tuple[str, str | None]:
+    """``(regex, name)`` for a pattern name or a custom regex (``name`` is ``None`` for a regex).
+
+    ``none`` and ``words`` come from the core; ``gpt2``, ``cl100k``, ``o200k`` (and any built-in
+    encoding's name or alias) take that encoding's pattern from tiktoken's registry. Anything
+    else must compile as a regex.
+    """
+    if name_or_regex in CORE_PATTERNS:
+        return CORE_PATTERNS[name_or_regex], name_or_regex
+    from . import registry
+    from . import tiktoken_adapter as tk
+
+    canonical = registry.canonical_name(name_or_regex)
+    if canonical in registry.builtin_names():
+        return tk.encoding_spec(canonical).pattern, name_or_regex
+    compile_training_pattern(name_or_regex)
+    return name_or_regex, None
