@@ -298,3 +298,20 @@ def test_show_bytes():
     assert show_bytes(b"a\nb\t\\") == "a\\nb\\t\\\\"
     assert show_bytes("é".encode()[1:]) == "\\xa9"
     assert show_bytes("\u200d".encode()) == "\\u200d"
+
+
+def test_alternatives_follow_the_tokenizers_own_matching(load):
+    """A character newer than the pattern's Unicode version (and ``$`` before a final newline)
+    must split exactly as the tokenizer splits it, with the alternative still known."""
+    for name in ("o200k_base", "cl100k_base", "gpt2"):
+        tok = load(name)
+        for text in ["\U000323b0:", "a  \n", "x \n\n"]:
+            items = list(classified_chunks(tok, text))
+            assert [i.chunk for i in items] == tok.chunks(text)
+            assert all(i.alternative is not None for i in items)
+
+
+def test_longest_prefix_respects_the_cutoff(load):
+    tok = load("gpt2")
+    (c,) = explain(tok, " tokenizers", max_rank=2000).chunks
+    assert c.why.longest_prefix_id is not None and c.why.longest_prefix_id < 2000

@@ -28,7 +28,7 @@ from typing import Literal
 import regex
 
 from .errors import CancelledError, TokscopeError
-from .tokenizer import Tokenizer, fix_surrogates
+from .tokenizer import Tokenizer, compile_pattern, fix_surrogates
 from .types import Chunk, Parents
 
 #: Chunks longer than this many bytes are explained without the step-by-step replay (the replay
@@ -300,15 +300,18 @@ class _PatternInfo:
         self.pattern = pattern
         self.categories: tuple[str, ...] | None = KNOWN_PATTERNS.get(pattern)
         alternatives = split_alternatives(pattern)
-        self.grouped: regex.Pattern[str] | None = None
+        self.grouped = None
         self.count = 0
         if alternatives is not None and len(alternatives) > 1:
+            source = "|".join(f"({a})" for a in alternatives)
             try:
-                grouped = regex.compile("|".join(f"({a})" for a in alternatives))
-            except regex.error:
+                groups = regex.compile(source).groups
+                # the tokenizer's own compiler, so that matching follows exactly the same rules
+                # (its translation of ``$`` and its pinned Unicode version); it adds no groups
+                grouped = compile_pattern(source)
+            except (regex.error, ValueError):
                 grouped = None
-            # the outer groups must be the first ones: only then lastgroup-free indexing works
-            if grouped is not None and grouped.groups >= len(alternatives):
+            if grouped is not None and groups >= len(alternatives):
                 self.grouped = grouped
                 self.count = len(alternatives)
                 self._group_of = self._outer_group_numbers(alternatives)
@@ -466,8 +469,8 @@ def apply_steps(data: bytes, steps: Collection[MergeStep]) -> tuple[bytes, ...]:
 # ----- why not one token ----------------------------------------------------------------------
 
 
-def longest_token_prefix(tokenizer: Tokenizer, data: bytes) -> tuple[bytes, int | None]:
-    """The longest prefix of ``data`` that is a mergeable token, with its id.
+def longest_token_prefix(tokenizer: Tokenizer, data: bytes, max_rank: int | None = None) -> tuple[bytes, int | None]:
+    """The longest prefix of ``data`` that is a mergeable token (below the cut-off), with its id.
 
     >>> from tokscope.sources.registry import load  # doctest: +SKIP
     >>> longest_token_prefix(load("gpt2"), b"helloqqq")  # doctest: +SKIP
@@ -475,7 +478,7 @@ def longest_token_prefix(tokenizer: Tokenizer, data: bytes) -> tuple[bytes, int 
     """
     for end in range(len(data), 0, -1):
         rank = tokenizer.rank_of(data[:end])
-        if rank is not None:
+        if rank is not None and (max_rank is None or rank < max_rank or end == 1):
             return data[:end], rank
     return b"", None
 
@@ -486,7 +489,7 @@ def why_not_one_token(
     """Explain why ``data`` (a chunk's bytes, which BPE merged into ``parts``) is or is not one
     token: whether the bytes are a token, and if not which merges are missing."""
     rank = tokenizer.rank_of(data)
-    prefix, prefix_id = longest_token_prefix(tokenizer, data)
+    prefix, prefix_id = longest_token_prefix(tokenizer, data, max_rank)
     missing = tuple(
         MissingMerge(parts[i], parts[i + 1], tokenizer.rank_of(parts[i] + parts[i + 1]))
         for i in range(len(parts) - 1)
@@ -667,3 +670,44 @@ def chunk_at(tokenizer: Tokenizer, text: str, offset: int) -> ClassifiedChunk | 
             return last
         last = item
     return last
+
+
+def classify_chunk(tokenizer: Tokenizer, text: str, chunk: Chunk) -> ClassifiedChunk:
+    """Classify one chunk already cut from ``text`` (e.g. by the explorer's token model).
+
+    The pattern is matched again at the chunk's start, in its context, to find the alternative.
+    """
+    byte_start = len(text[: chunk.start].encode("utf-8", errors="replace"))
+    size = len(chunk.text.encode("utf-8", errors="replace"))
+    if chunk.special:
+        return ClassifiedChunk(chunk, None, "special", byte_start, byte_start + size)
+    info = _pattern_info(tokenizer.pattern)
+    alternative = info.alternative_at(text, chunk.start, chunk.end, len(text))
+    return ClassifiedChunk(chunk, alternative, info.category(alternative, chunk.text), byte_start, byte_start + size)
+
+
+def explain_token(tokenizer: Tokenizer, token_id: int, *, max_rank: int | None = None) -> ChunkExplanation:
+    """Explain how BPE builds one token from its own bytes, as if they were a chunk by themselves
+    (for a token picked from the vocabulary rather than from a text).
+
+    >>> from tokscope.sources.registry import load  # doctest: +SKIP
+    >>> [s.merged for s in explain_token(load("gpt2"), 31373).steps]  # doctest: +SKIP
+    [b'he', b'll', b'hell', b'hello']
+    """
+    data = tokenizer.token_bytes(token_id)
+    text = data.decode("utf-8", errors="replace")
+    chunk = Chunk(text, 0, len(text), tokenizer.is_special(token_id))
+    if chunk.special:
+        return explain_chunk(tokenizer, ClassifiedChunk(chunk, None, "special", 0, len(data)))
+    if len(data) <= REPLAY_BYTE_LIMIT:
+        steps, parts = replay(data, tokenizer.ranks, max_rank)
+    else:
+        from .bpe import merge
+
+        steps, parts = (), tuple(merge(data, tokenizer.ranks, max_rank=max_rank))
+    tokens = tuple(tokenizer.ranks[p] for p in parts)
+    why = why_not_one_token(tokenizer, data, parts, max_rank)
+    whole = text.encode("utf-8") == data
+    found = variants(tokenizer, text, max_rank) if whole and len(text) <= 200 else ()
+    return ChunkExplanation(chunk, classify_text(text), None, 0, len(data), tokens, parts, steps,
+                            len(data) <= REPLAY_BYTE_LIMIT, why, found)

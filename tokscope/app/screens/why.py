@@ -72,6 +72,8 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
         out.append(f"special token {c.tokens[0]}: never merged\n")
     elif not c.replayed:
         out.append(f"{len(c.bytes)} bytes: too long to replay step by step\n")
+    elif len(c.bytes) == 1:
+        out.append("a single byte: nothing to merge\n")
     elif not c.steps:
         out.append("no merge applies: no adjacent pair of bytes is an allowed token\n")
         out.append("parts  ")
@@ -95,7 +97,7 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
             for k, cand in enumerate(shown[:MAX_CANDIDATES]):
                 if k:
                     out.append(" · ")
-                text = f"{show_bytes(cand.left)}+{show_bytes(cand.right)} {cand.rank}"
+                text = f'"{show_bytes(cand.left)}"+"{show_bytes(cand.right)}" {cand.rank}'
                 if cand.position == step.position:
                     out.append(text, style="reverse bold")
                 elif not cand.allowed:
@@ -121,9 +123,12 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
         out.append(c.why.summary + "\n")
     if c.variants:
         out.append("variants\n", style="bold")
-        for v in c.variants:
-            shown_text = '"' + show_bytes(v.text.encode()) + '"'
-            out.append(f"  {shown_text:<22} {' '.join(map(str, v.tokens)):<22} {v.label}\n")
+        texts = ['"' + show_bytes(v.text.encode()) + '"' for v in c.variants]
+        ids = [" ".join(map(str, v.tokens)) for v in c.variants]
+        tw, iw = max(map(len, texts)), max(map(len, ids))
+        for v, shown_text, shown_ids in zip(c.variants, texts, ids):
+            out.append(f"  {shown_text:<{tw}}  {shown_ids:<{iw}}  ")
+            out.append(v.label + "\n", style="dim")
     return out
 
 
@@ -299,10 +304,10 @@ class WhyScreen(Screen):
 
     def _follow_selection(self) -> None:
         """While explaining the selected chunk, follow the explorer's selection."""
-        if not self.is_attached or self._requested is not None and not self.from_text:
+        if not self.is_attached or not self.from_text:
             return
         token_id = getattr(self.app, "selected_token_id", None)
-        if token_id is not None and self.from_text:
+        if token_id is not None:
             if token_id != self.token_id:
                 self.show_token(token_id, from_text=True)
             else:
@@ -342,7 +347,7 @@ class WhyScreen(Screen):
         """Enter on a "used in" entry: open that token in the tree."""
         event.stop()
         if event.option.id is not None:
-            self.show_token(int(event.option.id))
+            self.show_token(int(event.option.id.split(":")[0]))
             self.query_one(MergeTree).focus()
 
     def action_history_back(self) -> None:
@@ -407,10 +412,11 @@ class WhyScreen(Screen):
             label = token_label(tokenizer, u.child)
             other = tokenizer.token_bytes(u.other)
             label.append(f"  {u.side} parent, with \"{show_bytes(other)}\"", style="dim")
-            options.append(Option(label, id=str(u.child)))
+            options.append(Option(label, id=f"{u.child}:{u.side}"))  # a token may use it on both sides
         if len(uses) > MAX_USES:
             options.append(Option(f"… and {len(uses) - MAX_USES} more (tokscope tree --used-in)", disabled=True))
         used.add_options(options)
+        used.highlighted = 0
         used.focus()
 
     # ----- the explain pane -------------------------------------------------------------------
@@ -445,7 +451,7 @@ class WhyScreen(Screen):
         if not self.is_attached or token_id != self.token_id or max_rank != self.max_rank:
             return
         self.explanation = result
-        self.position = len(result.steps)
+        self.position = 0
         self._render_explanation()
 
     def cut_description(self) -> str:

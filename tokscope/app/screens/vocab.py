@@ -1,0 +1,237 @@
+"""The vocabulary browser: search every token of the encoding, open any result in the merge tree.
+
+Search by substring (inside the tokens' bytes), regular expression (over their text), bytes in
+hex, or id; sort by id or by length (longest first). The search runs in a thread worker as you
+type (a newer keystroke cancels the older search); a bad regular expression or hex shows a one-line
+error under the box and keeps what you typed. Results are a ``DataTable`` (drawn with the Line API)
+of at most :data:`SHOWN` rows; the status line says how many matched. Enter opens the token in the
+merge tree (:class:`tokscope.app.screens.why.WhyScreen`). CLI twin: ``tokscope vocab``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Select, Static
+
+from ...core.errors import CancelledError, TokscopeError
+from ...core.explain import show_bytes
+from ...core.tokenizer import Tokenizer
+from ...core.vocab import VocabResult, search_vocab
+
+#: rows put in the table at most (the status line gives the full count)
+SHOWN = 2000
+
+MODES = [("substring", "substring"), ("regex", "regex"), ("hex bytes", "hex"), ("id", "id")]
+SORTS = [("by id", "id"), ("longest first", "length")]
+PLACEHOLDERS = {
+    "substring": "text inside tokens, e.g. ing",
+    "regex": r"regular expression, e.g. ^ [A-Z]\w+ing$",
+    "hex": "bytes in hex, e.g. e2 80 99",
+    "id": "a token id, e.g. 1000",
+}
+
+
+class VocabScreen(Screen):
+    """Search the whole vocabulary; Enter opens a token in the merge tree."""
+
+    DEFAULT_CSS = """
+    VocabScreen { layout: vertical; }
+    VocabScreen #voc-title { height: 1; background: $panel; padding: 0 1; }
+    VocabScreen #voc-row { height: 3; }
+    VocabScreen #voc-mode { width: 17; }
+    VocabScreen #voc-query { width: 1fr; }
+    VocabScreen #voc-sort { width: 19; }
+    VocabScreen #voc-table { height: 1fr; }
+    VocabScreen #voc-status { height: 1; padding: 0 1; }
+    VocabScreen #voc-status.-error { color: $error; text-style: bold; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("slash", "focus_query", "Search"),
+        Binding("ctrl+o", "cycle_mode", "Mode"),
+        Binding("ctrl+l", "toggle_sort", "Sort"),
+    ]
+
+    def __init__(self, query: str = "", mode: str = "substring") -> None:
+        super().__init__()
+        self._initial = (query, mode)
+        self.result: VocabResult | None = None
+        self.error: str | None = None
+        self._cancel = threading.Event()
+        self._serial = 0
+
+    def compose(self) -> ComposeResult:
+        query, mode = self._initial
+        yield Static("Vocabulary", id="voc-title")
+        with Horizontal(id="voc-row"):
+            yield Select(MODES, value=mode, allow_blank=False, id="voc-mode")
+            yield Input(query, placeholder=PLACEHOLDERS[mode], id="voc-query")
+            yield Select(SORTS, value="id", allow_blank=False, id="voc-sort")
+        table = DataTable(id="voc-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="voc-status")
+        yield Footer()
+
+    @property
+    def tokenizer(self) -> Tokenizer | None:
+        return getattr(self.app, "tokenizer", None)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("id", key="id", width=7)
+        table.add_column("len", key="len", width=3)
+        table.add_column("text", key="text", width=28)
+        table.add_column("bytes (hex)", key="hex")
+        changed = getattr(self.app, "encoding_changed", None)
+        if changed is not None:
+            changed.subscribe(self, lambda _data: self.search())
+        self.query_one("#voc-query", Input).focus()
+        self.search()
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # ----- searching --------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return str(self.query_one("#voc-mode", Select).value)
+
+    @property
+    def sort(self) -> str:
+        return str(self.query_one("#voc-sort", Select).value)
+
+    @on(Input.Changed, "#voc-query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.search()
+
+    @on(Input.Submitted, "#voc-query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        self.query_one("#voc-query", Input).placeholder = PLACEHOLDERS.get(self.mode, "")
+        self.search()
+
+    def search(self) -> None:
+        """Start a search for what the box holds (cancelling the one running)."""
+        tokenizer = self.tokenizer
+        if tokenizer is None:
+            self._status("no encoding loaded yet", error=True)
+            return
+        self._cancel.set()
+        self._cancel = threading.Event()
+        self._serial += 1
+        query = self.query_one("#voc-query", Input).value
+        self._status("searching…")
+        self._run(self._serial, tokenizer, self.mode, query, self.sort, self._cancel)
+
+    @staticmethod
+    def arguments(mode: str, query: str) -> dict:
+        """The core's search arguments for what the user typed (empty: the whole vocabulary)."""
+        if query == "":
+            return {}
+        if mode == "id":
+            try:
+                return {"token_id": int(query.strip().replace("_", ""))}
+            except ValueError:
+                raise TokscopeError(f"not a token id: {query!r}") from None
+        key = {"substring": "substring", "regex": "pattern", "hex": "hex_bytes"}[mode]
+        return {key: query}
+
+    @work(thread=True, exclusive=True, group="vocab-search", exit_on_error=False)
+    def _run(self, serial: int, tokenizer: Tokenizer, mode: str, query: str, sort: str,
+             cancel: threading.Event) -> None:
+        try:
+            result = search_vocab(tokenizer, sort=sort, limit=SHOWN, cancel=cancel,  # type: ignore[arg-type]
+                                  **self.arguments(mode, query))
+        except CancelledError:
+            return
+        except TokscopeError as exc:
+            self.app.call_from_thread(self._show_error, serial, str(exc))
+            return
+        self.app.call_from_thread(self._show, serial, tokenizer, result)
+
+    def _show_error(self, serial: int, message: str) -> None:
+        if serial == self._serial and self.is_attached:
+            self.error = message
+            self._status(message, error=True)
+
+    def _show(self, serial: int, tokenizer: Tokenizer, result: VocabResult) -> None:
+        if serial != self._serial or not self.is_attached:
+            return
+        self.result = result
+        self.error = None
+        table = self.query_one(DataTable)
+        table.clear()
+        for token in result.tokens:
+            text = Text(f'"{show_bytes(token.bytes)}"', style="magenta" if token.special else "")
+            table.add_row(str(token.id), str(len(token.bytes)), text, token.bytes.hex(" "), key=str(token.id))
+        shown = len(result.tokens)
+        what = f"{result.total:,} match{'es' if result.total != 1 else ''}"
+        if result.kind == "all":
+            what = f"{result.total:,} tokens"
+        more = f" · showing the first {shown:,}" if result.truncated else ""
+        order = "by id" if self.sort == "id" else "longest first"
+        self._status(f"{what}{more} · {order} · Enter: merge tree · /: search · ^O mode · ^L sort")
+        self.query_one("#voc-title", Static).update(f"Vocabulary · {tokenizer.name} · {tokenizer.n_vocab:,} ids")
+
+    def _status(self, message: str, *, error: bool = False) -> None:
+        status = self.query_one("#voc-status", Static)
+        status.update(message)
+        status.set_class(error, "-error")
+
+    # ----- opening a token --------------------------------------------------------------------
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.open_in_tree(int(event.row_key.value))
+
+    def open_in_tree(self, token_id: int) -> None:
+        """Open ``token_id`` in the merge tree: the one this browser was opened from, or a new one
+        on top of this browser (Escape comes back to the results)."""
+        from .why import WhyScreen
+
+        app = self.app
+        stack = app.screen_stack
+        below = stack[-2] if len(stack) >= 2 else None
+        if hasattr(app, "open_token"):
+            app.open_token(token_id, source="vocabulary")
+        if isinstance(below, WhyScreen):
+            app.pop_screen()
+            below.show_token(token_id)
+        else:
+            app.push_screen(WhyScreen(token_id))
+
+    # ----- keys -------------------------------------------------------------------------------
+
+    def action_focus_query(self) -> None:
+        self.query_one("#voc-query", Input).focus()
+
+    def action_cycle_mode(self) -> None:
+        select = self.query_one("#voc-mode", Select)
+        values = [v for _, v in MODES]
+        select.value = values[(values.index(self.mode) + 1) % len(values)]
+
+    def action_toggle_sort(self) -> None:
+        select = self.query_one("#voc-sort", Select)
+        select.value = "length" if self.sort == "id" else "id"
+
+    def action_close(self) -> None:
+        self._cancel.set()
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_query" and isinstance(self.focused, Input):
+            return False
+        return True
