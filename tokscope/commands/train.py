@@ -1,5 +1,552 @@
-"""Placeholder: this feature's subcommands are being written."""
+"""``tokscope train``, ``tokscope baselines``, ``tokscope import`` and ``tokscope export``.
+
+Thin shells over :mod:`tokscope.core.trainer`, :mod:`tokscope.core.baselines` and
+:mod:`tokscope.core.serialize`. Every check that can fail (options, inputs, output paths) runs
+before training, and files are written atomically after it, so a bad run never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import cli
+from ..cli import InputError, UsageError, decode_input, print_json, read_bytes_limited
+
+DEFAULT_PATTERN = "gpt2"
+#: ``--verbose`` shows the corpus after each merge for at most this many characters of it.
+VERBOSE_CHARS = 2000
+#: Merges listed at each end of the plain-text summary (``--json`` lists them all).
+SHOW_MERGES = 10
 
 
-def register(subparsers) -> None:  # noqa: ARG001
-    return None
+# ----- shared bits -------------------------------------------------------------------------------
+
+
+def _int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    return value
+
+
+def _read_inputs(paths: list[str], args: argparse.Namespace) -> list[str]:
+    texts = []
+    for path in paths:
+        if path == "-":
+            if sys.stdin is None or sys.stdin.isatty():
+                raise UsageError("'-' reads standard input, but nothing is piped in")
+            data = sys.stdin.buffer.read(args.max_bytes + 1)
+            if len(data) > args.max_bytes:
+                raise InputError(f"standard input is over the {args.max_bytes:,}-byte limit (raise it with --max-bytes)")
+            texts.append(decode_input(data, "standard input", args.errors))
+        else:
+            texts.append(decode_input(read_bytes_limited(path, args.max_bytes), path, args.errors))
+    if not any(texts):
+        names = ", ".join("standard input" if p == "-" else p for p in paths)
+        raise InputError(f"the corpus is empty: {names} {'has' if len(paths) == 1 else 'have'} no text")
+    return texts
+
+
+def _show(data: bytes) -> str:
+    """A token for people: its text quoted (escapes for control characters), else its bytes."""
+    try:
+        return repr(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return repr(data)
+
+
+def _plain(data: bytes) -> str:
+    text = data.decode("utf-8", errors="backslashreplace")
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r").replace("|", "\\|")
+
+
+def _resolve_pattern(value: str) -> tuple[str, str | None]:
+    from ..core.trainer import TrainingError
+    from ..sources.saved import pattern_for
+
+    try:
+        return pattern_for(value)
+    except TrainingError as exc:
+        raise UsageError(f"--pattern: {exc}") from None
+
+
+def _add_pattern_option(parser: argparse.ArgumentParser, default: str | None = DEFAULT_PATTERN) -> None:
+    parser.add_argument(
+        "--pattern", default=default, required=default is None, metavar="none|words|gpt2|cl100k|o200k|REGEX",
+        help="pre-tokenization: none (merges may cross anything), words (split on whitespace, drop it), "
+             "an OpenAI encoding's pattern, or a regex" + (f" (default: {default})" if default else ""),
+    )
+
+
+def _add_read_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                        help="how to treat bytes that are not UTF-8: refuse (strict, default) or use U+FFFD")
+    parser.add_argument("--max-bytes", type=int, default=cli.DEFAULT_MAX_BYTES, metavar="N",
+                        help=f"refuse inputs larger than N bytes each (default: {cli.DEFAULT_MAX_BYTES})")
+
+
+class _ProgressBar:
+    """A one-line progress bar on standard error, redrawn at most ten times a second."""
+
+    def __init__(self, stream: Any, label: str = "training") -> None:
+        self.stream = stream
+        self.label = label
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, p: Any) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.1 and p.merges_done != p.merges_total:
+            return
+        self.last = now
+        total = max(p.merges_total, 1)
+        filled = int(20 * p.merges_done / total)
+        pair = f"  {_show(p.left)} + {_show(p.right)} x{p.count:,}" if p.merges_done else ""
+        line = f"{self.label} [{'#' * filled}{'.' * (20 - filled)}] {p.merges_done:,}/{p.merges_total:,} merges{pair}"
+        self.stream.write("\r" + line[:78].ljust(78))
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * 78 + "\r")
+            self.stream.flush()
+
+
+def _progress_for(args: argparse.Namespace, label: str = "training") -> _ProgressBar | None:
+    stream = sys.stderr
+    if getattr(args, "verbose", False) or stream is None or not stream.isatty():
+        return None
+    return _ProgressBar(stream, label)
+
+
+# ----- train ---------------------------------------------------------------------------------------
+
+
+def _parse_sizes(value: str | None) -> list[int]:
+    if value is None:
+        return []
+    sizes = []
+    for part in value.replace(" ", "").split(","):
+        if not part:
+            continue
+        try:
+            sizes.append(int(part))
+        except ValueError:
+            raise UsageError(f"--sweep takes vocabulary sizes separated by commas, e.g. 300,500,1000; got {part!r}") from None
+    if not sizes:
+        raise UsageError("--sweep needs at least one vocabulary size, e.g. 300,500,1000")
+    return sizes
+
+
+def _default_name(args: argparse.Namespace) -> str:
+    if args.name:
+        return args.name
+    if args.output:
+        return Path(args.output).stem or "trained"
+    first = args.files[0]
+    return "stdin" if first == "-" else (Path(first).stem or "trained")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from ..core import serialize, trainer
+    from ..sources import registry, saved
+
+    # --- everything that can be refused is refused before training --------------------------------
+    pattern, pattern_name = _resolve_pattern(args.pattern)
+    try:
+        n_target = trainer.target_merges(args.vocab_size, args.merges)
+        if args.min_frequency < 1:
+            raise UsageError(f"--min-frequency must be at least 1; got {args.min_frequency}")
+        specials = trainer.check_special_tokens(args.special or [])
+    except trainer.TrainingError as exc:
+        raise UsageError(str(exc)) from None
+    sizes = _parse_sizes(args.sweep)
+    for size in sizes:
+        if not 256 <= size <= 256 + n_target:
+            raise UsageError(f"--sweep size {size} is outside 256..{256 + n_target} (the vocabulary being trained)")
+    name = _default_name(args)
+    outputs: list[Path] = []
+    save_path = None
+    if args.save:
+        try:
+            save_path = saved.saved_path(name, registry.saved_dir())
+        except registry.SourceError as exc:
+            raise UsageError(str(exc)) from None
+        if save_path.exists() and not args.force:
+            raise UsageError(f"a saved tokenizer named {name!r} already exists ({save_path}); "
+                             f"choose another --name or pass --force")
+    for target in (args.output, args.export_tiktoken):
+        if target:
+            path = Path(target)
+            if path in outputs:
+                raise UsageError("-o and --export-tiktoken name the same file")
+            serialize.check_writable(path)
+            outputs.append(path)
+    texts = _read_inputs(args.files, args)
+
+    # --- train -----------------------------------------------------------------------------------
+    bar = _progress_for(args)
+    try:
+        result = trainer.train(
+            texts, vocab_size=args.vocab_size, merges=args.merges, pattern=pattern, pattern_name=pattern_name, tie=args.tie,
+            min_frequency=args.min_frequency, special_tokens=specials, progress=bar,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    # --- write -----------------------------------------------------------------------------------
+    saved_tok = serialize.from_result(result, name, metadata={"files": [str(f) for f in args.files]})
+    written: dict[str, str] = {}
+    if args.output:
+        serialize.save(args.output, saved_tok)
+        written["output"] = str(args.output)
+    if save_path is not None:
+        path = saved.save_named(saved_tok, name, registry.saved_dir(), overwrite=True)
+        written["saved"] = str(path)
+    if args.export_tiktoken:
+        serialize.export_tiktoken(args.export_tiktoken, result.ranks)
+        written["tiktoken"] = str(args.export_tiktoken)
+
+    points = trainer.sweep(result, [s for s in sizes if s <= result.vocab_size])
+    skipped_sizes = [s for s in sizes if s > result.vocab_size]
+    if args.json:
+        print_json(_train_json(result, name, points, skipped_sizes, written))
+    else:
+        if args.verbose:
+            _print_verbose(result, texts)
+        _print_summary(result, name, points, skipped_sizes, written, args)
+    if result.stopped_early:
+        print(f"{cli.PROG}: note: {result.stop_message}", file=sys.stderr)
+    return 0
+
+
+def _merge_json(m: Any, tokens_after: int) -> dict[str, Any]:
+    return {
+        "rank": m.id,
+        "id": m.id,
+        "left": m.left.hex(),
+        "right": m.right.hex(),
+        "bytes": m.bytes.hex(),
+        "text": m.bytes.decode("utf-8", errors="replace"),
+        "left_id": m.left_id,
+        "right_id": m.right_id,
+        "count": m.count,
+        "tokens_after": tokens_after,
+    }
+
+
+def _point_json(p: Any) -> dict[str, Any]:
+    return {"vocab_size": p.vocab_size, "merges": p.merges, "tokens": p.tokens,
+            "chars_per_token": round(p.chars_per_token, 4), "bytes_per_token": round(p.bytes_per_token, 4)}
+
+
+def _train_json(result: Any, name: str, points: Any, skipped_sizes: list[int], written: dict[str, str]) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return {
+        "name": name,
+        "pattern": result.pattern,
+        "pattern_name": result.pattern_name,
+        "tie": result.tie,
+        "min_frequency": result.min_frequency,
+        "requested_merges": result.requested_merges,
+        "vocab_size": result.vocab_size,
+        "n_vocab": result.n_vocab,
+        "stop_reason": result.stop_reason,
+        "stopped_early": result.stopped_early,
+        "message": result.stop_message,
+        "corpus": asdict(result.stats),
+        "tokens_before": result.lengths[0],
+        "tokens_after": result.lengths[-1],
+        "merges": [_merge_json(m, result.lengths[i + 1]) for i, m in enumerate(result.merges)],
+        "special_tokens": dict(result.special_tokens),
+        "sweep": [_point_json(p) for p in points],
+        "sweep_beyond_trained": skipped_sizes,
+        "written": written,
+    }
+
+
+def _merge_line(m: Any) -> str:
+    return f"{m.id:>7}  {m.count:>9,}  {_show(m.left)} + {_show(m.right)} -> {_show(m.bytes)}"
+
+
+def _print_summary(result: Any, name: str, points: Any, skipped_sizes: list[int], written: dict[str, str],
+                   args: argparse.Namespace) -> None:
+    s = result.stats
+    n = len(result.merges)
+    specials = f" + {len(result.special_tokens)} special" if result.special_tokens else ""
+    print(f"trained {name}: {n:,} merges, vocabulary {result.vocab_size:,}{specials}")
+    files = f"{s.texts} file{'s' if s.texts != 1 else ''}"
+    pattern = result.pattern_name or f"regex {result.pattern!r}"
+    print(f"corpus: {files}, {s.chars:,} characters, {s.bytes:,} bytes -> {s.chunks:,} chunk{'s' if s.chunks != 1 else ''} "
+          f"({s.unique_chunks:,} distinct) with pattern {pattern}; tie rule {result.tie}")
+    after = result.lengths[-1]
+    per = s.chunk_chars / after if after else 0.0
+    print(f"length: {result.lengths[0]:,} -> {after:,} tokens ({per:.2f} characters per token)")
+    print(f"stop: {result.stop_message}")
+    if n and not args.verbose:
+        print(f"{'id':>7}  {'count':>9}  merge")
+        shown = list(result.merges) if n <= 2 * SHOW_MERGES else list(result.merges[:SHOW_MERGES])
+        for m in shown:
+            print(_merge_line(m))
+        if n > 2 * SHOW_MERGES:
+            print(f"{'...':>7}  ({n - 2 * SHOW_MERGES:,} more; --json lists every merge)")
+            for m in result.merges[-SHOW_MERGES:]:
+                print(_merge_line(m))
+    if result.special_tokens:
+        print("special tokens: " + ", ".join(f"{t} = {i}" for t, i in result.special_tokens.items()))
+    if points:
+        print(f"sweep:\n{'vocab':>7}  {'tokens':>10}  chars/token")
+        for p in points:
+            print(f"{p.vocab_size:>7,}  {p.tokens:>10,}  {p.chars_per_token:>11.3f}")
+    if skipped_sizes:
+        print("sweep: not trained that far: " + ", ".join(str(x) for x in skipped_sizes))
+    for key, label in (("output", "saved to"), ("saved", "saved as"), ("tiktoken", "exported ranks to")):
+        if key in written:
+            extra = f" (use it with -e {name})" if key == "saved" else ""
+            print(f"{label} {written[key]}{extra}")
+
+
+def _print_verbose(result: Any, texts: list[str]) -> None:
+    from ..core.trainer import replay
+
+    shown = []
+    left = VERBOSE_CHARS
+    for t in texts:
+        if left <= 0:
+            break
+        shown.append(t[:left])
+        left -= len(t)
+    cut = sum(len(t) for t in texts) > VERBOSE_CHARS
+    note = f" (first {VERBOSE_CHARS:,} characters)" if cut else ""
+    steps = replay(result, shown)
+    for i, chunks in enumerate(steps):
+        if i:
+            m = result.merges[i - 1]
+            print(f"merge {i}: {_show(m.left)} + {_show(m.right)} -> {_show(m.bytes)} (id {m.id}, count {m.count:,})")
+        tokens = [t for chunk in chunks for t in chunk]
+        label = "corpus" if i == 0 else "  now"
+        print(f"{label}: {'|'.join(_plain(t) for t in tokens)}  ({len(tokens):,} tokens{note})")
+
+
+# ----- baselines ------------------------------------------------------------------------------------
+
+
+def cmd_baselines(args: argparse.Namespace) -> int:
+    from ..core.baselines import baselines
+    from ..core.trainer import TrainingError, target_merges
+
+    pattern, pattern_name = _resolve_pattern(args.pattern)
+    try:
+        target_merges(args.vocab_size, None)
+    except TrainingError as exc:
+        raise UsageError(str(exc)) from None
+    if not 0.0 < args.split < 1.0:
+        raise UsageError(f"--split must be between 0 and 1 (exclusive); got {args.split}")
+    text = _read_inputs([args.file], args)[0]
+    bar = _progress_for(args, "baselines")
+    try:
+        report = baselines(
+            text, split=args.split, vocab_size=args.vocab_size, pattern=pattern,
+            pattern_name=pattern_name or "custom", top=args.top,
+            progress=None if bar is None else (lambda stage, p: bar(p)),
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.json:
+        print_json(_baselines_json(report, args.file))
+    else:
+        _print_baselines(report, args.file)
+    return 0
+
+
+def _figures_json(f: Any) -> dict[str, Any]:
+    return {
+        "vocab_size": f.vocab_size, "tokens": f.tokens, "test_tokens": f.test_tokens,
+        "test_oov": f.test_oov, "oov_rate": round(f.oov_rate, 6), "test_types": f.test_types,
+        "test_unseen_types": f.test_unseen_types, "unseen_type_rate": round(f.unseen_type_rate, 6),
+    }
+
+
+def _baselines_json(r: Any, source: str) -> dict[str, Any]:
+    c = r.crossing
+    return {
+        "file": source,
+        "chars": r.chars,
+        "split": r.split,
+        "split_at": r.split_at,
+        "character": _figures_json(r.char),
+        "word": _figures_json(r.word),
+        "bpe": _figures_json(r.bpe),
+        "unseen_words": [
+            {"word": u.word, "count": u.count, "bpe_pieces": [p.hex() for p in u.pieces],
+             "bpe_text": [p.decode("utf-8", errors="replace") for p in u.pieces]}
+            for u in r.unseen_words
+        ],
+        "crossing": {
+            "pattern": c.pattern_name,
+            "without_pattern": {"merges": c.merges_without, "crossing": c.crossing_without},
+            "with_pattern": {"merges": c.merges_with, "crossing": c.crossing_with},
+            "examples_without": [e.hex() for e in c.examples_without],
+        },
+    }
+
+
+def _print_baselines(r: Any, source: str) -> None:
+    held = r.chars - r.split_at
+    print(f"{source}: {r.chars:,} characters; vocabularies built on the first {r.split_at:,} "
+          f"({r.split:.0%} split), out-of-vocabulary measured on the other {held:,}")
+    print(f"{'tokenizer':<10} {'vocab':>7} {'tokens':>10} {'held-out':>10} {'OOV (held-out)':>22}")
+    for label, f in (("character", r.char), ("word", r.word), ("BPE", r.bpe)):
+        oov = "none: bytes" if label == "BPE" else f"{f.oov_rate:6.2%} ({f.test_oov:,})"
+        print(f"{label:<10} {f.vocab_size:>7,} {f.tokens:>10,} {f.test_tokens:>10,} {oov:>22}")
+    if r.word.test_types:
+        print(f"unseen word types: {r.word.test_unseen_types:,} of {r.word.test_types:,} "
+              f"({r.word.unseen_type_rate:.1%}); BPE spells them with smaller pieces")
+    if r.unseen_words:
+        print("most common unseen words (count, BPE pieces):")
+        for u in r.unseen_words:
+            print(f"  {u.word!r:<24} {u.count:>5,}  {'|'.join(_plain(p) for p in u.pieces)}")
+    c = r.crossing
+    print(f"learned tokens crossing a word boundary: {c.crossing_without:,} of {c.merges_without:,} with no "
+          f"pre-tokenization; {c.crossing_with:,} of {c.merges_with:,} with pattern {c.pattern_name}")
+    if c.examples_without:
+        print("  e.g. " + ", ".join(_show(e) for e in c.examples_without[:6]))
+
+
+# ----- import / export ----------------------------------------------------------------------------------
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from ..core import serialize
+    from ..sources import registry, saved
+
+    pattern, pattern_name = _resolve_pattern(args.pattern)
+    if not args.output and not args.save:
+        raise UsageError("say where to put it: -o OUT.json, or --save to keep it in your data directory")
+    name = args.name or (Path(args.output).stem if args.output else Path(args.file).stem)
+    save_path = None
+    if args.save:
+        try:
+            save_path = saved.saved_path(name, registry.saved_dir())
+        except registry.SourceError as exc:
+            raise UsageError(str(exc)) from None
+        if save_path.exists() and not args.force:
+            raise UsageError(f"a saved tokenizer named {name!r} already exists ({save_path}); "
+                             f"choose another --name or pass --force")
+    if args.output:
+        serialize.check_writable(args.output)
+    data = read_bytes_limited(args.file, args.max_bytes)
+    tok = serialize.import_tiktoken(data, name=name, pattern=pattern, pattern_name=pattern_name,
+                                    special_tokens=args.special or [], source=args.file)
+    written = {}
+    if args.output:
+        serialize.save(args.output, tok)
+        written["output"] = str(args.output)
+    if save_path is not None:
+        written["saved"] = str(saved.save_named(tok, name, registry.saved_dir(), overwrite=True))
+    if args.json:
+        print_json({"name": name, "vocab_size": tok.vocab_size, "n_vocab": tok.n_vocab, "merges": len(tok.merges),
+                    "pattern": pattern, "pattern_name": pattern_name, "special_tokens": tok.special_tokens,
+                    "written": written})
+    else:
+        print(f"imported {args.file}: {tok.vocab_size:,} tokens ({len(tok.merges):,} merges) as {name}")
+        for key, label in (("output", "saved to"), ("saved", "saved as")):
+            if key in written:
+                print(f"{label} {written[key]}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ..core import serialize
+
+    serialize.check_writable(args.output)
+    tokenizer = cli.load_encoding(args.encoding)
+    serialize.export_tiktoken(args.output, tokenizer.ranks)
+    if args.json:
+        print_json({"encoding": tokenizer.name, "ranks": len(tokenizer.ranks), "written": str(args.output),
+                    "special_tokens": tokenizer.special_tokens})
+    else:
+        print(f"exported {len(tokenizer.ranks):,} ranks of {tokenizer.name} to {args.output}")
+        if tokenizer.special_tokens:
+            print("(.tiktoken files hold no special tokens; they were: "
+                  + ", ".join(f"{t} = {i}" for t, i in tokenizer.special_tokens.items()) + ")")
+    return 0
+
+
+# ----- registration ------------------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "train", help="learn a byte-level BPE vocabulary from text files",
+        description="Learn a byte-level BPE vocabulary from FILE... ('-' reads standard input). "
+                    "Ids 0..255 are the bytes; each merge takes the next id.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="training text files ('-' for standard input)")
+    size = p.add_mutually_exclusive_group(required=True)
+    size.add_argument("--vocab-size", type=_int, metavar="N",
+                      help="target vocabulary: 256 bytes + merges (special tokens come on top)")
+    size.add_argument("--merges", type=_int, metavar="N", help="target number of merges")
+    _add_pattern_option(p)
+    p.add_argument("--tie", choices=("first", "lexical"), default="first",
+                   help="equal counts: the pair seen first in the corpus (first, default) or the smallest by bytes (lexical)")
+    p.add_argument("--min-frequency", type=_int, default=2, metavar="K",
+                   help="stop when the best pair occurs fewer than K times (default: 2)")
+    p.add_argument("--special", action="append", metavar="TOKEN",
+                   help="add a special token after the merges (repeat for more); the texts are cut at it")
+    p.add_argument("-o", "--output", metavar="OUT", help="save the tokenizer to OUT (tokscope's JSON format)")
+    p.add_argument("--name", metavar="NAME", help="the tokenizer's name (default: from -o or the first file)")
+    p.add_argument("--save", action="store_true", help="save it in your data directory, usable as -e NAME")
+    p.add_argument("--force", action="store_true", help="with --save: replace a saved tokenizer of the same name")
+    p.add_argument("--export-tiktoken", metavar="PATH", help="also write the ranks as a .tiktoken file")
+    p.add_argument("--sweep", metavar="SIZES", help="print the corpus length at these vocabulary sizes, e.g. 300,500,1000")
+    p.add_argument("--json", action="store_true", help="print JSON: every merge (left/right hex, count), the sweep, ...")
+    p.add_argument("--verbose", action="store_true", help="print each merge and the corpus after it (tiny corpora)")
+    _add_read_options(p)
+    p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser(
+        "baselines", help="character and word tokenizers vs BPE on one text, with out-of-vocabulary rates",
+        description="Build character, word and BPE vocabularies on the first part of FILE and measure them "
+                    "on the rest; count learned tokens that cross a word boundary with and without a pattern.",
+    )
+    p.add_argument("file", metavar="FILE", help="a text file ('-' for standard input)")
+    p.add_argument("--split", type=float, default=0.5, metavar="F",
+                   help="the share of the text the vocabularies are built on (default: 0.5)")
+    p.add_argument("--vocab-size", type=_int, default=1000, metavar="N",
+                   help="the BPE vocabulary size (default: 1000)")
+    _add_pattern_option(p)
+    p.add_argument("--top", type=_int, default=10, metavar="N", help="unseen words to list (default: 10)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    _add_read_options(p)
+    p.set_defaults(func=cmd_baselines)
+
+    p = subparsers.add_parser(
+        "import", help="turn a .tiktoken rank file and a pattern into a saved tokenizer",
+        description="Import FILE (tiktoken's 'base64-token rank' format, ranks 0..255 the bytes in order) "
+                    "with a pre-tokenization pattern, as a tokscope tokenizer file.",
+    )
+    p.add_argument("file", metavar="FILE", help="the .tiktoken file")
+    _add_pattern_option(p, default=None)
+    p.add_argument("--special", action="append", metavar="TOKEN", help="add a special token (repeat for more)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the tokenizer to OUT")
+    p.add_argument("--name", metavar="NAME", help="its name (default: from -o or FILE)")
+    p.add_argument("--save", action="store_true", help="save it in your data directory, usable as -e NAME")
+    p.add_argument("--force", action="store_true", help="with --save: replace a saved tokenizer of the same name")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--max-bytes", type=int, default=cli.DEFAULT_MAX_BYTES, metavar="N", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_import)
+
+    p = subparsers.add_parser("export", help="write an encoding's ranks as a .tiktoken file")
+    cli.add_encoding_option(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the .tiktoken file to write")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_export)

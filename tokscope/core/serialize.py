@@ -165,18 +165,33 @@ def dumps(saved: SavedTokenizer) -> bytes:
     return (head + tail).encode("utf-8")
 
 
+def _folder(target: Path) -> Path:
+    return target.parent if str(target.parent) else Path(".")
+
+
+def _temp_file(target: Path) -> tuple[int, str]:
+    """A new temporary file next to ``target`` (same file system, so the rename is atomic)."""
+    folder = _folder(target)
+    try:
+        return tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        if not folder.exists():
+            reason = f"folder {folder} does not exist"
+        elif not folder.is_dir():
+            reason = f"{folder} is not a folder"
+        elif isinstance(exc, PermissionError):
+            reason = "permission denied"
+        else:
+            reason = f"cannot create files in {folder} ({exc.strerror or exc})"
+        raise SaveError(f"cannot write {target}: {reason}") from None
+
+
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename (never half a file)."""
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    except FileNotFoundError:
-        raise SaveError(f"cannot write {target}: folder {folder} does not exist") from None
-    except PermissionError:
-        raise SaveError(f"cannot write {target}: permission denied") from None
-    except OSError as exc:
-        raise SaveError(f"cannot write {target}: {exc.strerror or exc}") from None
+    if target.is_dir():
+        raise SaveError(f"cannot write {target}: it is a directory")
+    fd, tmp = _temp_file(target)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -188,25 +203,21 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp)
         except OSError:
             pass
-        if isinstance(exc, IsADirectoryError):
-            raise SaveError(f"cannot write {target}: it is a directory") from None
-        if isinstance(exc, PermissionError):
-            raise SaveError(f"cannot write {target}: permission denied") from None
         if isinstance(exc, OSError):
-            raise SaveError(f"cannot write {target}: {exc.strerror or exc}") from None
+            reason = "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
+            raise SaveError(f"cannot write {target}: {reason}") from None
         raise
 
 
 def check_writable(path: str | os.PathLike[str]) -> None:
-    """Raise :class:`SaveError` now if ``path`` clearly cannot be written (before long work)."""
+    """Raise :class:`SaveError` now if ``path`` cannot be written (checked before long work by
+    creating and removing a temporary file next to it; ``path`` itself is not touched)."""
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
         raise SaveError(f"cannot write {target}: it is a directory")
-    if not folder.is_dir():
-        raise SaveError(f"cannot write {target}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise SaveError(f"cannot write {target}: permission denied")
+    fd, tmp = _temp_file(target)
+    os.close(fd)
+    os.unlink(tmp)
     if target.exists() and not os.access(target, os.W_OK):
         raise SaveError(f"cannot write {target}: permission denied")
 

@@ -392,7 +392,7 @@ def train(
     n_target, tie, min_frequency, specials = _check_options(vocab_size, merges, tie, min_frequency, special_tokens)
     table = chunk_table(texts, pattern, specials, cancel=cancel)
     if table.stats.chunks == 0:
-        raise TrainingError("the corpus is empty: there is no text to learn from")
+        raise TrainingError("the corpus is empty: the pattern finds no text to learn from in it")
     learned, lengths, reason = _train_incremental(
         table, n_target, tie == "first", min_frequency, progress, cancel
     )
@@ -670,7 +670,7 @@ def train_naive(
     n_target, tie, min_frequency, specials = _check_options(vocab_size, merges, tie, min_frequency, special_tokens)
     table = chunk_table(texts, pattern, specials)
     if table.stats.chunks == 0:
-        raise TrainingError("the corpus is empty: there is no text to learn from")
+        raise TrainingError("the corpus is empty: the pattern finds no text to learn from in it")
     words = [list(c) for c in table.chunks]
     freqs = table.freqs
     tok = [bytes([i]) for i in range(256)]
