@@ -427,6 +427,8 @@ class InsightsScreen(Screen):
             sig = getattr(app, signal, None)
             if sig is not None:
                 sig.subscribe(self, lambda _data: self.action_recompute())
+        if app.is_headless:  # steady screenshots: no blinking cursor
+            self.query_one("#ins-width", Input).cursor_blink = False
         self.action_recompute()
 
     def on_unmount(self) -> None:

@@ -206,7 +206,7 @@ class TrainScreen(Screen):
     BINDINGS = [
         Binding("escape", "cancel_or_close", "Cancel/back"),
         Binding("ctrl+r", "train", "Train", priority=True),
-        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("ctrl+w", "save", "Save", priority=True),
         Binding("ctrl+o", "open_trained", "Open", priority=True),
         Binding("ctrl+e", "compare", "Compare", priority=True),
         Binding("ctrl+y", "toggle_curve", "Tokens/chars", priority=True),
@@ -257,11 +257,11 @@ class TrainScreen(Screen):
             yield Button("Train ^R", id="tr-train", variant="primary", compact=True)
             yield Button("Cancel", id="tr-cancel", disabled=True, compact=True)
             yield Input(placeholder="name to save as", id="tr-name", compact=True)
-            yield Button("Save ^S", id="tr-save", disabled=True, compact=True)
+            yield Button("Save ^W", id="tr-save", disabled=True, compact=True)
             yield Button("Open ^O", id="tr-open", disabled=True, compact=True)
             yield Button("Compare ^E", id="tr-compare", disabled=True, compact=True)
         with Horizontal(id="tr-progress-row"):
-            yield ProgressBar(total=None, show_eta=True, id="tr-progress")
+            yield ProgressBar(total=1, show_eta=False, id="tr-progress")
         yield Static("Set the options and press Train (Ctrl+R).", id="tr-status")
         with Horizontal(id="tr-results"):
             yield MergeList(id="tr-merges")
@@ -271,6 +271,10 @@ class TrainScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#tr-merges", MergeList).border_title = "merges: pair → new token, count"
+        if self.app.is_headless:  # steady screenshots: no blinking cursors
+            for field in self.query(Input):
+                field.cursor_blink = False
+        self.query_one("#tr-train", Button).focus()
         self.set_interval(POLL_INTERVAL, self._drain)
 
     def on_unmount(self) -> None:
@@ -469,7 +473,7 @@ class TrainScreen(Screen):
         self.status(
             f"{result.stop_message[0].upper()}{result.stop_message[1:]}{skipped}. Vocabulary "
             f"{result.n_vocab:,} · corpus {result.lengths[0]:,} → {result.lengths[-1]:,} tokens · "
-            f"{self.finished_in:.1f} s. Save (^S), open (^O) or compare (^E)."
+            f"{self.finished_in:.1f} s. Save (^W), open (^O) or compare (^E)."
         )
         for button in ("#tr-save", "#tr-open", "#tr-compare"):
             self.query_one(button, Button).disabled = False
@@ -540,7 +544,7 @@ class TrainScreen(Screen):
 
     # --- after training -----------------------------------------------------------------------
 
-    def _name(self) -> str | None:
+    def _typed_name(self) -> str | None:
         name = self.query_one("#tr-name", Input).value.strip()
         if not name:
             self.status("type a name to save the tokenizer as", error=True)
@@ -555,7 +559,7 @@ class TrainScreen(Screen):
         if self.result is None:
             self.status("nothing to save yet: train first", error=True)
             return
-        name = self._name()
+        name = self._typed_name()
         if name is None:
             return
         path = saved_path(name)
