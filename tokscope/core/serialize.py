@@ -330,15 +330,15 @@ def loads(data: bytes, source: str = "tokenizer file") -> SavedTokenizer:
                 f"{source}: this is a .tiktoken rank file; import it with a pattern "
                 f"(tokscope import FILE --pattern NAME)"
             ) from None
-        truncated = exc.pos >= len(text.rstrip())
+        truncated = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
         what = "truncated" if truncated else f"not valid JSON at line {exc.lineno} column {exc.colno}"
         raise SavedFormatError(f"{source}: not a tokscope tokenizer file ({what})") from None
     return from_document(doc, source)
 
 
 def _looks_like_tiktoken(data: bytes) -> bool:
-    first = data.split(b"\n", 1)[0].split()
-    return len(first) == 2 and first[1].isdigit()
+    first = data.split(b"\n", 1)[0].strip()
+    return regex.fullmatch(rb"[A-Za-z0-9+/]+={0,2} [0-9]+", first) is not None
 
 
 def load(path: str | os.PathLike[str]) -> SavedTokenizer:
