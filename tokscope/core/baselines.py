@@ -103,16 +103,22 @@ class BaselinesReport:
 
 
 def split_text(text: str, split: float) -> int:
-    """Where the training part ends: ``split`` of the characters, moved to the next whitespace.
+    """Where the training part ends: ``split`` of the characters, moved forward to the next
+    whitespace (or back to the last one when there is none after), so no word is cut.
 
-    >>> split_text("aaa bbb ccc", 0.5)
-    7
+    >>> split_text("aaa bbb ccc", 0.5), split_text("aaa bbbbbbbb", 0.5)
+    (7, 3)
     """
     if not 0.0 < split < 1.0:
         raise BaselinesError(f"the split must be between 0 and 1 (exclusive); got {split}")
     at = int(len(text) * split)
     found = regex.compile(r"\s").search(text, at)
-    return found.start() if found else at
+    if found:
+        return found.start()
+    before = max(text.rfind(c, 0, at) for c in " \t\n\r")
+    if before <= 0:
+        raise BaselinesError("the text is too short: it needs at least two words to split")
+    return before
 
 
 def _figures(kind: str, train_items: list, whole_items: int, test_items: list) -> BaselineFigures:
