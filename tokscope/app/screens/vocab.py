@@ -26,7 +26,9 @@ from ...core.tokenizer import Tokenizer
 from ...core.vocab import VocabResult, search_vocab
 
 #: rows put in the table at most (the status line gives the full count)
-SHOWN = 2000
+SHOWN = 500
+#: seconds to wait after a keystroke before searching (typing fast starts one search, not many)
+DEBOUNCE = 0.12
 
 MODES = [("substring", "substring"), ("regex", "regex"), ("hex bytes", "hex"), ("id", "id")]
 SORTS = [("by id", "id"), ("longest first", "length")]
@@ -67,6 +69,7 @@ class VocabScreen(Screen):
         self.error: str | None = None
         self._cancel = threading.Event()
         self._serial = 0
+        self._timer = None
 
     def compose(self) -> ComposeResult:
         query, mode = self._initial
@@ -111,7 +114,10 @@ class VocabScreen(Screen):
 
     @on(Input.Changed, "#voc-query")
     def _query_changed(self, event: Input.Changed) -> None:
-        self.search()
+        if self._timer is not None:
+            self._timer.stop()
+        self._status("…")
+        self._timer = self.set_timer(DEBOUNCE, self.search)
 
     @on(Input.Submitted, "#voc-query")
     def _query_submitted(self, event: Input.Submitted) -> None:
@@ -125,6 +131,9 @@ class VocabScreen(Screen):
     def search(self) -> None:
         """Start a search for what the box holds (cancelling the one running)."""
         tokenizer = self.tokenizer
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
         if tokenizer is None:
             self._status("no encoding loaded yet", error=True)
             return

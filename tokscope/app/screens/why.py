@@ -123,12 +123,12 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
         out.append(c.why.summary + "\n")
     if c.variants:
         out.append("variants\n", style="bold")
+        # the texts say which variant each is (" Word", "WORD", "\nword"), so no labels here
         texts = ['"' + show_bytes(v.text.encode()) + '"' for v in c.variants]
-        ids = [" ".join(map(str, v.tokens)) for v in c.variants]
-        tw, iw = max(map(len, texts)), max(map(len, ids))
-        for v, shown_text, shown_ids in zip(c.variants, texts, ids):
-            out.append(f"  {shown_text:<{tw}}  {shown_ids:<{iw}}  ")
-            out.append(v.label + "\n", style="dim")
+        tw = max(map(len, texts))
+        for v, shown_text in zip(c.variants, texts):
+            out.append(f"  {shown_text:<{tw}}  ")
+            out.append(" ".join(map(str, v.tokens)) + "\n", style="bold" if len(v.tokens) == 1 else "")
     return out
 
 
@@ -138,6 +138,7 @@ class MergeTree(Tree[int]):
     BINDINGS = [
         Binding("right", "expand_or_child", "Expand", show=False),
         Binding("left", "collapse_or_parent", "Collapse", show=False),
+        Binding("a", "expand_everything", "Expand all", show=False),
     ]
 
     def action_expand_or_child(self) -> None:
@@ -148,6 +149,18 @@ class MergeTree(Tree[int]):
             n.expand()
         elif n.children:
             self.move_cursor(n.children[0])
+
+    def action_expand_everything(self) -> None:
+        """Load and expand the whole subtree under the cursor (a tree has at most 2n-1 nodes for
+        an n-byte token, so this is always small)."""
+        start = self.cursor_node or self.root
+        stack = [start]
+        while stack:
+            n = stack.pop()
+            self.screen.load_children(n)  # type: ignore[attr-defined]
+            if n.allow_expand:
+                n.expand()
+            stack.extend(n.children)
 
     def action_collapse_or_parent(self) -> None:
         n = self.cursor_node
@@ -174,7 +187,7 @@ class WhyScreen(Screen):
     WhyScreen #why-used.-shown { display: block; }
     WhyScreen #why-used:focus { border: round $accent; }
     WhyScreen #why-cut-row { height: 1; }
-    WhyScreen #why-cut-row > Static { width: auto; padding: 0 1 0 0; }
+    WhyScreen #why-cut-row > Static { width: auto; margin: 0 1 0 1; }
     WhyScreen #why-cutoff { width: 1fr; height: 1; border: none; padding: 0; }
     WhyScreen #why-scroll { height: 1fr; border: round $primary-darken-2; padding: 0 1; }
     WhyScreen #why-scroll:focus { border: round $accent; }
@@ -213,7 +226,7 @@ class WhyScreen(Screen):
                 tree = MergeTree("", id="why-tree")
                 tree.auto_expand = False
                 tree.border_title = "merge tree"
-                tree.border_subtitle = "←→ collapse/expand · Enter open · u used in"
+                tree.border_subtitle = "←→ fold · a all · Enter open · u used in"
                 yield tree
                 used = OptionList(id="why-used")
                 used.border_title = "used in"
@@ -325,7 +338,10 @@ class WhyScreen(Screen):
     @on(Tree.NodeExpanded)
     def _load_children(self, event: Tree.NodeExpanded) -> None:
         event.stop()
-        n: TreeNode[int] = event.node
+        self.load_children(event.node)
+
+    def load_children(self, n: TreeNode[int]) -> None:
+        """Add a node's two parents (once), each expandable when it has parents itself."""
         tokenizer = self.tokenizer
         if n.children or n.data is None or tokenizer is None:
             return
@@ -409,9 +425,12 @@ class WhyScreen(Screen):
             return
         options = []
         for u in uses[:MAX_USES]:
-            label = token_label(tokenizer, u.child)
-            other = tokenizer.token_bytes(u.other)
-            label.append(f"  {u.side} parent, with \"{show_bytes(other)}\"", style="dim")
+            label = Text()
+            label.append(f"{u.child} ", style="bold")
+            child = tokenizer.token_bytes(u.child)
+            label.append(f'"{show_bytes(child)}"', style="cyan")
+            other = f'"{show_bytes(tokenizer.token_bytes(u.other))}"'
+            label.append(f"  = this + {other}" if u.side == "left" else f"  = {other} + this", style="dim")
             options.append(Option(label, id=f"{u.child}:{u.side}"))  # a token may use it on both sides
         if len(uses) > MAX_USES:
             options.append(Option(f"… and {len(uses) - MAX_USES} more (tokscope tree --used-in)", disabled=True))
