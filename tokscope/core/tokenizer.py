@@ -103,14 +103,21 @@ def _pinned_table() -> dict[int, str]:
 
 
 @functools.cache
+def _by_category() -> dict[str, frozenset[int]]:
+    groups: dict[str, set[int]] = {}
+    for cp, category in _pinned_table().items():
+        groups.setdefault(category, set()).add(cp)
+    return {category: frozenset(cps) for category, cps in groups.items()}
+
+
+@functools.cache
 def _property_members(name: str) -> tuple[frozenset[int], frozenset[int]]:
     """Among the moved code points: those the installed ``regex`` puts in ``\\p{name}``, and those
     :data:`PATTERN_UNICODE_VERSION` does."""
-    table = _pinned_table()
-    chars = "".join(map(chr, table))
+    chars = "".join(map(chr, _pinned_table()))
     installed = frozenset(ord(m.group()) for m in regex.finditer(r"\p{%s}" % name, chars))
-    categories = _PROPERTY_CATEGORIES[name]
-    pinned = frozenset(cp for cp, category in table.items() if category in categories)
+    groups = _by_category()
+    pinned = frozenset().union(*(groups.get(c, ()) for c in _PROPERTY_CATEGORIES[name]))
     return installed, pinned
 
 
@@ -189,14 +196,15 @@ def _pin_class(body: str, suspects: set[int]) -> str:
         differ |= installed ^ pinned
     if not differ:
         return body
-    other_class = regex.compile("[" + "".join(others) + "]") if others else None
-    belong = set()
-    for cp in differ:
-        member = any((cp in _property_members(name)[1]) != neg for neg, name in props)
-        if not member and other_class is not None:
-            member = other_class.fullmatch(chr(cp)) is not None
-        if member != negated:
-            belong.add(cp)
+    member: set[int] = set()
+    for neg, name in props:
+        pinned = _property_members(name)[1]
+        member |= (differ - pinned) if neg else (differ & pinned)
+    if others:
+        rest = "".join(map(chr, sorted(differ - member)))
+        other_class = regex.compile("[" + "".join(others) + "]")
+        member.update(ord(m.group()) for m in other_class.finditer(rest))
+    belong = differ - member if negated else member
     suspects |= differ
     add = "|" + _char_class(belong) if belong else ""
     return f"(?:(?!{_char_class(differ)}){body}{add})"
@@ -355,10 +363,11 @@ class ChunkPattern:
     ['ab', ' ', '12']
     """
 
-    __slots__ = ("pattern", "plain", "pinned", "ascii", "line_safe", "_suspect")
+    __slots__ = ("pattern", "plain", "ascii", "line_safe", "_pinned", "_suspect", "_lock")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
+        self.plain = regex.compile(translate_pattern(pattern, pin_unicode=False)[0])
         #: the stdlib-``re`` twin used on ASCII text (``None`` when the pattern cannot be translated)
         self.ascii: re.Pattern[str] | None = None
         translated = ascii_pattern(pattern)
@@ -369,27 +378,44 @@ class ChunkPattern:
                 self.ascii = None
         #: True for patterns whose text may be cut at :data:`_SEGMENT_BREAK` (see LINE_SAFE_PATTERNS)
         self.line_safe = pattern in LINE_SAFE_PATTERNS
-        self.plain = regex.compile(translate_pattern(pattern, pin_unicode=False)[0])
-        pinned, suspects = translate_pattern(pattern)
-        if suspects:
-            self.pinned = regex.compile(pinned)
-            # the stdlib engine scans a plain class about twice as fast as ``regex``
-            self._suspect: re.Pattern[str] | None = re.compile(_char_class(suspects))
-        else:
-            self.pinned = self.plain
-            self._suspect = None
+        # the pinned translation is built on first use with non-ASCII text (it costs ~0.1 s)
+        self._pinned: regex.Pattern[str] | None = None
+        self._suspect: re.Pattern[str] | None = None
+        self._lock: threading.Lock | None = threading.Lock()
+
+    def _build_pinned(self) -> None:
+        lock = self._lock
+        if lock is None:
+            return
+        with lock:
+            if self._lock is None:
+                return
+            pinned, suspects = translate_pattern(self.pattern)
+            if suspects:
+                # the stdlib engine scans a plain class about twice as fast as ``regex``
+                self._suspect = re.compile(_char_class(suspects))
+                self._pinned = regex.compile(pinned)
+            self._lock = None
+
+    @property
+    def pinned(self) -> regex.Pattern[str]:
+        """The translation that follows :data:`PATTERN_UNICODE_VERSION` (``plain`` if no class moved)."""
+        self._build_pinned()
+        return self._pinned or self.plain
 
     def __repr__(self) -> str:
         return f"ChunkPattern({self.pattern!r})"
 
     def for_text(self, text: str, pos: int | None = None, endpos: int | None = None) -> regex.Pattern[str]:
         """The compiled pattern to use on ``text[pos:endpos]``."""
+        if text.isascii():
+            return self.plain
+        if self._lock is not None:
+            self._build_pinned()
         suspect = self._suspect
-        if suspect is None or text.isascii():
+        if suspect is None or suspect.search(text, pos or 0, len(text) if endpos is None else endpos) is None:
             return self.plain
-        if suspect.search(text, pos or 0, len(text) if endpos is None else endpos) is None:
-            return self.plain
-        return self.pinned
+        return self._pinned  # type: ignore[return-value]
 
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[regex.Match[str]]:
         return self.for_text(text, pos, endpos).finditer(text, pos, endpos)
