@@ -100,10 +100,12 @@ def bench_train_screen(text: str, repeat: int, merges: int) -> bool:
     print(f"training screen vs bare trainer on {n / 1e6:.2f} MB, {merges} merges (best of {repeat}); "
           f"target within {TARGET_TRAIN_OVERHEAD - 1:.0%}")
     t_bare = best_of(repeat, lambda: train_screen.bench_bare_train(text, merges))
-    t_screen = best_of(repeat, lambda: asyncio.run(train_screen.bench_screen_train(text, merges)))
+    t_screen = min(asyncio.run(train_screen.bench_screen_train(text, merges)) for _ in range(repeat))
     ratio = t_screen / t_bare
     good = ratio <= TARGET_TRAIN_OVERHEAD
     print(f"  bare trainer {t_bare:.3f}s   screen {t_screen:.3f}s   ratio {ratio:.2f}x  {'ok' if good else 'MISSED'}")
+    print("  (screen: from pressing Train to the finished result shown, in a headless app; both runs pass a\n"
+          "   progress callback; the screen drains a queue every 0.2 s)")
     del trainer
     return good
 

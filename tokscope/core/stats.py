@@ -39,6 +39,9 @@ PROBE_NUMBERS: tuple[str, ...] = ("7", "42", "365", "2026", "31415", "1234567", 
 DEFAULT_WIDTH = 4096
 
 _DIGITS = regex.compile(rb"[0-9]+")
+#: Text a token label shows as it is (apart from spaces): no controls, format characters, separators
+#: or backslashes.
+_PLAIN_LABEL = regex.compile(r"[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}\\]*")
 
 
 # ----- data ------------------------------------------------------------------------------------
@@ -606,6 +609,13 @@ def token_label(data: bytes) -> str:
     >>> token_label(b" the"), token_label(b"\\n\\n"), token_label("é".encode()[:1])
     ('␣the', '\\\\n\\\\n', '<c3>')
     """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        if _PLAIN_LABEL.fullmatch(text):  # the common case: nothing to escape but spaces
+            return text.replace(" ", "␣")
     out = []
     pos = 0
     while pos < len(data):

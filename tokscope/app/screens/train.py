@@ -3,7 +3,7 @@
 Pick the corpus (file paths, or nothing for the explorer's current text) and the trainer's options
 (size, pre-tokenization pattern, tie rule, minimum frequency, special tokens), then train. Training
 runs in a thread worker (:func:`tokscope.core.trainer.train`); its progress callback only appends
-to a queue, and a timer drains the queue ten times a second into the progress bar, the list of
+to a queue, and a timer drains the queue five times a second into the progress bar, the list of
 merges (pair, new token, count) and the falling corpus length, so the screen never freezes and
 the worker is barely slowed. Escape cancels a run (nothing is kept or saved).
 
@@ -47,7 +47,7 @@ COMPARE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 #: Largest corpus file read (bytes).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: How often the screen drains the trainer's progress queue (seconds).
-POLL_INTERVAL = 0.1
+POLL_INTERVAL = 0.2
 
 
 class TrainFormError(TokscopeError):
@@ -145,7 +145,8 @@ class MergeList(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.rows: list[str] = []
+        #: one entry per merge: (number, left bytes, right bytes, count, new id); formatted when drawn
+        self.rows: list[tuple[int, bytes, bytes, int, int]] = []
         self.follow = True
 
     def clear(self) -> None:
@@ -155,15 +156,20 @@ class MergeList(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False)
         self.refresh()
 
-    def extend(self, rows: Sequence[str]) -> None:
+    def extend(self, rows: Sequence[tuple[int, bytes, bytes, int, int]]) -> None:
         if not rows:
             return
         at_end = self.follow or self.scroll_y >= self.max_scroll_y - 1
         self.rows.extend(rows)
-        self.virtual_size = Size(max(len(r) for r in rows[-50:]) + 2 if rows else 0, len(self.rows))
+        self.virtual_size = Size(60, len(self.rows))
         if at_end:
             self.call_after_refresh(self.scroll_end, animate=False)
         self.refresh()
+
+    def line(self, index: int) -> str:
+        """The text of merge ``index`` (0-based) as the list shows it."""
+        number, left, right, count, new_id = self.rows[index]
+        return merge_row(number, trainer.Merge(left, right, new_id, count, -1, -1), new_id)
 
     def render_line(self, y: int) -> Strip:
         index = int(self.scroll_offset.y) + y
@@ -171,9 +177,8 @@ class MergeList(ScrollView, can_focus=True):
         base = self.rich_style
         if index >= len(self.rows):
             return Strip.blank(width, base)
-        text = self.rows[index]
-        return Strip([Segment(text, base)]).crop(int(self.scroll_offset.x), int(self.scroll_offset.x) + width) \
-            .adjust_cell_length(width, base)
+        x = int(self.scroll_offset.x)
+        return Strip([Segment(self.line(index), base)]).crop(x, x + width).adjust_cell_length(width, base)
 
 
 class TrainScreen(Screen):
@@ -411,7 +416,7 @@ class TrainScreen(Screen):
         queue = self._queue
         if not queue:
             return
-        rows: list[str] = []
+        rows: list[tuple[int, bytes, bytes, int, int]] = []
         last: trainer.TrainProgress | None = None
         n_done = len(self.query_one("#tr-merges", MergeList).rows)
         while queue:
@@ -422,7 +427,7 @@ class TrainScreen(Screen):
                 p: trainer.TrainProgress = data
                 if p.merges_done > 0:
                     n_done += 1
-                    rows.append(merge_row(p.merges_done, p, 255 + p.merges_done))
+                    rows.append((p.merges_done, p.left, p.right, p.count, 255 + p.merges_done))
                 if p.merges_done == 0 or p.merges_done % max(1, p.merges_total // 400) == 0:
                     self.live_points.append((256.0 + p.merges_done, float(p.tokens)))
                 last = p
@@ -449,7 +454,7 @@ class TrainScreen(Screen):
                     self.status(f"training finished but cannot be shown: {type(exc).__name__}: {exc}", error=True)
         self._flush(rows, last)
 
-    def _flush(self, rows: list[str], last: trainer.TrainProgress | None) -> None:
+    def _flush(self, rows: list[tuple[int, bytes, bytes, int, int]], last: trainer.TrainProgress | None) -> None:
         if rows:
             self.query_one("#tr-merges", MergeList).extend(rows)
         if last is not None and self.state == "training":
@@ -584,7 +589,7 @@ class TrainScreen(Screen):
         assert self.result is not None
         try:
             save_result(self.result, path, name)
-        except (TokscopeError, OSError, ImportError, AttributeError) as exc:
+        except (TokscopeError, OSError) as exc:
             self.status(f"cannot save {name!r}: {exc}", error=True)
             return
         from ...sources import registry
@@ -650,7 +655,7 @@ def save_result(result: trainer.TrainResult, path: Path, name: str) -> None:
     from ...core import serialize
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    serialize.save(result, path, name=name)
+    serialize.save(path, serialize.from_result(result, name, metadata={"trained_in": "the explorer's training screen"}))
 
 
 # ----- benchmark helpers (bench/bench_insights.py) -------------------------------------------------
@@ -664,6 +669,8 @@ def bench_bare_train(text: str, merges: int) -> trainer.TrainResult:
 
 async def bench_screen_train(text: str, merges: int) -> float:
     """Train through the screen, headless; returns the seconds from pressing Train to the result shown."""
+    import asyncio
+
     from textual.app import App
 
     class Host(App):
@@ -682,7 +689,7 @@ async def bench_screen_train(text: str, merges: int) -> float:
         start = time.perf_counter()
         screen.action_train()
         while screen.state != "done":
-            await pilot.pause(0.01)
+            await asyncio.sleep(0.01)  # not pilot.pause: that forces a repaint each time
             if screen.state == "failed":
                 raise RuntimeError(str(screen.query_one("#tr-status", Static).render()))
         return time.perf_counter() - start
