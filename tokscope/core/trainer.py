@@ -449,7 +449,7 @@ def _pair_at(word: list[int], offset: int, a: int, b: int, lens: list[int]) -> b
     return False
 
 
-def _first_occurrence(holders: set[int], words: list[list[int]], a: int, b: int, lens: list[int]) -> tuple[int, int]:
+def _first_occurrence(holders: list[int], words: list[list[int]], a: int, b: int, lens: list[int]) -> tuple[int, int]:
     """The earliest ``(chunk index, byte offset)`` of the pair; drops stale chunk indexes."""
     while holders:
         wi = min(holders)
@@ -460,7 +460,7 @@ def _first_occurrence(holders: set[int], words: list[list[int]], a: int, b: int,
             if t == a and word[j + 1] == b:
                 return wi, pos
             pos += lens[t]
-        holders.discard(wi)
+        holders.remove(wi)
     raise AssertionError("a pair with a positive count has no occurrence")  # pragma: no cover
 
 
@@ -478,7 +478,10 @@ def _train_incremental(
     tok: list[bytes] = [bytes([i]) for i in range(256)]
     lens: list[int] = [1] * 256
     counts: dict[int, int] = {}
-    where: dict[int, set[int]] = {}
+    # pair -> the chunks holding it: a list without repeats (a pair gains holders only in the
+    # step that creates it, chunk by chunk, so checking the last entry is enough); entries go
+    # stale when a pair leaves a chunk and are skipped then (cheaper than sets: most pairs have one)
+    where: dict[int, list[int]] = {}
     firsts: dict[int, tuple[int, int]] = {}
     for wi, w in enumerate(words):
         n = len(w)
@@ -492,12 +495,14 @@ def _train_incremental(
             c = counts.get(k)
             if c is None:
                 counts[k] = f
-                where[k] = {wi}
+                where[k] = [wi]
                 if tie_first:
                     firsts[k] = (wi, j - 1)
             else:
                 counts[k] = c + f
-                where[k].add(wi)
+                holders = where[k]
+                if holders[-1] != wi:
+                    holders.append(wi)
             prev = cur
     if tie_first:
         heap: list[tuple] = [(-c, *firsts[k], k) for k, c in counts.items()]
@@ -585,10 +590,12 @@ def _train_incremental(
                     c2 = counts.get(k2)
                     if c2 is None:
                         counts[k2] = f
-                        where[k2] = {wi}
+                        where[k2] = [wi]
                     else:
                         counts[k2] = c2 + f
-                        where[k2].add(wi)
+                        wl = where[k2]
+                        if wl[-1] != wi:
+                            wl.append(wi)
                     if tie_first:
                         if c2 is None or wi < fresh[k2][0]:
                             if scanned != i:  # byte offset of w[i], computed only when needed
@@ -607,10 +614,12 @@ def _train_incremental(
                         c2 = counts.get(k2)
                         if c2 is None:
                             counts[k2] = f
-                            where[k2] = {wi}
+                            where[k2] = [wi]
                         else:
                             counts[k2] = c2 + f
-                            where[k2].add(wi)
+                            wl = where[k2]
+                            if wl[-1] != wi:
+                                wl.append(wi)
                         if tie_first:
                             if c2 is None or wi < fresh[k2][0]:
                                 if scanned != zi:
