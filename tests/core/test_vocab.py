@@ -102,3 +102,18 @@ def test_partial_tokens_are_found_by_hex_not_lost():
     assert [t.id for t in search_vocab(tok, hex_bytes="c3").tokens] == [0, 2]
     assert [t.id for t in search_vocab(tok, pattern="\ufffd").tokens] == [0, 1]
     assert [t.id for t in search_vocab(tok, substring="é").tokens] == [2]
+
+
+def test_results_are_in_id_order_even_with_specials_inside_the_ranks(load):
+    tok = load("p50k_edit")  # <|endoftext|> is 50256, between mergeable ranks
+    ids = [t.id for t in search_vocab(tok, limit=None).tokens]
+    assert ids == sorted(ids) and len(ids) == len(tok.ranks) + len(tok.special_tokens)
+    found = [t.id for t in search_vocab(tok, substring="<|", limit=None).tokens]
+    assert found == sorted(found) and 50256 in found
+
+
+@FAST
+@given(needle=st.sampled_from([" ", "e", "in", "\n", "é"]))
+def test_dense_and_sparse_substring_paths_agree(gpt2, needle):
+    expected = sorted(i for data, i in _all(gpt2).items() if needle.encode() in data)
+    assert [t.id for t in search_vocab(gpt2, substring=needle, limit=None).tokens] == expected
