@@ -246,3 +246,16 @@ def test_snapshot_used_in_and_cutoff(snap_compare):
         await idle(pilot)
 
     assert snap_compare(make(), terminal_size=(100, 30), run_before=run_before)
+
+
+async def test_switching_encoding_follows_the_new_pieces():
+    app = make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_why(pilot)
+        app.switch_encoding("o200k_base")
+        await idle(pilot)
+        o200k = load("o200k_base")
+        assert app.tokenizer is o200k
+        assert screen.token_id == app.selected_token_id is not None
+        assert screen.query_one(MergeTree).root.data == screen.token_id
+        assert list(screen.explanation.tokens) == o200k.encode(screen.explanation.chunk.text)

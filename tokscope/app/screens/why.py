@@ -327,11 +327,19 @@ class WhyScreen(Screen):
                 self.recompute()
 
     def _encoding_changed(self) -> None:
+        """Another encoding: wait for the text's new pieces (``doc_changed``), then follow the
+        selection again; ids of the old encoding mean nothing in the new one."""
+        if not self.is_attached:
+            return
         self.history.clear()
-        token_id = getattr(self.app, "selected_token_id", None)
-        tokenizer = self.tokenizer
-        if token_id is not None and tokenizer is not None:
-            self.show_token(token_id, from_text=True, remember=False)
+        self.token_id = None
+        self.explanation = None
+        self.from_text = True
+        self._uses_for = None
+        self.query_one("#why-used", OptionList).remove_class("-shown")
+        self.query_one(MergeTree).reset("…")
+        self._show_title()
+        self.query_one("#why-explain", Static).update("re-tokenizing with the new encoding…")
 
     # ----- the lazy tree ----------------------------------------------------------------------
 
