@@ -205,3 +205,21 @@ def test_resolve_errors_are_one_line(load):
 def test_parse_hex():
     assert parse_hex("de:ad-BE EF") == b"\xde\xad\xbe\xef"
     assert parse_hex("\\x41\\x42") == b"AB"
+
+
+def test_two_threads_share_one_build(load):
+    base = load("gpt2")
+    fresh = Tokenizer("copy", base.ranks, base.pattern)
+    calls = []
+    results = []
+
+    def run():
+        results.append(build_index(fresh, progress=lambda done, total: calls.append(done)))
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 3 and results[0] is results[1] is results[2]
+    assert calls.count(0) == 1  # only one of them did the work

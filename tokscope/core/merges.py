@@ -259,6 +259,7 @@ class MergeIndex:
 
 _indexes: weakref.WeakKeyDictionary[Tokenizer, MergeIndex] = weakref.WeakKeyDictionary()
 _index_lock = threading.Lock()
+_building: weakref.WeakKeyDictionary[Tokenizer, threading.Lock] = weakref.WeakKeyDictionary()
 
 
 def has_index(tokenizer: Tokenizer) -> bool:
@@ -351,6 +352,23 @@ def build_index(
     index = _indexes.get(tokenizer)
     if index is not None:
         return index
+    with _index_lock:
+        lock = _building.setdefault(tokenizer, threading.Lock())
+    # one builder per tokenizer: a second caller waits (still hearing its cancel) and shares the result
+    while not lock.acquire(timeout=0.05):
+        _check(cancel)
+    try:
+        index = _indexes.get(tokenizer)
+        if index is not None:
+            return index
+        return _build_index(tokenizer, progress, cancel)
+    finally:
+        lock.release()
+
+
+def _build_index(
+    tokenizer: Tokenizer, progress: Callable[[int, int], None] | None, cancel: threading.Event | None
+) -> MergeIndex:
     ranks = tokenizer.ranks
     get = ranks.get
     items = sorted(ranks.items(), key=lambda item: item[1])

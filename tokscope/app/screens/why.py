@@ -30,7 +30,7 @@ from textual.widgets.tree import TreeNode
 
 from ...core.errors import CancelledError, TokscopeError
 from ...core.explain import ChunkExplanation, classify_chunk, explain_chunk, explain_token, show_bytes
-from ...core.merges import has_index, is_unreachable, merges_kept, node, used_in
+from ...core.merges import build_index, has_index, is_unreachable, merges_kept, node, used_in
 from ...core.tokenizer import Tokenizer
 
 #: candidate pairs listed per step before "… and N more"
@@ -295,6 +295,17 @@ class WhyScreen(Screen):
         self._uses_for = None
         self._show_title()
         self.recompute()
+        if not has_index(tokenizer):
+            self._prefetch_index(tokenizer, self._cancel)
+
+    @work(thread=True, exclusive=True, group="why-index", exit_on_error=False)
+    def _prefetch_index(self, tokenizer: Tokenizer, cancel: threading.Event) -> None:
+        """Build the "used in" index in the background as soon as the screen opens, so that ``u``
+        usually answers at once (a second or two for a 200k vocabulary, once per encoding)."""
+        try:
+            build_index(tokenizer, cancel=cancel)
+        except CancelledError:
+            return
 
     def _expandable(self, tokenizer: Tokenizer, token_id: int) -> bool:
         return bool(node(tokenizer, token_id).children)
