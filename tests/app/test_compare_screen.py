@@ -200,7 +200,9 @@ async def test_editing_drives_all_panes_and_returns_to_the_explorer(load):
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await open_compare(pilot, ["gpt2", "o200k_base"])
         await pilot.press("e")
-        await pilot.press("end", *"😀 more")
+        await pilot.press("end")
+        screen.query_one("#cmp-editor").insert("😀")  # pilot has no key name for an emoji
+        await pilot.press(*" more")
         await pilot.pause(0.3)
         await wait_compared(pilot, screen)
         new = screen.text

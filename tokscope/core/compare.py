@@ -324,6 +324,19 @@ def from_pieces(name: str, pieces: Sequence[Piece], text: str) -> Segmentation:
     )
 
 
+def from_ids(tokenizer: Tokenizer, ids: Sequence[int], text: str, *, name: str | None = None) -> Segmentation:
+    """A :class:`Segmentation` from ids computed elsewhere (e.g. the explorer's own incremental
+    tokenization); byte ends come from the tokens' lengths. No chunk data, so :func:`resegment`
+    on it re-encodes fully.
+
+    >>> from tokscope.core.tokenizer import Tokenizer
+    >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
+    >>> from_ids(tok, [256, 99], "abc").ends
+    (2, 3)
+    """
+    return _finish(tokenizer, name or tokenizer.name, fix_surrogates(text), list(ids), (), ())
+
+
 def edit_span(old: str, new: str) -> tuple[int, int, int]:
     """Where ``new`` differs from ``old``: ``(start, old_end, new_end)`` in characters.
 

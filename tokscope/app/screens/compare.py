@@ -221,8 +221,12 @@ class CompareScreen(Screen):
 
     def _add_slot(self, name: str) -> Slot:
         slot = self._new_slot(name)
-        self.query_one("#cmp-panes").mount(self._new_box(slot))
+        self.call_later(self._after_mount, self.query_one("#cmp-panes").mount(self._new_box(slot)))
         return slot
+
+    async def _after_mount(self, mounting: Any) -> None:
+        await mounting
+        self.refresh_all()
 
     def _box(self, slot: Slot) -> Vertical:
         return self.query_one(f"#box-{slot.key}", Vertical)
@@ -259,8 +263,7 @@ class CompareScreen(Screen):
     def refresh_all(self) -> None:
         """Re-encode (incrementally where possible) and re-lay out every pane in workers."""
         if any(not self.query(f"#view-{slot.key}") for slot in self.slots):
-            self.call_after_refresh(self.refresh_all)  # a pane is still being mounted
-            return
+            return  # a pane is still being mounted; _after_mount refreshes once it is
         self.gen += 1
         self.result = None
         app: Any = self.app
@@ -516,7 +519,6 @@ class CompareScreen(Screen):
             self.notify(f"At most {MAX_ON_SCREEN} encodings fit here.", severity="warning")
             return
         self._add_slot(name)
-        self.call_after_refresh(self.refresh_all)
 
     def action_remove(self) -> None:
         if len(self.slots) <= 1:

@@ -40,7 +40,7 @@ class ComparePane(TokenView, inherit_bindings=False):
     ]
 
     DEFAULT_CSS = """
-    ComparePane { height: 1fr; overflow-x: hidden; overflow-y: auto; scrollbar-size-vertical: 1; }
+    ComparePane { height: 1fr; overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; }
     """
 
     class Chosen(Message):
