@@ -24,6 +24,7 @@ from pathlib import Path
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -202,7 +203,7 @@ class TrainScreen(Screen):
     TrainScreen #tr-name { width: 1fr; }
     TrainScreen Button { min-width: 10; margin: 0 1 0 0; }
     TrainScreen #tr-progress-row { height: 1; padding: 0 1; }
-    TrainScreen #tr-status { height: auto; max-height: 3; padding: 0 1; }
+    TrainScreen #tr-status { height: 3; padding: 0 1; }
     TrainScreen #tr-results { height: 1fr; min-height: 8; }
     TrainScreen #tr-merges { width: 1fr; }
     TrainScreen #tr-curve { width: 1fr; height: 1fr; min-height: 6; }
@@ -233,6 +234,7 @@ class TrainScreen(Screen):
         self.builtin_points: dict[str, tuple[int, int, int]] = {}  # name -> (n_vocab, tokens, chars)
         self.live_points: list[tuple[float, float]] = []
         self.started_at = 0.0
+        self.finished_at: tuple[float, float] | None = None
         self.finished_in: float | None = None
         self._after_open: str | None = None
 
@@ -260,7 +262,7 @@ class TrainScreen(Screen):
             yield Input(placeholder="<|endoftext|> <pad>", id="tr-specials", compact=True)
         with Horizontal(classes="tr-row", id="tr-form-last"):
             yield Button("Train ^R", id="tr-train", variant="primary", compact=True)
-            yield Button("Cancel", id="tr-cancel", disabled=True, compact=True)
+            yield Button("Cancel", id="tr-cancel", compact=True)
             yield Input(placeholder="name to save as", id="tr-name", compact=True)
             yield Button("Save ^W", id="tr-save", disabled=True, compact=True)
             yield Button("Open ^O", id="tr-open", disabled=True, compact=True)
@@ -339,7 +341,9 @@ class TrainScreen(Screen):
         return opts
 
     def status(self, message: str, *, error: bool = False) -> None:
-        self.query_one("#tr-status", Static).update(f"[b red]{message}[/]" if error else message)
+        # the status line has a fixed height: no layout pass (it would reflow the whole screen)
+        content = Text(message, style="bold red") if error else Text(message)
+        self.query_one("#tr-status", Static).update(content, layout=False)
 
     # --- training -----------------------------------------------------------------------------
 
@@ -349,6 +353,7 @@ class TrainScreen(Screen):
 
     def action_train(self) -> None:
         if self.running:
+            self.status("already training: Escape or Cancel stops it")
             return
         try:
             opts = self.options()
@@ -370,6 +375,7 @@ class TrainScreen(Screen):
         self.live_points = []
         self.builtin_points = {}
         self.finished_in = None
+        self.finished_at = None
         self.query_one("#tr-merges", MergeList).clear()
         target = trainer.target_merges(opts["vocab_size"], opts["merges"])
         self.query_one("#tr-progress", ProgressBar).update(total=max(target, 1), progress=0)
@@ -390,19 +396,24 @@ class TrainScreen(Screen):
             result = trainer.train(texts, progress=lambda p: queue.append(("p", run, p)), cancel=cancel, **opts)
         except CancelledError:
             queue.append(("cancelled", run, None))
-            return
         except TokscopeError as exc:
             queue.append(("error", run, str(exc)))
-            return
         except Exception as exc:  # noqa: BLE001 - the screen must survive anything the worker meets
             queue.append(("error", run, f"{type(exc).__name__}: {exc}"))
-            return
-        queue.append(("done", run, (result, texts)))
+        else:
+            queue.append(("done", run, (result, texts)))
+        # show the outcome now rather than at the next tick of the timer
+        try:
+            self.app.call_from_thread(self._drain)
+        except RuntimeError:  # the app is gone
+            pass
 
     def action_cancel(self) -> None:
         if self.running:
             self._cancel.set()
             self.status("cancelling…")
+        else:
+            self.status("nothing is training")
 
     def action_cancel_or_close(self) -> None:
         if self.running:
@@ -480,18 +491,19 @@ class TrainScreen(Screen):
             f"{result.n_vocab:,} · corpus {result.lengths[0]:,} → {result.lengths[-1]:,} tokens · "
             f"{self.finished_in:.1f} s. Save (^W), open (^O) or compare (^E)."
         )
-        for button in ("#tr-save", "#tr-open", "#tr-compare"):
-            self.query_one(button, Button).disabled = False
         self._show_curve()
-        self._builtin_points(self._run, list(texts))
+        self.finished_at = (time.perf_counter(), process_cpu())
+        # the built-in encodings' points come after the result is painted
+        self.call_after_refresh(self._builtin_points, self._run, list(texts))
 
     def watch_state(self, state: str) -> None:
-        running = state in ("reading", "training")
-        self.query_one("#tr-train", Button).disabled = running
-        self.query_one("#tr-cancel", Button).disabled = not running
-        if running:
-            for button in ("#tr-save", "#tr-open", "#tr-compare"):
-                self.query_one(button, Button).disabled = True
+        # Train and Cancel stay enabled (disabling the focused button would move the focus and
+        # rebuild the footer mid-run); the result's buttons are enabled only when there is one.
+        done = state == "done"
+        for button in ("#tr-save", "#tr-open", "#tr-compare"):
+            widget = self.query_one(button, Button)
+            if widget.disabled == done:
+                widget.disabled = not done
 
     # --- the curve ----------------------------------------------------------------------------
 
@@ -667,8 +679,17 @@ def bench_bare_train(text: str, merges: int) -> trainer.TrainResult:
     return trainer.train([text], merges=merges, pattern=trainer.PATTERN_WORDS, progress=queue.append)
 
 
-async def bench_screen_train(text: str, merges: int) -> float:
-    """Train through the screen, headless; returns the seconds from pressing Train to the result shown."""
+def process_cpu() -> float:
+    """CPU seconds this process has used (all threads)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def bench_screen_train(text: str, merges: int) -> tuple[float, float]:
+    """Train through the screen, headless; returns the wall-clock and process CPU seconds from
+    pressing Train to the result shown."""
     import asyncio
 
     from textual.app import App
@@ -686,10 +707,11 @@ async def bench_screen_train(text: str, merges: int) -> float:
         screen.query_one("#tr-size", Input).value = str(merges)
         screen.query_one("#tr-size-kind", Select).value = "merges"
         await pilot.pause()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), process_cpu()
         screen.action_train()
-        while screen.state != "done":
+        while screen.finished_at is None:
             await asyncio.sleep(0.01)  # not pilot.pause: that forces a repaint each time
             if screen.state == "failed":
                 raise RuntimeError(str(screen.query_one("#tr-status", Static).render()))
-        return time.perf_counter() - start
+        assert screen.finished_at is not None
+        return screen.finished_at[0] - start, screen.finished_at[1] - cpu
