@@ -86,7 +86,8 @@ def bench_insights(text: str, repeat: int, encodings: list[str]) -> bool:
         ok &= good
         print(f"  {name:<12} {t_ref:>8.3f}s {t_enc:>8.3f}s {t_all:>8.3f}s {t_norm:>8.3f}s  {t_all / t_ref:>10.1f}x  "
               f"{'ok' if good else 'MISSED'}")
-    print("  (+norm adds the four normalisation forms' encodes; the screen computes them only on request)")
+    print("  (+norm adds the four normalisation forms' encodes; the screen paints the other figures first\n"
+          "   and counts these afterwards in the same worker)")
     return ok
 
 
