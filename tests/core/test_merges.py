@@ -223,3 +223,25 @@ def test_two_threads_share_one_build(load):
         t.join()
     assert len(results) == 3 and results[0] is results[1] is results[2]
     assert calls.count(0) == 1  # only one of them did the work
+
+
+def test_used_in_before_the_index_matches_the_index(load):
+    """Without the full index, "used in" of a token with uncommon bytes is answered from the
+    tokens that start or end with them; it must equal the index's answer."""
+    from tokscope.core import merges
+
+    for name in ("gpt2", "cl100k_base"):
+        base = load(name)
+        index = build_index(base)
+        fresh = Tokenizer("copy", base.ranks, base.pattern, base.special_tokens)
+        rng = random.Random(11)
+        sample = rng.sample(sorted(base.ranks.values()), 150) + [base.rank_of(b" token"), base.rank_of(b"hello")]
+        direct_answers = 0
+        for token_id in sample:
+            direct = merges._used_in_direct(fresh, token_id)
+            if direct is not None:
+                direct_answers += 1
+                assert direct == index.uses(token_id) == used_in(fresh, token_id)
+        assert direct_answers > 100 and not has_index(fresh)
+        # a single common byte is too common to answer directly: it builds the index
+        assert merges._used_in_direct(fresh, base.rank_of(b"e")) is None

@@ -446,11 +446,53 @@ def used_in(
 ) -> tuple[Use, ...]:
     """The tokens that have ``token_id`` as a direct parent, lowest rank first.
 
-    The first call builds the full index (see :func:`build_index`); later calls are a lookup.
+    With the full index built (see :func:`build_index`) this is a lookup. Before that, a token
+    whose bytes are not too common is answered directly from the tokens that start or end with
+    them; a very common one (a single letter) builds the index first.
     """
     if not tokenizer.has_token(token_id):
         raise UnknownTokenError(token_id, tokenizer.n_vocab)
+    if not has_index(tokenizer) and not tokenizer.is_special(token_id):
+        direct = _used_in_direct(tokenizer, token_id)
+        if direct is not None:
+            return direct
     return build_index(tokenizer, progress=progress, cancel=cancel).uses(token_id)
+
+
+#: "used in" without the full index only when the token's bytes occur at most this often
+DIRECT_LIMIT = 3000
+
+
+def _used_in_direct(tokenizer: Tokenizer, token_id: int) -> tuple[Use, ...] | None:
+    """"Used in" for one token without the full index: a child starts or ends with the token's
+    bytes and has a higher rank, so only those tokens' parents are looked up. ``None`` when the
+    bytes are too common (a single letter, a space) for this to beat building the index."""
+    from .vocab import _table
+
+    table = _table(tokenizer)
+    data = tokenizer.token_bytes(token_id)
+    found = table.occurrences(data, DIRECT_LIMIT)
+    if found is None:
+        return None
+    out = []
+    seen = set()
+    for i, offset in found:
+        child = table.ids[i]
+        if child in seen or child <= token_id or child in table.special:
+            continue
+        size = len(table.data[i])
+        if size <= len(data) or (offset != 0 and offset + len(data) != size):
+            continue
+        seen.add(child)
+        pair = parents_of(tokenizer, child)
+        if pair is None:
+            continue
+        if pair.left == token_id:
+            out.append(Use(child, pair.right, "left"))
+        if pair.right == token_id:
+            out.append(Use(child, pair.left, "right"))
+    out.sort(key=lambda u: u.child)
+    return tuple(out)
 
 
 # ----- the rank cut-off -----------------------------------------------------------------------

@@ -59,10 +59,32 @@ class _Table:
         self.ids = [token_id for token_id, _ in entries]
         self.data = [data for _, data in entries]
         self.special = frozenset(tokenizer.special_tokens.values())
-        self.texts = [data.decode("utf-8", errors="replace") for data in self.data]
         # every token's bytes in one string, for substring search at C speed
         self.blob = b"".join(self.data)
         self.starts = list(accumulate((len(d) for d in self.data), initial=0))
+        self._texts: list[str] | None = None
+
+    @property
+    def texts(self) -> list[str]:
+        """Every token's text (U+FFFD for partial bytes), decoded on first use (regex search)."""
+        if self._texts is None:
+            self._texts = [data.decode("utf-8", errors="replace") for data in self.data]
+        return self._texts
+
+    def occurrences(self, needle: bytes, limit: int) -> list[tuple[int, int]] | None:
+        """``(entry index, offset in the entry)`` of every occurrence of ``needle`` (overlapping
+        ones too) that lies inside one entry; ``None`` when there are more than ``limit``."""
+        if not needle or self.blob.count(needle) > limit:
+            return None
+        blob, starts, size = self.blob, self.starts, len(needle)
+        out = []
+        pos = blob.find(needle)
+        while pos != -1:
+            i = bisect_right(starts, pos) - 1
+            if pos + size <= starts[i + 1]:
+                out.append((i, pos - starts[i]))
+            pos = blob.find(needle, pos + 1)
+        return out
 
 
 _tables: weakref.WeakKeyDictionary[Tokenizer, _Table] = weakref.WeakKeyDictionary()
@@ -70,6 +92,7 @@ _lock = threading.Lock()
 
 
 def _table(tokenizer: Tokenizer) -> _Table:
+    """The search table of ``tokenizer`` (built once per tokenizer; shared with ``merges``)."""
     table = _tables.get(tokenizer)
     if table is None:
         with _lock:
