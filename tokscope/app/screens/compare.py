@@ -35,7 +35,7 @@ from ...core.compare import (
     from_ids,
 )
 from ..model import TokenDoc
-from ..render import TEXT, layout, row_of
+from ..render import TEXT, layout, relayout, row_of
 from ..widgets.compare_view import ComparePane
 from ..widgets.token_view import Palette
 
@@ -54,6 +54,8 @@ class Slot:
     tokenizer: Any = None
     error: str | None = None
     doc: TokenDoc | None = None
+    rows: list[int] | None = None
+    rows_width: int = 0
     seg: Segmentation | None = None
     gen: int = -1
 
@@ -284,12 +286,17 @@ class CompareScreen(Screen):
                 from ...sources import registry
 
                 tokenizer = registry.load(slot.name)
-            old = slot.doc
+            old, old_rows = slot.doc, slot.rows
             if old is not None and old.tokenizer is tokenizer and old.specials == specials and old.complete:
                 doc = old.edited(text)
+                if old_rows is not None and slot.rows_width == width:
+                    # only the lines the edit touched are laid out again
+                    rows = old_rows if doc is old else relayout(old_rows, old, doc, width, TEXT, False)
+                else:
+                    rows = layout(doc, width, TEXT, False)
             else:
                 doc = TokenDoc.build(tokenizer, text, specials)
-            rows = layout(doc, width, TEXT, False)
+                rows = layout(doc, width, TEXT, False)
             seg = from_ids(tokenizer, doc.ids, doc.text, name=tokenizer.name)
         except Exception as exc:  # noqa: BLE001 - a failing tokenizer is shown in its pane
             message = str(exc) or type(exc).__name__
@@ -313,6 +320,7 @@ class CompareScreen(Screen):
         if slot not in self.slots or gen != self.gen:
             return
         slot.tokenizer, slot.doc, slot.seg, slot.gen, slot.error = tokenizer, doc, seg, gen, None
+        slot.rows, slot.rows_width = rows, width
         box = self._box(slot)
         box.remove_class("-failed")
         box.border_title = f"{self.slots.index(slot) + 1}. {tokenizer.name}  {len(doc.ids):,} tokens"
