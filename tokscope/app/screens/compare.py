@@ -107,7 +107,7 @@ class CompareScreen(Screen):
     CompareScreen { layout: vertical; }
     #cmp-top { height: 1; }
     #cmp-top Label { padding: 0 1 0 0; }
-    #cmp-top Input { border: none; height: 1; width: 10; padding: 0 1; margin: 0 1 0 0; }
+    #cmp-top Input { border: none; height: 1; width: 9; padding: 0 1; margin: 0 1 0 0; }
     #cmp-top Input.-invalid { background: $error 40%; }
     #cmp-info { width: 1fr; }
     #cmp-editor { height: 5; border: round $accent; display: none; }
@@ -327,6 +327,7 @@ class CompareScreen(Screen):
         pane = self._pane(slot)
         top = pane.top_offset() if pane.doc is not None else 0
         pane.set_marks(None, frozenset())
+        pane.set_overlap(range(0))  # indices of the last pick mean nothing in the new pieces
         pane.set_doc(doc, rows, width, TEXT)
         pane.syncing = True
         pane.scroll_to(y=row_of(pane.rows, top), animate=False)
@@ -399,10 +400,9 @@ class CompareScreen(Screen):
             )
 
     def _update_info(self) -> None:
-        words = len(self.text.split())
-        info = f"{len(self.text):,} chars, {words:,} words"
+        info = f"{len(self.text):,} ch"
         if self.result is not None and len(self.result.stats) > 1:
-            info += f"; cuts agree {_pct(self.result.agreed_share)}"
+            info += f" · cuts agree {_pct(self.result.agreed_share)}"
         self.query_one("#cmp-info", Label).update(info)
         first = self.result_slots[0].tokenizer.name if self.result_slots else "the first"
         self.query_one("#cmp-note", Static).update(
