@@ -187,3 +187,11 @@ def test_languages_failing_encoding(capsys):
     assert code == 1 and "gpt2" in out and "bogus" in err
     code, out, err = run(capsys, "languages", "-e", "bogus")
     assert code == 1 and out == "" and "bogus" in err
+
+
+def test_compare_takes_more_encodings_than_the_screen_shows(capsys, load):
+    names = ["gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base"]
+    code, out, _ = run(capsys, "compare", *[a for n in names for a in ("-e", n)], TEXT, "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert [e["count"] for e in doc["encodings"]] == [len(load(n).encode(TEXT)) for n in names]

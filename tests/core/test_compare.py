@@ -409,3 +409,16 @@ def test_edit_span(old, new):
     # the common prefix is as long as can be, then the common suffix (not overlapping it)
     assert start == min(len(old), len(new)) or old[start] != new[start]
     assert old_end == start or new_end == start or old[old_end - 1] != new[new_end - 1]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_from_ids_matches_segment(toks, text):
+    from tokscope.core.compare import from_ids
+
+    for tok in toks:
+        seg = segment(tok, text)
+        other = from_ids(tok, tok.encode(text, disallowed_special=()), text)
+        assert (other.ids, other.ends, other.partial, other.single_byte, other.n_chars, other.n_bytes) == (
+            seg.ids, seg.ends, seg.partial, seg.single_byte, seg.n_chars, seg.n_bytes)
+        assert other.chunk_ends == ()  # no chunk data: resegment falls back to a full encode
+        assert resegment(tok, other, text, text + " more").ids == segment(tok, text + " more").ids
