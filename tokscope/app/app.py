@@ -35,6 +35,9 @@ MIN_WIDTH, MIN_HEIGHT = 60, 16
 WIDE_WIDTH = 110
 #: characters tokenized before the first paint of a large text (the rest follows)
 FIRST_PART = 40_000
+#: texts longer than this (characters) open with soft wrap off in the input pane (Textual's TextArea
+#: recounts every wrapped line on each paint)
+SOFT_WRAP_LIMIT = 50_000
 
 #: (keys, action, footer label, shown in footer, help text) — the one list bindings and help use
 APP_KEYS: list[tuple[str, str, str, bool, str]] = [
@@ -102,6 +105,8 @@ class ExplorerApp(App):
         self._doc: TokenDoc | None = None
         self._doc_current = False
         self._job = 0
+        self._text_version = 0  # bumped on every edit of the input pane
+        self._doc_version = -1  # the text version the current doc was computed for
         self._cancel = threading.Event()
         self._loading: str | None = None
         self.specials = False
@@ -123,7 +128,9 @@ class ExplorerApp(App):
         with Vertical(id="main"):
             with Horizontal(id="panes"):
                 with Vertical(id="left"):
-                    editor = Editor(self._initial_text, id="input", soft_wrap=True, tab_behavior="focus")
+                    # TextArea soft wrap costs O(lines) per painted line: large texts scroll sideways
+                    wrap = len(self._initial_text) < SOFT_WRAP_LIMIT
+                    editor = Editor(self._initial_text, id="input", soft_wrap=wrap, tab_behavior="focus")
                     editor.border_title = "input"
                     yield editor
                     view = TokenView(id="tokens", palette=Palette(kind))
@@ -217,7 +224,7 @@ class ExplorerApp(App):
         """True when the encoding is loaded and the pieces match the input pane's text."""
         doc = self._doc
         return (self._loading is None and self._tokenizer is not None and doc is not None and self._doc_current
-                and doc.text == self.editor.real_text)
+                and self._doc_version == self._text_version)
 
     @property
     def modified(self) -> bool:
@@ -298,14 +305,14 @@ class ExplorerApp(App):
         if full:
             old = None
         self._tokenize(
-            self._job, self._cancel, old, self.editor.real_text, self._tokenizer, self.specials, width, self.mode, self.ws,
+            (self._job, self._text_version), self._cancel, old, self.editor.real_text, self._tokenizer, self.specials, width, self.mode, self.ws,
             view.rows, view.rows_width, view.rows_mode,
         )
         self._status()
 
     @work(thread=True, exclusive=True, group="tokenize", exit_on_error=False)
     def _tokenize(
-        self, job: int, cancel: threading.Event, old: TokenDoc | None, text: str, tokenizer: Tokenizer,
+        self, job: tuple[int, int], cancel: threading.Event, old: TokenDoc | None, text: str, tokenizer: Tokenizer,
         specials: bool, width: int, mode: str, ws: bool, old_rows: list[int], old_width: int, old_mode: str,
     ) -> None:
         try:
@@ -330,10 +337,12 @@ class ExplorerApp(App):
             return
         self.call_from_thread(self._apply, job, doc, rows, width, mode)
 
-    def _apply(self, job: int, doc: TokenDoc, rows: list[int], width: int, mode: str) -> None:
+    def _apply(self, job: tuple[int, int], doc: TokenDoc, rows: list[int], width: int, mode: str) -> None:
+        job, version = job
         if job != self._job:
             return
         self._doc = doc
+        self._doc_version = version
         self._doc_current = doc.complete
         view = self.token_view
         relaid = (width, mode) != (view.rows_width, view.rows_mode)
@@ -351,7 +360,9 @@ class ExplorerApp(App):
 
     def _cursor_offset(self) -> int:
         editor = self.editor
-        return editor.document.get_index_from_location(editor.cursor_location)
+        row, column = editor.cursor_location
+        lines = editor.document.lines
+        return sum(map(len, lines[:row])) + row * len(editor.document.newline) + column
 
     def _select_from_cursor(self) -> None:
         doc = self._doc
@@ -365,6 +376,7 @@ class ExplorerApp(App):
         view.select(doc.piece_at(offset))
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._text_version += 1
         self.retokenize()
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:

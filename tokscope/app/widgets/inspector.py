@@ -130,4 +130,4 @@ class Inspector(Static):
     """
 
     def show(self, doc: TokenDoc | None, index: int | None) -> None:
-        self.update(inspect(doc, index))
+        self.update(inspect(doc, index), layout=False)  # fixed height in the app's CSS

@@ -64,4 +64,4 @@ class StatusLine(Static):
     """
 
     def show(self, doc: TokenDoc | None, state: str) -> None:
-        self.update(status_text(doc, state, self.size.width or 80))
+        self.update(status_text(doc, state, self.size.width or 80), layout=False)

@@ -1,0 +1,141 @@
+"""Explorer speed: first paint, keystroke to repaint, scroll repaint, peak memory (o200k_base).
+
+Run by hand: ``python bench/bench_app.py`` (add ``--quick`` for fewer edits). For texts of 10 KB,
+100 KB and 1 MB it drives the real app headless (Textual's ``run_test``) and prints each figure
+with its target and, as a reference measured in the same process, the time a full re-encode of
+the same text takes with the core (what every keystroke would cost without incremental
+re-tokenization).
+
+Targets: first paint < 1 s; keystroke to repaint < 50 ms at 100 KB and < 100 ms at 1 MB;
+scroll repaint < 50 ms; peak memory < 300 MB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import resource
+import statistics
+import sys
+import time
+
+from tokscope.app.app import ExplorerApp
+from tokscope.app.widgets.token_view import TokenView
+from tokscope.sample_texts import read_sample
+from tokscope.sources import registry
+
+SIZES = [("10 KB", 10_000), ("100 KB", 100_000), ("1 MB", 1_000_000)]
+KEYSTROKE_TARGET = {"10 KB": 0.050, "100 KB": 0.050, "1 MB": 0.100}
+
+
+def make_text(size: int) -> str:
+    parts = [read_sample(name) for name in ("prose.txt", "code.py", "multiscript.txt", "data.json", "numbers.txt")]
+    blob = "\n".join(parts)
+    text = (blob * (size // len(blob.encode()) + 1))
+    return text.encode()[:size].decode("utf-8", "ignore")
+
+
+_painted: list[float] = []
+_original_render_line = TokenView.render_line
+
+
+def _render_line(self, y):
+    if self.doc is not None:
+        _painted.append(time.perf_counter())
+    return _original_render_line(self, y)
+
+
+TokenView.render_line = _render_line
+
+
+async def wait_painted(app, since: float, timeout: float = 30.0) -> float:
+    """Wait until the app is idle and the token view painted after ``since``; return that time."""
+    end = time.perf_counter() + timeout
+    while time.perf_counter() < end:
+        await asyncio.sleep(0.001)
+        if app.idle and _painted and _painted[-1] > since and app.token_view.doc is app.doc:
+            # wait for the paint that follows the last apply
+            await asyncio.sleep(0)
+            return _painted[-1]
+    raise TimeoutError("no repaint")
+
+
+async def measure(label: str, size: int, edits: int) -> dict:
+    text = make_text(size)
+    _painted.clear()
+    t0 = time.perf_counter()
+    app = ExplorerApp(text, encoding="o200k_base", palette="truecolor")
+    result: dict = {"size": label}
+    async with app.run_test(size=(120, 40)) as pilot:
+        # first paint with tokens (a large text paints its first part before the rest is done)
+        while not (_painted and app.token_view.doc is not None):
+            await asyncio.sleep(0.001)
+        result["first_paint"] = _painted[0] - t0
+        await wait_painted(app, 0)
+        result["full"] = time.perf_counter() - t0
+        editor = app.editor
+        rng = random.Random(1)
+        lines = app.text.count("\n")
+        times = []
+        for k in range(edits):
+            row = lines // 2 + rng.randrange(-20, 20)
+            editor.move_cursor((row, rng.randrange(0, 5)))
+            await pilot.pause()
+            await wait_painted(app, 0)
+            key = rng.choice(["x", "space", "backspace", "e", "enter", "1"])
+            start = time.perf_counter()
+            await pilot.press(key)
+            done = await wait_painted(app, start)
+            times.append(done - start)
+        times.sort()
+        result["key_median"] = statistics.median(times)
+        result["key_p95"] = times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1]
+        view = app.token_view
+        height = view.scrollable_content_region.height
+        scroll_times = []
+        for k in range(20):
+            target = rng.randrange(0, max(1, len(view.rows) - height))
+            start = time.perf_counter()
+            view.scroll_to(y=target, animate=False)
+            view._cache.clear()
+            for y in range(height):
+                view.render_line(y)
+            scroll_times.append(time.perf_counter() - start)
+        result["scroll_median"] = statistics.median(scroll_times)
+        result["scroll_max"] = max(scroll_times)
+        tok = app.tokenizer
+        start = time.perf_counter()
+        tok.encode(app.text, disallowed_special=())
+        result["reference_full_encode"] = time.perf_counter() - start
+    return result
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    edits = 20 if quick else 60
+    registry.load("o200k_base")
+    print(f"explorer bench: o200k_base, 120x40 headless, {edits} edits in the middle of the text\n")
+    header = f"{'text':>7} {'first paint':>12} {'all tokens':>11} {'key median':>11} {'key p95':>9} {'scroll':>8} {'full re-encode (ref)':>21} {'key/ref':>8}"
+    print(header)
+    rows = []
+    for label, size in SIZES:
+        r = asyncio.run(measure(label, size, edits))
+        rows.append(r)
+        print(
+            f"{label:>7} {r['first_paint'] * 1000:>10.0f}ms {r['full'] * 1000:>9.0f}ms {r['key_median'] * 1000:>9.1f}ms"
+            f" {r['key_p95'] * 1000:>7.1f}ms {r['scroll_median'] * 1000:>6.1f}ms {r['reference_full_encode'] * 1000:>19.1f}ms"
+            f" {r['key_median'] / r['reference_full_encode']:>8.2f}"
+        )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak memory (max RSS, whole process incl. o200k_base and the 1 MB doc): {peak:.0f} MB (target < 300 MB)")
+    print("\nagainst targets (ratio = measured / target, <= 1 meets it):")
+    for r in rows:
+        print(
+            f"  {r['size']:>7}: first paint {r['first_paint'] / 1.0:.2f}, keystroke p95 "
+            f"{r['key_p95'] / KEYSTROKE_TARGET[r['size']]:.2f}, scroll {r['scroll_max'] / 0.050:.2f}"
+        )
+    print(f"  memory {peak / 300:.2f}")
+
+
+if __name__ == "__main__":
+    main()
