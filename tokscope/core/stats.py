@@ -303,7 +303,8 @@ def fit_line(xs: Sequence[float], ys: Sequence[float]) -> LineFit:
     syy = sum((y - mean_y) ** 2 for y in ys)
     slope = sxy / sxx
     intercept = mean_y - slope * mean_x
-    r2 = 1.0 if syy == 0 else (sxy * sxy) / (sxx * syy)
+    # mathematically 0 <= r2 <= 1; clamp the rounding error of nearly collinear points
+    r2 = 1.0 if syy == 0 else min(1.0, (sxy * sxy) / (sxx * syy))
     return LineFit(slope, intercept, r2, n)
 
 
