@@ -297,14 +297,15 @@ def fit_line(xs: Sequence[float], ys: Sequence[float]) -> LineFit:
     mean_x = sum(xs) / n
     mean_y = sum(ys) / n
     sxx = sum((x - mean_x) ** 2 for x in xs)
-    if sxx == 0:
+    if sxx == 0 or min(xs) == max(xs):  # the mean of equal floats may round off the value
         raise ValueError("all points have the same x")
     sxy = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))
     syy = sum((y - mean_y) ** 2 for y in ys)
     slope = sxy / sxx
     intercept = mean_y - slope * mean_x
     # mathematically 0 <= r2 <= 1; clamp the rounding error of nearly collinear points
-    r2 = 1.0 if syy == 0 else min(1.0, (sxy * sxy) / (sxx * syy))
+    denominator = sxx * syy  # may underflow to 0 for tiny spreads
+    r2 = 1.0 if denominator == 0 else min(1.0, (sxy * sxy) / denominator)
     return LineFit(slope, intercept, r2, n)
 
 
