@@ -22,11 +22,11 @@ from .commands import ExplorerCommands
 from .features import FEATURES, Feature, load_screen_class
 from .messages import EncodingLoaded, TokenPicked
 from .model import Cancelled, TokenDoc
-from .render import MODES, TEXT, layout, relayout
+from .render import MODES, TEXT, layout, layout_text, relayout
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
 from .widgets.editor import Editor
 from .widgets.inspector import Inspector
-from .widgets.status import StatusLine
+from .widgets.status import StatusLine, stats
 from .widgets.token_view import VIEW_KEYS, Palette, TokenView
 
 #: below this size the explorer shows a message instead of a squashed layout
@@ -318,7 +318,9 @@ class ExplorerApp(App):
         try:
             if old is None or old.tokenizer is not tokenizer or old.specials != specials or not old.complete:
                 def early(doc: TokenDoc) -> None:
-                    rows = layout(doc, width, mode, ws)
+                    # lay out only the tokenized part; the rest follows with the whole doc
+                    end = doc.text.find("\n", doc.covered)
+                    rows = layout_text(doc, width, 0, end + 1 if end != -1 else len(doc.text)) or [0]
                     self.call_from_thread(self._apply, job, doc, rows, width, mode)
 
                 doc = TokenDoc.build(tokenizer, text, specials, cancel=cancel, progress=early, first_part=FIRST_PART)
@@ -331,6 +333,7 @@ class ExplorerApp(App):
                     rows = relayout(old_rows, old, doc, width, mode, ws)
                 else:
                     rows = layout(doc, width, mode, ws)
+            stats(doc)  # the status line's counts, computed here rather than on the UI thread
         except Cancelled:
             return
         if cancel.is_set():

@@ -135,7 +135,7 @@ class TokenDoc:
     __slots__ = (
         "tokenizer", "text", "specials", "ids", "starts", "ends", "flags",
         "chunk_starts", "chunk_ends", "chunk_special", "complete", "covered", "_byte_cache",
-        "serial", "_edit",
+        "serial", "_edit", "_stats",
     )
 
     def __init__(self, tokenizer: Tokenizer, text: str, specials: bool = False) -> None:
@@ -155,6 +155,7 @@ class TokenDoc:
         self.serial = next(_serials)
         #: (serial of the doc this was edited from, restart, old stop, new stop, new edit end, delta)
         self._edit: tuple[int, int, int, int, int, int] | None = None
+        self._stats: dict | None = None  # the status line's figures, filled in once
 
     # --- building ---------------------------------------------------------------------------
 

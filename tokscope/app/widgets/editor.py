@@ -45,11 +45,10 @@ def to_editor(text: str) -> str:
     >>> from_editor(to_editor("a\r\nb\x85c")) == "a\r\nb\x85c", to_editor("a\r\nb").count("\r")
     (True, 0)
     """
-    if text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text and not any(
-        c in text for c in "\x1c\x1d\x1e"
-    ):
-        return text
-    return text.translate(_TO_EDITOR)
+    for original, stand_in in zip(LINE_BREAKS, STAND_INS):
+        if original in text:
+            text = text.replace(original, stand_in)
+    return text
 
 
 def from_editor(text: str) -> str:
@@ -67,13 +66,20 @@ class _CachedHeightWrappedDocument(WrappedDocument):
     """
 
     _height: int | None = None
+    _wrapped_for: tuple | None = None  # (width, tab width) of the last full wrap, None after an edit
 
     def wrap(self, width: int, tab_width: int | None = None) -> None:
+        # TextArea re-wraps the whole text several times while starting; once per size is enough
+        key = (width, tab_width, self.document.line_count)
+        if key == self._wrapped_for:
+            return
         self._height = None
         super().wrap(width, tab_width)
+        self._wrapped_for = key
 
     def wrap_range(self, *args, **kwargs):
         self._height = None
+        self._wrapped_for = None
         return super().wrap_range(*args, **kwargs)
 
     @property

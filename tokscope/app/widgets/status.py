@@ -21,10 +21,13 @@ def stats(doc: TokenDoc) -> dict:
 
     ``chars_per_token`` and ``tokens_per_word`` are 0.0 when there is nothing to divide by.
     """
+    cached = getattr(doc, "_stats", None)
+    if cached is not None:
+        return cached
     text = doc.text
     tokens = len(doc.ids)
     words = count_words(text)
-    return {
+    result = {
         "encoding": doc.tokenizer.name,
         "tokens": tokens,
         "chars": len(text),
@@ -33,6 +36,9 @@ def stats(doc: TokenDoc) -> dict:
         "chars_per_token": len(text) / tokens if tokens else 0.0,
         "tokens_per_word": tokens / words if words else 0.0,
     }
+    if doc.complete:
+        doc._stats = result  # computed once per doc (in the worker, see ExplorerApp._tokenize)
+    return result
 
 
 def status_text(doc: TokenDoc | None, state: str, width: int = 80) -> str:
