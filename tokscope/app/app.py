@@ -259,7 +259,7 @@ class ExplorerApp(App):
         self._status()
         self._load_encoding(name)
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False, description="load encoding")
     def _load_encoding(self, name: str) -> None:
         from ..sources import registry
 
@@ -310,7 +310,7 @@ class ExplorerApp(App):
         )
         self._status()
 
-    @work(thread=True, exclusive=True, group="tokenize", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="tokenize", exit_on_error=False, description="tokenize")
     def _tokenize(
         self, job: tuple[int, int], cancel: threading.Event, old: TokenDoc | None, text: str, tokenizer: Tokenizer,
         specials: bool, width: int, mode: str, ws: bool, old_rows: list[int], old_width: int, old_mode: str,
