@@ -38,6 +38,8 @@ FIRST_PART = 40_000
 #: texts longer than this (characters) open with soft wrap off in the input pane (Textual's TextArea
 #: recounts every wrapped line on each paint)
 SOFT_WRAP_LIMIT = 50_000
+#: texts up to this many characters are re-tokenized after an edit without a worker thread
+SYNC_LIMIT = 150_000
 
 #: (keys, action, footer label, shown in footer, help text) — the one list bindings and help use
 APP_KEYS: list[tuple[str, str, str, bool, str]] = [
@@ -304,8 +306,20 @@ class ExplorerApp(App):
         old = self._doc
         if full:
             old = None
+        text = self.editor.real_text
+        if (
+            old is not None and old.complete and old.tokenizer is self._tokenizer and old.specials == self.specials
+            and len(text) <= SYNC_LIMIT and width == view.rows_width and self.mode == view.rows_mode
+        ):
+            # a small text: re-tokenizing the touched chunks takes a few milliseconds, so do it
+            # right here and skip the round trip through a thread
+            doc = old.edited(text)
+            rows = relayout(view.rows, old, doc, width, self.mode, self.ws) if doc is not old else view.rows
+            stats(doc)
+            self._apply((self._job, self._text_version), doc, rows, width, self.mode)
+            return
         self._tokenize(
-            (self._job, self._text_version), self._cancel, old, self.editor.real_text, self._tokenizer, self.specials, width, self.mode, self.ws,
+            (self._job, self._text_version), self._cancel, old, text, self._tokenizer, self.specials, width, self.mode, self.ws,
             view.rows, view.rows_width, view.rows_mode,
         )
         self._status()
