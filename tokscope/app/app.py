@@ -318,17 +318,22 @@ class ExplorerApp(App):
             stats(doc)
             self._apply((self._job, self._text_version), doc, rows, width, self.mode)
             return
+        # the worker object outlives the run; hand it a box it empties, so it keeps no old doc alive
+        box = {"old": old, "text": text, "old_rows": view.rows}
         self._tokenize(
-            (self._job, self._text_version), self._cancel, old, text, self._tokenizer, self.specials, width, self.mode, self.ws,
-            view.rows, view.rows_width, view.rows_mode,
+            (self._job, self._text_version), self._cancel, box, self._tokenizer, self.specials, width, self.mode,
+            self.ws, view.rows_width, view.rows_mode,
         )
         self._status()
 
     @work(thread=True, exclusive=True, group="tokenize", exit_on_error=False, description="tokenize")
     def _tokenize(
-        self, job: tuple[int, int], cancel: threading.Event, old: TokenDoc | None, text: str, tokenizer: Tokenizer,
-        specials: bool, width: int, mode: str, ws: bool, old_rows: list[int], old_width: int, old_mode: str,
+        self, job: tuple[int, int], cancel: threading.Event, box: dict, tokenizer: Tokenizer,
+        specials: bool, width: int, mode: str, ws: bool, old_width: int, old_mode: str,
     ) -> None:
+        old: TokenDoc | None = box.pop("old")
+        text: str = box.pop("text")
+        old_rows: list[int] = box.pop("old_rows")
         try:
             if old is None or old.tokenizer is not tokenizer or old.specials != specials or not old.complete:
                 def early(doc: TokenDoc) -> None:
