@@ -22,7 +22,7 @@ from typing import Any
 
 import regex
 
-from ..core.tokenizer import Tokenizer, fix_surrogates
+from ..core.tokenizer import Tokenizer, compile_pattern, fix_surrogates
 from ..core.types import Chunk, Piece, is_continuation
 
 _serials = itertools.count(1)
@@ -45,7 +45,8 @@ class _TokInfo:
     """Per-tokenizer caches the explorer needs: compiled pattern, token shapes, special regex."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
-        self.pat = regex.compile(tokenizer.pattern)
+        # the core's compiled pattern: splits exactly as tiktoken does (end of text, Unicode version)
+        self.pat = compile_pattern(tokenizer.pattern)
         self.shape: dict[int, tuple[int, bool, bool]] = {}
         specials = sorted(tokenizer.special_tokens, key=lambda t: (-len(t), t))
         self.special_re = regex.compile("|".join(regex.escape(t) for t in specials)) if specials else None
