@@ -351,8 +351,14 @@ async def test_feature_hook_and_open_token(make_app, monkeypatch):
         await pilot.pause()
         assert picked == [b] and app.selected_token_id == b and app.selected_index == 1
         await pilot.press("tab", "enter")  # enter in the token view picks the selected token
-        await pilot.pause()
+        await settle(pilot)
         assert picked[-1] == b
+        from tokscope.app.screens.why import WhyScreen
+
+        assert isinstance(app.screen, WhyScreen)  # ...and opens its merge tree and explanation
+        assert app.screen.token_id == b
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("f12")
         await pilot.pause()
         assert isinstance(app.screen, Probe)

@@ -21,6 +21,9 @@ from . import clipboard
 from .commands import ExplorerCommands
 from .features import FEATURES, Feature, load_screen_class
 from .messages import EncodingLoaded, TokenPicked
+
+#: The screen a picked token opens (merge tree and split explainer).
+WHY_SCREEN = "tokscope.app.screens.why:WhyScreen"
 from .model import Cancelled, TokenDoc
 from .render import MODES, TEXT, layout, layout_text, relayout
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
@@ -417,8 +420,13 @@ class ExplorerApp(App):
             self.editor.move_cursor((row, col))
 
     def on_token_view_picked(self, event: TokenView.Picked) -> None:
-        if self._doc is not None:
-            self.open_token(self._doc.ids[event.index], source="token view")
+        """Enter on a piece opens the same view as a token picked anywhere: its merge tree."""
+        if self._doc is None:
+            return
+        token_id = self._doc.ids[event.index]
+        self.open_token(token_id, source="token view")
+        if event.control is self.token_view:
+            self.push_screen(load_screen_class(WHY_SCREEN)(token_id))
 
     def on_token_picked(self, event: TokenPicked) -> None:
         doc = self._doc

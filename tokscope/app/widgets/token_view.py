@@ -126,11 +126,16 @@ class TokenView(ScrollView, can_focus=True):
             self.from_user = from_user
 
     class Picked(Message):
-        """Enter was pressed on piece ``index``."""
+        """Enter was pressed on piece ``index`` of ``view``."""
 
-        def __init__(self, index: int) -> None:
+        def __init__(self, index: int, view: TokenView | None = None) -> None:
             super().__init__()
             self.index = index
+            self.view = view
+
+        @property
+        def control(self) -> TokenView | None:
+            return self.view
 
     def __init__(self, *, palette: Palette | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -260,7 +265,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def action_pick(self) -> None:
         if self.selected is not None:
-            self.post_message(self.Picked(self.selected))
+            self.post_message(self.Picked(self.selected, self))
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
