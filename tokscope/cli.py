@@ -267,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Explore how language models cut text into tokens. Without a subcommand, opens the explorer.",
+        epilog="explorer: tokscope [FILE] [-e NAME] [--errors replace] (or pipe text in); "
+        "'tokscope COMMAND --help' describes each command",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
