@@ -3,13 +3,13 @@ the width input, the ASCII fallback, and snapshots."""
 
 from __future__ import annotations
 
-import asyncio
 import unicodedata
 
 import pytest
 from textual.widgets import Input, RadioButton, Static
 
 from tokscope.app.app import ExplorerApp
+from tokscope.app.testing import idle
 from tokscope.app.features import FEATURES
 from tokscope.app.screens import insights
 from tokscope.app.screens.insights import BarChart, InsightsScreen, ScatterPlot
@@ -24,16 +24,6 @@ def make(text: str = TEXT, encoding: str = "o200k_base") -> ExplorerApp:
     return ExplorerApp(text, tokenizer=load(encoding), palette="truecolor")
 
 
-async def idle(pilot, timeout: float = 15.0) -> None:
-    """Wait until no worker runs and the screen has processed what they posted."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if not any(w.is_running for w in pilot.app.workers) and getattr(pilot.app, "idle", True):
-            await pilot.pause(0.05)
-            return
-    raise AssertionError("workers did not finish")
 
 
 async def open_insights(pilot) -> InsightsScreen:

@@ -10,6 +10,7 @@ import pytest
 from textual.widgets import Button, Input, Select, Static
 
 from tokscope.app.app import ExplorerApp
+from tokscope.app.testing import idle
 from tokscope.app.features import FEATURES
 from tokscope.app.screens import train as train_screen
 from tokscope.app.screens.insights import ScatterPlot
@@ -26,15 +27,6 @@ def make(text: str = TEXT) -> ExplorerApp:
     return ExplorerApp(text, tokenizer=registry.load("o200k_base"), palette="truecolor")
 
 
-async def idle(pilot, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if not any(w.is_running for w in pilot.app.workers) and getattr(pilot.app, "idle", True):
-            await pilot.pause(0.05)
-            return
-    raise AssertionError("workers did not finish")
 
 
 async def open_train(pilot) -> TrainScreen:

@@ -3,12 +3,12 @@ typed text, opening a result in the merge tree, and snapshots."""
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 from textual.widgets import DataTable, Input, Static
 
 from tokscope.app.app import ExplorerApp
+from tokscope.app.testing import idle
 from tokscope.app.screens.vocab import SHOWN, VocabScreen
 from tokscope.app.screens.why import WhyScreen
 from tokscope.core.vocab import search_vocab
@@ -21,15 +21,6 @@ def make(encoding: str = "gpt2") -> ExplorerApp:
     return ExplorerApp(TEXT, tokenizer=load(encoding), palette="truecolor")
 
 
-async def idle(pilot, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if not any(w.is_running for w in pilot.app.workers) and getattr(pilot.app, "idle", True):
-            await pilot.pause(0.05)
-            return
-    raise AssertionError("workers did not finish")
 
 
 async def open_vocab(pilot) -> VocabScreen:

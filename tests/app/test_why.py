@@ -3,12 +3,12 @@ replay, the rank cut-off, tokens picked elsewhere, and snapshots."""
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 from textual.widgets import Input, OptionList, Static
 
 from tokscope.app.app import ExplorerApp
+from tokscope.app.testing import idle
 from tokscope.app.features import FEATURES
 from tokscope.app.screens.why import MergeTree, WhyScreen
 from tokscope.core.merges import merge_tree, used_in
@@ -22,16 +22,6 @@ def make(text: str = TEXT, encoding: str = "gpt2") -> ExplorerApp:
     return ExplorerApp(text, tokenizer=load(encoding), palette="truecolor")
 
 
-async def idle(pilot, timeout: float = 20.0) -> None:
-    """Wait until no worker runs and what they posted has been handled."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        await pilot.pause(0.05)
-        if not any(w.is_running for w in pilot.app.workers) and getattr(pilot.app, "idle", True):
-            await pilot.pause(0.05)
-            return
-    raise AssertionError("workers did not finish")
 
 
 async def select_text(pilot, piece_text: str) -> int:

@@ -19,3 +19,19 @@ async def settle(pilot, timeout: float = 10.0) -> None:
             await pilot.pause()
             return
     raise AssertionError(f"explorer did not settle: loading={app._loading} current={app._doc_current}")
+
+
+async def idle(pilot, timeout: float = 20.0) -> None:
+    """Wait until no worker runs (on any screen) and the explorer has caught up with its text.
+
+    Screens that compute in workers (insights, training, merge tree, vocabulary) use this after a
+    key press: ``await pilot.press("enter"); await idle(pilot)``.
+    """
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        await pilot.pause(0.05)
+        if not any(w.is_running for w in pilot.app.workers) and getattr(pilot.app, "idle", True):
+            await pilot.pause(0.05)
+            return
+    raise AssertionError("workers did not finish")
