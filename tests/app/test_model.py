@@ -73,14 +73,16 @@ texts = st.lists(ALPHABET, max_size=40).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
-@given(old=texts, insert=texts, data=st.data(), name=st.sampled_from(ENCODINGS), specials=st.booleans())
-def test_edit_matches_full_build(load, old, insert, data, name, specials):
+@given(old=texts, insert=texts, data=st.data(), name=st.sampled_from(ENCODINGS), specials=st.booleans(),
+       size=st.sampled_from([1, 3, 1024]))
+def test_edit_matches_full_build(load, old, insert, data, name, specials, size):
     tok = load(name)
     start = data.draw(st.integers(0, len(old)))
     end = data.draw(st.integers(start, len(old)))
     new = old[:start] + insert + old[end:]
-    doc = TokenDoc.build(tok, old, specials)
-    edited = doc.edited(new)
+    with small_blocks(size):
+        doc = TokenDoc.build(tok, old, specials)
+        edited = doc.edited(new)
     full = TokenDoc.build(tok, new, specials)
     assert edited.ids == full.ids
     assert edited.starts == full.starts and edited.ends == full.ends and edited.flags == full.flags
@@ -104,15 +106,186 @@ def test_many_edits_in_a_row_stay_exact(load):
 
 
 @settings(max_examples=200, deadline=None)
-@given(old=texts, insert=texts, data=st.data(), width=st.integers(8, 30))
-def test_relayout_matches_full_layout(load, old, insert, data, width):
+@given(old=texts, insert=texts, data=st.data(), width=st.integers(8, 30), size=st.sampled_from([1, 3, 1024]))
+def test_relayout_matches_full_layout(load, old, insert, data, width, size):
     from tokscope.app.render import TEXT, layout, relayout
 
     tok = load("o200k_base")
     start = data.draw(st.integers(0, len(old)))
     end = data.draw(st.integers(start, len(old)))
     new = old[:start] + insert + old[end:]
-    doc = TokenDoc.build(tok, old)
-    rows = layout(doc, width, TEXT, False)
-    edited = doc.edited(new)
+    with small_blocks(size):
+        doc = TokenDoc.build(tok, old)
+        rows = layout(doc, width, TEXT, False)
+        edited = doc.edited(new)
     assert relayout(rows, doc, edited, width, TEXT, False) == layout(edited, width, TEXT, False)
+
+
+# ----- the block tables behind the columns: every edit splices blocks, so test with tiny blocks ----
+
+
+class small_blocks:
+    """Within the block, docs are cut into blocks of ``size`` rows (so edits cross block bounds)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __enter__(self):
+        from tokscope.app import model
+
+        self.saved = model.BLOCK
+        model.BLOCK = self.size
+
+    def __exit__(self, *exc):
+        from tokscope.app import model
+
+        model.BLOCK = self.saved
+
+
+def flat(doc: TokenDoc) -> dict:
+    return {name: list(getattr(doc, name)) for name in ("ids", "starts", "ends", "flags", "chunk_starts", "chunk_ends")}
+
+
+def same_as_full_build(doc: TokenDoc) -> None:
+    """Every way of reading ``doc`` agrees with a fresh build of its text (flat lists)."""
+    from bisect import bisect_left, bisect_right
+
+    full = TokenDoc.build(doc.tokenizer, doc.text, doc.specials)
+    want = flat(full)
+    assert flat(doc) == want
+    for name, values in want.items():
+        col = getattr(doc, name)
+        assert col == values and values == col and len(col) == len(values)
+        assert [col[i] for i in range(len(values))] == values
+        assert [col[-k] for k in range(1, min(len(values), 5) + 1)] == [values[-k] for k in range(1, min(len(values), 5) + 1)]
+        assert col[1:4] == values[1:4]
+        probes = sorted(set(values[::3]) | {-1, 0, len(doc.text), len(doc.text) + 1})
+        if name != "ids" and name != "flags":
+            for x in probes:
+                assert col.bisect_left(x) == bisect_left(values, x)
+                assert col.bisect_right(x) == bisect_right(values, x)
+        for x in set(values[:5]):
+            assert col.count(x) == values.count(x) and col.index(x) == values.index(x) and x in col
+    assert [p[1:] for p in doc.iter_pieces(0)] == list(zip(want["ids"], want["starts"], want["ends"], want["flags"]))
+    assert [p[0] for p in doc.iter_pieces(3)] == list(range(3, len(full)))
+    assert list(doc.pieces()) == list(full.pieces())
+    for i in range(len(full)):
+        assert doc.chunk_of(i) == full.chunk_of(i)
+    for offset in range(0, len(doc.text) + 1, 3):
+        assert doc.piece_at(offset) == full.piece_at(offset)
+    assert (doc.first_occurrence(-5), doc.occurrences(-5)) == (None, 0)
+
+
+#: characters the pattern's two Unicode versions disagree on (so the pinned pattern is used)
+SUSPECTS = [chr(661), chr(2191), chr(8349)]
+BLOCK_TEXTS = st.lists(st.sampled_from(list("ab AB12 \n\t.,'é👍你\u0301-") + ["  ", "\n\n", "'s", "123456"] + SUSPECTS),
+                       max_size=60).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(old=BLOCK_TEXTS, edits=st.lists(st.tuples(BLOCK_TEXTS, st.integers(0, 10**6), st.integers(0, 4)), min_size=1, max_size=5),
+       size=st.sampled_from([1, 2, 3, 7]), name=st.sampled_from(ENCODINGS))
+def test_edits_across_small_blocks_match_full_builds(load, old, edits, size, name):
+    tok = load(name)
+    with small_blocks(size):
+        doc = TokenDoc.build(tok, old)
+        text = old
+        for insert, where, cut in edits:
+            a = where % (len(text) + 1)
+            text = text[:a] + insert + text[a + cut :]
+            doc = doc.edited(text)
+            assert len(doc._pieces.blocks) >= len(doc) // (2 * size + 1)  # really in blocks
+            assert all(len(block[0]) for block in doc._pieces.blocks)  # none empty
+        same_as_full_build(doc)
+
+
+def test_long_edit_session_in_blocks_stays_exact(load):
+    import random
+
+    tok = load("o200k_base")
+    rng = random.Random(3)
+    text = read_sample("multiscript.txt") + read_sample("code.py")
+    with small_blocks(16):
+        doc = TokenDoc.build(tok, text)
+        bits = ["x", " ", "\n", "é", "👍", "9", "'ll", "", "word " * 40, SUSPECTS[0]]
+        for _ in range(150):
+            a = rng.randrange(len(text) + 1)
+            b = min(len(text), a + rng.choice([0, 0, 1, 5, 300]))
+            text = text[:a] + rng.choice(bits) + text[b:]
+            doc = doc.edited(text)
+        same_as_full_build(doc)
+        same_as_core(doc)
+
+
+def test_an_edit_shares_the_blocks_it_does_not_touch(load):
+    tok = load("o200k_base")
+    text = read_sample("prose.txt") * 3
+    with small_blocks(64):
+        doc = TokenDoc.build(tok, text)
+        middle = len(text) // 2
+        edited = doc.edited(text[:middle] + "x" + text[middle:])
+    old_blocks = {id(b) for b in doc._pieces.blocks}
+    shared = sum(id(b) in old_blocks for b in edited._pieces.blocks)
+    assert shared >= len(doc._pieces.blocks) - 3  # only the blocks around the edit are new
+    assert list(doc.ids) == list(TokenDoc.build(tok, text).ids)  # the old doc is unchanged
+
+
+def test_column_is_a_read_only_sequence_of_ints(load):
+    doc = TokenDoc.build(load("o200k_base"), "Hello world, hello again")
+    ids = doc.ids
+    assert isinstance(ids.tolist(), list) and ids.tolist() == list(ids) == ids[:]
+    assert ids != [] and bool(ids) and not TokenDoc.build(doc.tokenizer, "").ids
+    assert " ".join(map(str, ids)) == " ".join(str(i) for i in ids.tolist())
+    with pytest.raises(IndexError):
+        ids[len(ids)]
+    with pytest.raises(ValueError):
+        ids.index(-1)
+    assert repr(ids) == repr(ids.tolist())
+
+
+@settings(max_examples=100, deadline=None)
+@given(old=BLOCK_TEXTS, insert=BLOCK_TEXTS, data=st.data())
+def test_edited_status_figures_equal_fresh_ones(load, old, insert, data):
+    from tokscope.app.widgets.status import stats
+
+    tok = load("o200k_base")
+    start = data.draw(st.integers(0, len(old)))
+    end = data.draw(st.integers(start, len(old)))
+    new = old[:start] + insert + old[end:]
+    doc = TokenDoc.build(tok, old)
+    stats(doc)
+    edited = doc.edited(new)
+    fresh = TokenDoc.build(tok, new)
+    assert stats(edited) == stats(fresh)
+
+
+def _layout_pieces_reference(doc: TokenDoc, width: int, mode: str) -> list[int]:
+    """The ids/both row layout written plainly over flat lists (what render.layout_pieces does)."""
+    from tokscope.app.render import IDS, piece_units, units_width
+
+    ids, starts = list(doc.ids), list(doc.starts)
+    tok = doc.tokenizer
+    width = max(width, 8)
+    rows, cur, last_start = [0], 0, -1
+    for i, token_id in enumerate(ids):
+        start = starts[i]
+        w = len(str(token_id)) + 1 if mode == IDS else units_width(piece_units(tok.token_bytes(token_id), True)) + len(str(token_id)) + 2
+        if cur + w > width and cur > 0 and start != last_start and start != rows[-1]:
+            rows.append(start)
+            cur = 0
+        cur += w
+        last_start = start
+        if b"\n" in tok.token_bytes(token_id) and i + 1 < len(ids) and starts[i + 1] != rows[-1]:
+            rows.append(starts[i + 1])
+            cur = 0
+    return rows
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=BLOCK_TEXTS, width=st.integers(8, 30), mode=st.sampled_from(["ids", "both"]), size=st.sampled_from([2, 5, 1024]))
+def test_layout_pieces_matches_the_plain_reference(load, text, width, mode, size):
+    from tokscope.app.render import layout_pieces
+
+    with small_blocks(size):
+        doc = TokenDoc.build(load("o200k_base"), text)
+    assert layout_pieces(doc, width, mode, False) == _layout_pieces_reference(doc, width, mode)

@@ -1,10 +1,15 @@
-"""The explorer's tokenization of the input text, kept in flat lists so an edit costs little.
+"""The explorer's tokenization of the input text, kept in blocks of ints so an edit costs little.
 
-A :class:`TokenDoc` holds the text, its pre-tokenization chunks and its pieces as parallel lists of
-ints (ids, character starts and ends, flags). Building one for 1 MB of text makes no ``Piece``
+A :class:`TokenDoc` holds the text, its pre-tokenization chunks and its pieces as parallel columns
+of ints (ids, character starts and ends, flags). Building one for 1 MB of text makes no ``Piece``
 objects; :meth:`TokenDoc.piece` makes one on demand. :meth:`TokenDoc.edited` re-tokenizes only the
 chunks an edit touched: chunks are independent, so it re-chunks a window from a chunk boundary a
 little before the edit until the new chunks line up with the old ones again, and splices.
+
+The columns live in blocks of about :data:`BLOCK` rows, each with a base added to its offsets
+(:class:`_Table`). A splice rebuilds the one or two blocks around the edit, shares every other
+block with the old doc, and moves the offsets after the edit by changing one base per block, so
+an edit of 1 MB of text costs a few milliseconds instead of copying and shifting 300k-entry lists.
 
 Everything here is plain Python over the core's public API (``Tokenizer.pattern``,
 ``encode_chunk``, ``token_bytes``, ``special_tokens``), and a doc is never mutated once built, so a
@@ -125,30 +130,272 @@ def diff_span(old: str, new: str) -> EditSpan:
     return EditSpan(prefix, len(old) - suffix, len(new) - suffix)
 
 
-class TokenDoc:
-    """The pieces of ``text`` under ``tokenizer`` (see the module docstring).
+#: rows per block of a doc's piece and chunk tables: an edit rebuilds the one or two blocks it
+#: touches and moves every later block by changing its base, instead of copying whole lists
+BLOCK = 1024
 
-    ``specials`` True treats special-token strings in the text as special tokens; False (the
-    default) encodes them as ordinary text. ``complete`` is False for a doc that covers only a
-    prefix of the text (shown while a large text is still being tokenized).
+
+class _Table:
+    """Rows of ints kept in blocks that docs share (never mutated once built).
+
+    ``blocks[k]`` is a tuple of lists, one per field; the fields listed in ``offsets`` hold
+    character offsets relative to ``bases[k]``. ``firsts[k]`` is the index of block ``k``'s first
+    row. No block is empty.
+
+    >>> t = _Table.from_columns([[7, 8, 9], [0, 2, 5]], offsets=(1,), block=2)
+    >>> t2 = t.splice(1, 2, [[42], [2]], delta=3)  # row 1 replaced, row 2 moved by 3
+    >>> [t2.get(0, i) for i in range(3)], [t2.get(1, i) for i in range(3)], t2.bisect(1, 8, False)
+    ([7, 42, 9], [0, 2, 8], 2)
     """
 
-    __slots__ = (
-        "tokenizer", "text", "specials", "ids", "starts", "ends", "flags",
-        "chunk_starts", "chunk_ends", "chunk_special", "complete", "covered", "_byte_cache",
-        "serial", "_edit", "_stats",
-    )
+    __slots__ = ("blocks", "bases", "firsts", "n", "offsets")
 
-    def __init__(self, tokenizer: Tokenizer, text: str, specials: bool = False) -> None:
-        self.tokenizer = tokenizer
-        self.text = text
-        self.specials = specials
+    def __init__(self, blocks: list[tuple[list[int], ...]], bases: list[int], offsets: tuple[int, ...]) -> None:
+        self.blocks = blocks
+        self.bases = bases
+        self.offsets = offsets
+        firsts = []
+        n = 0
+        for block in blocks:
+            firsts.append(n)
+            n += len(block[0])
+        self.firsts = firsts
+        self.n = n
+
+    @classmethod
+    def from_columns(cls, columns: list[list[int]], offsets: tuple[int, ...], block: int | None = None) -> _Table:
+        """A table of absolute values (bases 0) cut into blocks of about ``block`` (default
+        :data:`BLOCK`) rows."""
+        block = block or BLOCK
+        n = len(columns[0])
+        if n == 0:
+            return cls([], [], offsets)
+        count = max(1, round(n / block))
+        size = -(-n // count)
+        blocks = [tuple(c[a : a + size] for c in columns) for a in range(0, n, size)]
+        return cls(blocks, [0] * len(blocks), offsets)
+
+    def get(self, f: int, i: int) -> int:
+        k = bisect_right(self.firsts, i) - 1
+        value = self.blocks[k][f][i - self.firsts[k]]
+        return value + self.bases[k] if f in self.offsets else value
+
+    def bisect(self, f: int, x: int, right: bool) -> int:
+        """``bisect_right`` (or ``bisect_left``) of ``x`` in offset field ``f`` (non-decreasing)."""
+        blocks, bases = self.blocks, self.bases
+        lo, hi = 0, len(blocks)
+        while lo < hi:  # the first block whose last value is > x (right) or >= x (left)
+            mid = (lo + hi) // 2
+            last = blocks[mid][f][-1] + bases[mid]
+            if last > x or (not right and last == x):
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo == len(blocks):
+            return self.n
+        col = blocks[lo][f]
+        x -= bases[lo]
+        return self.firsts[lo] + (bisect_right(col, x) if right else bisect_left(col, x))
+
+    def column(self, f: int) -> list[int]:
+        """Field ``f`` as one flat list of absolute values."""
+        out: list[int] = []
+        if f in self.offsets:
+            for block, base in zip(self.blocks, self.bases):
+                out.extend(map(base.__add__, block[f]) if base else block[f])
+        else:
+            for block in self.blocks:
+                out.extend(block[f])
+        return out
+
+    def splice(self, i0: int, i1: int, rows: list[list[int]], delta: int) -> _Table:
+        """A new table: rows ``[i0, i1)`` replaced by ``rows`` (columns of absolute values), and
+        ``delta`` added to the offset fields of every row from ``i1`` on. Blocks away from the
+        splice are shared with this table."""
+        blocks, bases, firsts, offsets = self.blocks, self.bases, self.firsts, self.offsets
+        nb = len(blocks)
+        if nb == 0:
+            return _Table.from_columns(rows, offsets)
+        ka = bisect_right(firsts, i0) - 1 if i0 < self.n else nb - 1
+        kb = bisect_right(firsts, i1) - 1 if i1 < self.n else nb - 1
+        a0, b0 = firsts[ka], firsts[kb]
+        base_a, base_b = bases[ka], bases[kb] + delta
+        middle = []
+        for f, new in enumerate(rows):
+            pre = blocks[ka][f][: i0 - a0]
+            post = blocks[kb][f][i1 - b0 :]
+            if f in offsets:
+                if base_a:
+                    pre = [v + base_a for v in pre]
+                if base_b:
+                    post = [v + base_b for v in post]
+            middle.append(pre + new + post)
+        mid = _Table.from_columns(middle, offsets)
+        tail = bases[kb + 1 :]
+        if delta:
+            tail = [b + delta for b in tail]
+        return _Table(blocks[:ka] + mid.blocks + blocks[kb + 1 :], bases[:ka] + mid.bases + tail, offsets)
+
+
+class Column(Sequence):
+    """One field of a doc's pieces or chunks (``doc.ids``, ``doc.starts``...) as a read-only
+    sequence of ints. Compares equal to a list with the same values; ``list(column)`` or
+    ``column.tolist()`` gives a plain list."""
+
+    __slots__ = ("_table", "_f", "_offset", "_list")
+
+    def __init__(self, table: _Table, f: int) -> None:
+        self._table = table
+        self._f = f
+        self._offset = f in table.offsets
+        self._list: list[int] | None = None
+
+    def __len__(self) -> int:
+        return self._table.n
+
+    def __bool__(self) -> bool:
+        return self._table.n > 0
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return self.tolist()[index]
+        t = self._table
+        if index < 0:
+            index += t.n
+        if not 0 <= index < t.n:
+            raise IndexError("index out of range")
+        k = bisect_right(t.firsts, index) - 1
+        value = t.blocks[k][self._f][index - t.firsts[k]]
+        return value + t.bases[k] if self._offset else value
+
+    def tolist(self) -> list[int]:
+        if self._list is None:
+            self._list = self._table.column(self._f)
+        return list(self._list)
+
+    def __iter__(self):
+        if self._list is not None:
+            return iter(self._list)
+        t, f = self._table, self._f
+        if not self._offset:
+            return itertools.chain.from_iterable(block[f] for block in t.blocks)
+        return itertools.chain.from_iterable(
+            map(base.__add__, block[f]) if base else block[f] for block, base in zip(t.blocks, t.bases)
+        )
+
+    def __contains__(self, value: object) -> bool:
+        if not self._offset:
+            return any(value in block[self._f] for block in self._table.blocks)
+        return any(v == value for v in self)
+
+    def count(self, value: int) -> int:
+        if not self._offset:
+            return sum(block[self._f].count(value) for block in self._table.blocks)
+        return sum(block[self._f].count(value - base) for block, base in zip(self._table.blocks, self._table.bases))
+
+    def index(self, value: int, start: int = 0, stop: int | None = None) -> int:  # type: ignore[override]
+        if start or stop is not None:
+            return self.tolist().index(value, start, len(self) if stop is None else stop)
+        t = self._table
+        for first, block, base in zip(t.firsts, t.blocks, t.bases):
+            try:
+                return first + block[self._f].index(value - base if self._offset else value)
+            except ValueError:
+                continue
+        raise ValueError(f"{value!r} is not in column")
+
+    def bisect_left(self, x: int) -> int:
+        return self._table.bisect(self._f, x, False)
+
+    def bisect_right(self, x: int) -> int:
+        return self._table.bisect(self._f, x, True)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Column):
+            return len(self) == len(other) and self.tolist() == other.tolist()
+        if isinstance(other, list):
+            return len(self) == len(other) and self.tolist() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.tolist())
+
+
+class _Builder:
+    """Flat lists a scan appends to (absolute offsets)."""
+
+    __slots__ = ("ids", "starts", "ends", "flags", "chunk_starts", "chunk_ends")
+
+    def __init__(self) -> None:
         self.ids: list[int] = []
         self.starts: list[int] = []
         self.ends: list[int] = []
         self.flags: list[int] = []
         self.chunk_starts: list[int] = []
         self.chunk_ends: list[int] = []
+
+    def pieces(self) -> list[list[int]]:
+        return [self.ids, self.starts, self.ends, self.flags]
+
+    def chunks(self) -> list[list[int]]:
+        return [self.chunk_starts, self.chunk_ends]
+
+
+#: piece fields and chunk fields (their index in a table row)
+_ID, _START, _END, _FLAGS = 0, 1, 2, 3
+_PIECE_OFFSETS = (_START, _END)
+_CSTART, _CEND = 0, 1
+_CHUNK_OFFSETS = (_CSTART, _CEND)
+_EMPTY_PIECES = _Table([], [], _PIECE_OFFSETS)
+_EMPTY_CHUNKS = _Table([], [], _CHUNK_OFFSETS)
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _word_span(text: str, a: int, b: int, limit: int = 512) -> tuple[int, int] | None:
+    """``[a, b)`` widened to whitespace on both sides (or the text's ends), so the words in it
+    are whole; None when that takes more than ``limit`` characters."""
+    lo, hi, n = a, b, len(text)
+    while lo > 0 and not text[lo - 1].isspace():
+        lo -= 1
+        if a - lo > limit:
+            return None
+    while hi < n and not text[hi].isspace():
+        hi += 1
+        if hi - b > limit:
+            return None
+    return lo, hi
+
+
+class TokenDoc:
+    """The pieces of ``text`` under ``tokenizer`` (see the module docstring).
+
+    ``specials`` True treats special-token strings in the text as special tokens; False (the
+    default) encodes them as ordinary text. ``complete`` is False for a doc that covers only a
+    prefix of the text (shown while a large text is still being tokenized).
+
+    ``ids``, ``starts``, ``ends``, ``flags``, ``chunk_starts`` and ``chunk_ends`` are read-only
+    sequences of ints (:class:`Column`); internally pieces and chunks are kept in blocks that an
+    edit shares with the doc it came from (see :class:`_Table`).
+    """
+
+    __slots__ = (
+        "tokenizer", "text", "specials", "_pieces", "_chunks", "_cols",
+        "chunk_special", "complete", "covered", "_byte_cache",
+        "serial", "_edit", "_stats", "_plain",
+    )
+
+    def __init__(self, tokenizer: Tokenizer, text: str, specials: bool = False) -> None:
+        self.tokenizer = tokenizer
+        self.text = text
+        self.specials = specials
+        self._pieces = _EMPTY_PIECES
+        self._chunks = _EMPTY_CHUNKS
+        self._cols: dict[str, Column] = {}
         self.chunk_special: set[int] = set()  # chunk start offsets of special chunks
         self.complete = True
         self.covered = len(text)  # characters tokenized
@@ -157,6 +404,45 @@ class TokenDoc:
         #: (serial of the doc this was edited from, restart, old stop, new stop, new edit end, delta)
         self._edit: tuple[int, int, int, int, int, int] | None = None
         self._stats: dict | None = None  # the status line's figures, filled in once
+        #: True when the text is known to hold no character the pattern's Unicode versions
+        #: disagree on (then the plain compiled pattern splits it exactly)
+        self._plain = False
+
+    # --- columns ----------------------------------------------------------------------------
+
+    def _column(self, name: str, table: _Table, f: int) -> Column:
+        col = self._cols.get(name)
+        if col is None:
+            col = self._cols[name] = Column(table, f)
+        return col
+
+    @property
+    def ids(self) -> Column:
+        return self._column("ids", self._pieces, _ID)
+
+    @property
+    def starts(self) -> Column:
+        return self._column("starts", self._pieces, _START)
+
+    @property
+    def ends(self) -> Column:
+        return self._column("ends", self._pieces, _END)
+
+    @property
+    def flags(self) -> Column:
+        return self._column("flags", self._pieces, _FLAGS)
+
+    @property
+    def chunk_starts(self) -> Column:
+        return self._column("chunk_starts", self._chunks, _CSTART)
+
+    @property
+    def chunk_ends(self) -> Column:
+        return self._column("chunk_ends", self._chunks, _CEND)
+
+    def _set(self, pieces: _Table, chunks: _Table) -> None:
+        self._pieces, self._chunks = pieces, chunks
+        self._cols = {}
 
     # --- building ---------------------------------------------------------------------------
 
@@ -178,34 +464,31 @@ class TokenDoc:
         """
         text = fix_surrogates(text)
         doc = cls(tokenizer, text, specials)
+        pat = tok_info(tokenizer).pat
+        engine = pat.for_text(text, 0, len(text))
+        doc._plain = engine is pat.plain
+        out = _Builder()
         emitted = progress is None or not first_part or len(text) <= first_part
         for seg_start, seg_end, special in doc._segments(text):
             if special:
-                doc._add_special(seg_start, seg_end)
+                doc._add_special(out, seg_start, seg_end)
                 continue
             pos = seg_start
             if not emitted:
-                pos, _ = doc._scan(text, pos, seg_end, None, cancel, limit=first_part)
+                pos, _ = doc._scan(out, engine, pos, seg_end, None, cancel, limit=first_part)
                 if pos < first_part:
                     continue  # the segment ended before the first part did
-                partial = doc._copy()
+                partial = cls(tokenizer, text, specials)
+                partial._set(_Table.from_columns(out.pieces(), _PIECE_OFFSETS),
+                             _Table.from_columns(out.chunks(), _CHUNK_OFFSETS))
+                partial.chunk_special = set(doc.chunk_special)
                 partial.complete = False
                 partial.covered = pos
                 progress(partial)
                 emitted = True
-            doc._scan(text, pos, seg_end, None, cancel)
+            doc._scan(out, engine, pos, seg_end, None, cancel)
+        doc._set(_Table.from_columns(out.pieces(), _PIECE_OFFSETS), _Table.from_columns(out.chunks(), _CHUNK_OFFSETS))
         return doc
-
-    def _copy(self) -> TokenDoc:
-        out = TokenDoc(self.tokenizer, self.text, self.specials)
-        out.ids = list(self.ids)
-        out.starts = list(self.starts)
-        out.ends = list(self.ends)
-        out.flags = list(self.flags)
-        out.chunk_starts = list(self.chunk_starts)
-        out.chunk_ends = list(self.chunk_ends)
-        out.chunk_special = set(self.chunk_special)
-        return out
 
     def _segments(self, text: str) -> list[tuple[int, int, bool]]:
         info = tok_info(self.tokenizer)
@@ -222,39 +505,42 @@ class TokenDoc:
             out.append((pos, len(text), False))
         return out
 
-    def _add_special(self, start: int, end: int) -> None:
+    def _add_special(self, out: _Builder, start: int, end: int) -> None:
         token_id = self.tokenizer.special_tokens[self.text[start:end]]
-        self.chunk_starts.append(start)
-        self.chunk_ends.append(end)
+        out.chunk_starts.append(start)
+        out.chunk_ends.append(end)
         self.chunk_special.add(start)
-        self.ids.append(token_id)
-        self.starts.append(start)
-        self.ends.append(end)
-        self.flags.append(SPECIAL)
+        out.ids.append(token_id)
+        out.starts.append(start)
+        out.ends.append(end)
+        out.flags.append(SPECIAL)
 
     def _scan(
         self,
-        text: str,
+        out: _Builder,
+        engine: Any,
         pos: int,
         endpos: int,
         sync: Any,
         cancel: threading.Event | None,
         limit: int | None = None,
     ) -> tuple[int, bool]:
-        """Append chunks and pieces from ``pos``; stop at ``endpos``, at the first chunk end past
-        ``limit``, or when ``sync(end)`` says the old chunks line up again.
+        """Append chunks and pieces of ``self.text`` from ``pos`` to ``out``; stop at ``endpos``,
+        at the first chunk end past ``limit``, or when ``sync(end)`` says the old chunks line up
+        again. ``engine`` is the compiled pattern to split with.
 
         Returns the offset where it stopped and whether ``sync`` stopped it."""
+        text = self.text
         tokenizer = self.tokenizer
         info = tok_info(tokenizer)
         shape = info.shape
         token_shape = info.token_shape
         encode_chunk = tokenizer.encode_chunk
-        ids, starts, ends, flags = self.ids, self.starts, self.ends, self.flags
-        cstarts, cends = self.chunk_starts, self.chunk_ends
+        ids, starts, ends, flags = out.ids, out.starts, out.ends, out.flags
+        cstarts, cends = out.chunk_starts, out.chunk_ends
         n = 0
         end = pos
-        for found in info.pat.finditer(text, pos, endpos):
+        for found in engine.finditer(text, pos, endpos):
             s, end = found.span()
             cstarts.append(s)
             cends.append(end)
@@ -283,25 +569,38 @@ class TokenDoc:
                 return end, False
         return end, False
 
+    def _specials_possible(self, new_text: str, span: EditSpan) -> bool:
+        """Whether special-token text may occur in this doc's text or in ``new_text``."""
+        special_re = tok_info(self.tokenizer).special_re
+        if special_re is None:
+            return False
+        if self.chunk_special or special_re.search(self.text) is not None:
+            return True
+        # none before the edit: a new one has to overlap the inserted text
+        longest = max(map(len, self.tokenizer.special_tokens))
+        lo = max(0, span.start - longest + 1)
+        hi = min(len(new_text), span.new_end + longest - 1)
+        return special_re.search(new_text, lo, hi) is not None
+
     def edited(self, new_text: str, *, cancel: threading.Event | None = None) -> TokenDoc:
         """The doc for ``new_text``, re-tokenizing only the chunks around what changed."""
         new_text = fix_surrogates(new_text)
-        if not self.complete or self.specials and tok_info(self.tokenizer).special_re is not None and (
-            tok_info(self.tokenizer).special_re.search(new_text) or tok_info(self.tokenizer).special_re.search(self.text)
-        ):
+        if not self.complete:
             return TokenDoc.build(self.tokenizer, new_text, self.specials, cancel=cancel)
         old_text = self.text
         span = diff_span(old_text, new_text)
         if span.start == span.old_end == span.new_end:
             return self
+        if self.specials and self._specials_possible(new_text, span):
+            return TokenDoc.build(self.tokenizer, new_text, self.specials, cancel=cancel)
         delta = span.delta
-        cstarts, cends = self.chunk_starts, self.chunk_ends
+        chunks, pieces = self._chunks, self._pieces
         # first chunk to redo: BACKUP_CHUNKS before the chunk containing the edit
-        c0 = max(0, bisect_right(cstarts, span.start) - 1 - BACKUP_CHUNKS)
-        restart = cstarts[c0] if c0 < len(cstarts) and cstarts[c0] <= span.start else 0
-        if c0 >= len(cstarts):
-            restart = 0
-            c0 = 0
+        c0 = max(0, chunks.bisect(_CSTART, span.start, True) - 1 - BACKUP_CHUNKS)
+        if c0 < chunks.n and chunks.get(_CSTART, c0) <= span.start:
+            restart = chunks.get(_CSTART, c0)
+        else:
+            restart = c0 = 0
         old_end = span.old_end
         new_end = span.new_end
 
@@ -311,53 +610,98 @@ class TokenDoc:
             old = end - delta
             if old < old_end:
                 return False
-            i = bisect_left(cends, old)
-            return i < len(cends) and cends[i] == old
+            i = chunks.bisect(_CEND, old, False)
+            return i < chunks.n and chunks.get(_CEND, i) == old
 
-        window = TokenDoc(self.tokenizer, new_text, self.specials)
-        stop, synced = window._scan(new_text, restart, len(new_text), sync, cancel)
-        if synced:
-            c1 = bisect_left(cends, stop - delta) + 1
-            p0 = bisect_left(self.starts, cstarts[c0])
-            p1 = bisect_left(self.starts, cends[c1 - 1])
-        else:
-            c1 = len(cstarts)
-            p0 = bisect_left(self.starts, cstarts[c0]) if c0 < len(cstarts) else len(self.starts)
-            p1 = len(self.starts)
         doc = TokenDoc(self.tokenizer, new_text, self.specials)
-        if delta:
-            shift = lambda values: [v + delta for v in values]  # noqa: E731
+        pat = tok_info(self.tokenizer).pat
+        # the old text had no character the pattern's Unicode versions disagree on: the new one
+        # has none either unless the inserted text brings one (the check looks at that only)
+        if self._plain and pat.for_text(new_text, span.start, span.new_end) is pat.plain:
+            engine = pat.plain
+            doc._plain = True
         else:
-            shift = lambda values: values  # noqa: E731
-        doc.ids = self.ids[:p0] + window.ids + self.ids[p1:]
-        doc.starts = self.starts[:p0] + window.starts + shift(self.starts[p1:])
-        doc.ends = self.ends[:p0] + window.ends + shift(self.ends[p1:])
-        doc.flags = self.flags[:p0] + window.flags + self.flags[p1:]
-        doc.chunk_starts = cstarts[:c0] + window.chunk_starts + shift(cstarts[c1:])
-        doc.chunk_ends = cends[:c0] + window.chunk_ends + shift(cends[c1:])
+            engine = pat.pinned
+        window = _Builder()
+        stop, synced = doc._scan(window, engine, restart, len(new_text), sync, cancel)
+        if synced:
+            c1 = chunks.bisect(_CEND, stop - delta, False) + 1
+            p0 = pieces.bisect(_START, chunks.get(_CSTART, c0), False)
+            p1 = pieces.bisect(_START, chunks.get(_CEND, c1 - 1), False)
+        else:
+            c1 = chunks.n
+            p0 = pieces.bisect(_START, chunks.get(_CSTART, c0), False) if c0 < chunks.n else pieces.n
+            p1 = pieces.n
+        doc._set(pieces.splice(p0, p1, window.pieces(), delta), chunks.splice(c0, c1, window.chunks(), delta))
         old_stop = stop - delta if synced else len(old_text)
         new_stop = stop if synced else len(new_text)
         doc._edit = (self.serial, restart, old_stop, new_stop, new_end, delta)
+        if self._stats is not None:
+            doc._stats = self._edited_stats(doc, span)
         return doc
+
+    _STAT_KEYS = frozenset(("encoding", "tokens", "chars", "bytes", "words", "chars_per_token", "tokens_per_word"))
+
+    def _edited_stats(self, doc: TokenDoc, span: EditSpan) -> dict | None:
+        """The status line's figures (see ``widgets.status.stats``) for ``doc``, edited from this
+        doc, from this doc's figures and the edited span only (None when they cannot be)."""
+        old = self._stats
+        if old is None or set(old) != self._STAT_KEYS:
+            return None
+        old_text, new_text = self.text, doc.text
+        words = _word_span(old_text, span.start, span.old_end)
+        if words is None:
+            return None
+        lo, hi = words
+        tokens, chars = len(doc), len(new_text)
+        n_words = old["words"] - len(old_text[lo:hi].split()) + len(new_text[lo : hi + span.delta].split())
+        n_bytes = old["bytes"] - _utf8_len(old_text[span.start : span.old_end]) + _utf8_len(new_text[span.start : span.new_end])
+        return {
+            "encoding": old["encoding"],
+            "tokens": tokens,
+            "chars": chars,
+            "bytes": n_bytes,
+            "words": n_words,
+            "chars_per_token": chars / tokens if tokens else 0.0,
+            "tokens_per_word": tokens / n_words if n_words else 0.0,
+        }
 
     # --- reading ----------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self._pieces.n
 
     @property
     def name(self) -> str:
         return self.tokenizer.name
 
+    def iter_pieces(self, i: int = 0):
+        """``(index, id, start, end, flags)`` of pieces ``i``, ``i + 1``, ... (fast: no lookups)."""
+        t = self._pieces
+        if i < 0:
+            i = 0
+        if i >= t.n:
+            return
+        k = bisect_right(t.firsts, i) - 1
+        j = i - t.firsts[k]
+        blocks, bases = t.blocks, t.bases
+        for k in range(k, len(blocks)):
+            ids, starts, ends, flags = blocks[k]
+            base = bases[k]
+            for j in range(j, len(ids)):
+                yield i, ids[j], starts[j] + base, ends[j] + base, flags[j]
+                i += 1
+            j = 0
+
     def piece_at(self, offset: int) -> int | None:
         """The index of the (first) piece covering character ``offset`` (the last piece at the end)."""
-        if not self.starts:
+        pieces = self._pieces
+        if not pieces.n:
             return None
-        i = bisect_right(self.starts, offset) - 1
+        i = pieces.bisect(_START, offset, True) - 1
         if i < 0:
             return 0
-        first = bisect_left(self.starts, self.starts[i])
-        return first
+        return pieces.bisect(_START, pieces.get(_START, i), False)
 
     def byte_offset(self, char_offset: int) -> int:
         """The UTF-8 byte offset of a character offset (remembers the last answer to go faster)."""
@@ -371,27 +715,32 @@ class TokenDoc:
 
     def piece(self, i: int) -> Piece:
         """Piece ``i`` as the core's :class:`Piece` (byte offsets computed here)."""
+        n = self._pieces.n
         if i < 0:
-            i += len(self.ids)
-        token_id = self.ids[i]
-        data = self.tokenizer.token_bytes(token_id)
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        get = self._pieces.get
+        token_bytes = self.tokenizer.token_bytes
+        token_id = get(_ID, i)
+        data = token_bytes(token_id)
         j = i
-        while j > 0 and self.flags[j] & PARTIAL and data and is_continuation(self.tokenizer.token_bytes(self.ids[j])[0]):
+        while j > 0 and get(_FLAGS, j) & PARTIAL and data and is_continuation(token_bytes(get(_ID, j))[0]):
             j -= 1
-        byte_start = self.byte_offset(self.starts[j])
+        byte_start = self.byte_offset(get(_START, j))
         for k in range(j, i):
-            byte_start += len(self.tokenizer.token_bytes(self.ids[k]))
-        flags = self.flags[i]
-        return Piece(token_id, data, self.starts[i], self.ends[i], byte_start, byte_start + len(data),
+            byte_start += len(token_bytes(get(_ID, k)))
+        flags = get(_FLAGS, i)
+        return Piece(token_id, data, get(_START, i), get(_END, i), byte_start, byte_start + len(data),
                      bool(flags & PARTIAL), bool(flags & SPECIAL))
 
     def chunk_index(self, i: int) -> int:
         """The index of the chunk holding piece ``i``."""
-        return bisect_right(self.chunk_starts, self.starts[i]) - 1
+        return self._chunks.bisect(_CSTART, self._pieces.get(_START, i), True) - 1
 
     def chunk_of(self, i: int) -> Chunk:
         c = self.chunk_index(i)
-        s, e = self.chunk_starts[c], self.chunk_ends[c]
+        s, e = self._chunks.get(_CSTART, c), self._chunks.get(_CEND, c)
         return Chunk(self.text[s:e], s, e, special=s in self.chunk_special)
 
     def occurrences(self, token_id: int) -> int:
@@ -414,7 +763,7 @@ class PieceList(Sequence):
         self.doc = doc
 
     def __len__(self) -> int:
-        return len(self.doc.ids)
+        return len(self.doc)
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):

@@ -172,21 +172,19 @@ def layout_text(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
 def _layout_complex(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
     text = doc.text
     hexw: dict[int, int] = {}
-    if doc.ids:
-        i = bisect_right(doc.starts, a) - 1
-        while i > 0 and doc.ends[i - 1] > a:
+    if len(doc):
+        i = doc.starts.bisect_right(a) - 1
+        ends = doc.ends
+        while i > 0 and ends[i - 1] > a:
             i -= 1
-        i = max(i, 0)
         tok = doc.tokenizer
-        flags, starts = doc.flags, doc.starts
-        n = len(doc.ids)
-        while i < n and starts[i] < b:
-            if flags[i] & PARTIAL:
-                start = starts[i]
-                for rel, glyph, kind in piece_units(tok.token_bytes(doc.ids[i]), False):
+        for _, token_id, start, _, flags in doc.iter_pieces(max(i, 0)):
+            if start >= b:
+                break
+            if flags & PARTIAL:
+                for rel, glyph, kind in piece_units(tok.token_bytes(token_id), False):
                     if kind == "hex":
                         hexw[start + rel] = hexw.get(start + rel, 0) + cell_len(glyph)
-            i += 1
     rows = [a]
     cur = 0
     for off in range(a, b):
@@ -214,24 +212,23 @@ def layout_pieces(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
     width = max(width, 8)
     rows = [0]
     cur = 0
-    ids, starts = doc.ids, doc.starts
     tok = doc.tokenizer
-    n = len(ids)
     last_start = -1
-    for i in range(n):
-        start = starts[i]
+    newline_before = False
+    for _, token_id, start, _, _ in doc.iter_pieces(0):
+        if newline_before and start != rows[-1]:
+            rows.append(start)
+            cur = 0
         if mode == IDS:
-            w = len(str(ids[i])) + 1
+            w = len(str(token_id)) + 1
         else:
-            w = piece_width(doc, i, mode, True)
+            w = units_width(piece_units(tok.token_bytes(token_id), True)) + len(str(token_id)) + 2
         if cur + w > width and cur > 0 and start != last_start and start != rows[-1]:
             rows.append(start)
             cur = 0
         cur += w
         last_start = start
-        if b"\n" in tok.token_bytes(ids[i]) and i + 1 < n and starts[i + 1] != rows[-1]:
-            rows.append(starts[i + 1])
-            cur = 0
+        newline_before = b"\n" in tok.token_bytes(token_id)
     if not doc.complete and doc.covered < len(doc.text):
         rows.extend(r for r in layout_text(doc, width, _line_start(doc.text, doc.covered), len(doc.text)) if r > rows[-1])
     return rows

@@ -293,16 +293,29 @@ class TokenView(ScrollView, can_focus=True):
         return strip.crop_extend(0, width, base)
 
     def _piece_style(self, i: int) -> Style:
+        """The style of piece ``i`` (subclasses add marks here)."""
+        doc = self.doc
+        assert doc is not None
+        return self._style_of(i, doc.ids[i], doc.flags[i])
+
+    def _styler(self):
+        """``style(i, token_id, flags)`` for the painting loops: :meth:`_style_of` unless a subclass
+        overrides :meth:`_piece_style`."""
+        if type(self)._piece_style is TokenView._piece_style:
+            return self._style_of
+        piece_style = self._piece_style
+        return lambda i, token_id, flags: piece_style(i)
+
+    def _style_of(self, i: int, token_id: int, flags: int) -> Style:
         doc = self.doc
         assert doc is not None
         pal = self.palette
         if i == self.selected:
             return pal.selected
-        flags = doc.flags[i]
         if flags & SPECIAL:
             return pal.special
         if self.rank_colours:
-            style = pal.rank[pal.rank_bucket(doc.ids[i], doc.tokenizer.n_vocab)]
+            style = pal.rank[pal.rank_bucket(token_id, doc.tokenizer.n_vocab)]
             if pal.kind == "mono" or len(pal.rank) > 2:
                 # neighbours in the same bucket still need a boundary: underline every other piece
                 return style + Style(underline=bool(i & 1)) if pal.kind != "mono" else pal.alternate[i & 1]
@@ -334,25 +347,26 @@ class TokenView(ScrollView, can_focus=True):
         spans: list[tuple[int, int, int]] = []
         x = 0
         tok = doc.tokenizer
-        starts, ends, ids = doc.starts, doc.ends, doc.ids
         ws = self.ws
-        if doc.ids and a < doc.covered:
-            i = bisect_right(starts, a) - 1
+        text_all = doc.text
+        style_of = self._styler()
+        if len(doc) and a < doc.covered:
+            i = doc.starts.bisect_right(a) - 1
+            ends = doc.ends
             while i > 0 and ends[i - 1] > a:
                 i -= 1
-            i = max(i, 0)
-            n = len(ids)
-            while i < n and starts[i] < b:
-                start, end = starts[i], ends[i]
+            for i, token_id, start, end, flags in doc.iter_pieces(max(i, 0)):
+                if start >= b:
+                    break
                 if end > a:
-                    style = self._piece_style(i)
+                    style = style_of(i, token_id, flags)
                     x0 = x
-                    text = doc.text[max(a, start) : min(b, end)]
-                    if not doc.flags[i] and (text.isascii() and text.isprintable() and not (ws and " " in text)):
+                    text = text_all[max(a, start) : min(b, end)]
+                    if not flags and (text.isascii() and text.isprintable() and not (ws and " " in text)):
                         segments.append(Segment(text, style))
                         x += len(text)
                     else:
-                        for rel, glyph, kind in piece_units(tok.token_bytes(ids[i]), ws):
+                        for rel, glyph, kind in piece_units(tok.token_bytes(token_id), ws):
                             pos = start + rel
                             if a <= pos < b and glyph:
                                 if kind == "ws":
@@ -367,7 +381,6 @@ class TokenView(ScrollView, can_focus=True):
                                 x += cell_len(glyph)
                     if x > x0:
                         spans.append((x0, x, i))
-                i += 1
         if b > doc.covered:
             # not tokenized yet (a large text still loading): plain text
             from ..render import safe_text
@@ -384,14 +397,15 @@ class TokenView(ScrollView, can_focus=True):
         spans: list[tuple[int, int, int]] = []
         x = 0
         tok = doc.tokenizer
-        i = bisect_left(doc.starts, a)
-        n = len(doc.ids)
-        while i < n and doc.starts[i] < b:
-            style = self._piece_style(i)
+        style_of = self._styler()
+        for i, token_id, start, _, flags in doc.iter_pieces(doc.starts.bisect_left(a)):
+            if start >= b:
+                break
+            style = style_of(i, token_id, flags)
             x0 = x
-            label = str(doc.ids[i])
+            label = str(token_id)
             if both:
-                for _, glyph, kind in piece_units(tok.token_bytes(doc.ids[i]), True):
+                for _, glyph, kind in piece_units(tok.token_bytes(token_id), True):
                     if kind == "hex":
                         seg_style = pal.selected if i == self.selected else pal.partial
                     elif kind == "ctrl":
@@ -408,7 +422,6 @@ class TokenView(ScrollView, can_focus=True):
             spans.append((x0, x, i))
             segments.append(Segment(" "))
             x += 1
-            i += 1
         if b > doc.covered:
             from ..render import safe_text
 
