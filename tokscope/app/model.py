@@ -208,6 +208,18 @@ class _Table:
                 out.extend(block[f])
         return out
 
+    def values(self, f: int, i0: int, i1: int) -> list[int]:
+        """Field ``f`` of rows ``[i0, i1)`` (not for offset fields)."""
+        out: list[int] = []
+        if i0 >= i1:
+            return out
+        k = bisect_right(self.firsts, i0) - 1
+        while k < len(self.blocks) and self.firsts[k] < i1:
+            a = self.firsts[k]
+            out.extend(self.blocks[k][f][max(0, i0 - a) : i1 - a])
+            k += 1
+        return out
+
     def splice(self, i0: int, i1: int, rows: list[list[int]], delta: int) -> _Table:
         """A new table: rows ``[i0, i1)`` replaced by ``rows`` (columns of absolute values), and
         ``delta`` added to the offset fields of every row from ``i1`` on. Blocks away from the
@@ -386,7 +398,7 @@ class TokenDoc:
     __slots__ = (
         "tokenizer", "text", "specials", "_pieces", "_chunks", "_cols",
         "chunk_special", "complete", "covered", "_byte_cache",
-        "serial", "_edit", "_stats", "_plain",
+        "serial", "_edit", "_stats", "_plain", "_counts",
     )
 
     def __init__(self, tokenizer: Tokenizer, text: str, specials: bool = False) -> None:
@@ -407,6 +419,8 @@ class TokenDoc:
         #: True when the text is known to hold no character the pattern's Unicode versions
         #: disagree on (then the plain compiled pattern splits it exactly)
         self._plain = False
+        #: occurrences of the token ids asked about (see :meth:`occurrences`), carried over edits
+        self._counts: dict[int, int] = {}
 
     # --- columns ----------------------------------------------------------------------------
 
@@ -582,16 +596,27 @@ class TokenDoc:
         hi = min(len(new_text), span.new_end + longest - 1)
         return special_re.search(new_text, lo, hi) is not None
 
-    def edited(self, new_text: str, *, cancel: threading.Event | None = None) -> TokenDoc:
-        """The doc for ``new_text``, re-tokenizing only the chunks around what changed."""
+    def edited(
+        self, new_text: str, *, cancel: threading.Event | None = None, max_scan: int | None = None
+    ) -> TokenDoc | None:
+        """The doc for ``new_text``, re-tokenizing only the chunks around what changed.
+
+        With ``max_scan``, give up and return None instead of tokenizing the whole text again or
+        re-scanning more than about ``max_scan`` characters (so a caller on the UI thread can
+        hand those rare edits to a worker). Without it, never None.
+        """
         new_text = fix_surrogates(new_text)
         if not self.complete:
+            if max_scan is not None:
+                return None
             return TokenDoc.build(self.tokenizer, new_text, self.specials, cancel=cancel)
         old_text = self.text
         span = diff_span(old_text, new_text)
         if span.start == span.old_end == span.new_end:
             return self
         if self.specials and self._specials_possible(new_text, span):
+            if max_scan is not None:
+                return None
             return TokenDoc.build(self.tokenizer, new_text, self.specials, cancel=cancel)
         delta = span.delta
         chunks, pieces = self._chunks, self._pieces
@@ -622,8 +647,15 @@ class TokenDoc:
             doc._plain = True
         else:
             engine = pat.pinned
+        limit = None
+        if max_scan is not None:
+            if new_end - restart > max_scan:
+                return None
+            limit = new_end + max_scan
         window = _Builder()
-        stop, synced = doc._scan(window, engine, restart, len(new_text), sync, cancel)
+        stop, synced = doc._scan(window, engine, restart, len(new_text), sync, cancel, limit)
+        if not synced and stop < len(new_text):
+            return None  # ran past max_scan without the chunks lining up again
         if synced:
             c1 = chunks.bisect(_CEND, stop - delta, False) + 1
             p0 = pieces.bisect(_START, chunks.get(_CSTART, c0), False)
@@ -638,6 +670,17 @@ class TokenDoc:
         doc._edit = (self.serial, restart, old_stop, new_stop, new_end, delta)
         if self._stats is not None:
             doc._stats = self._edited_stats(doc, span)
+        if self._counts and p1 - p0 <= 4 * BLOCK:
+            removed = pieces.values(_ID, p0, p1)
+            added = window.ids
+            doc._counts = {k: v - removed.count(k) + added.count(k) for k, v in self._counts.items()}
+        # byte offsets: one remembered before the edit still holds; one after it moves along
+        last_char, last_byte = self._byte_cache
+        if last_char <= span.start:
+            doc._byte_cache = self._byte_cache
+        elif last_char >= span.old_end:
+            moved = _utf8_len(new_text[span.start : span.new_end]) - _utf8_len(old_text[span.start : span.old_end])
+            doc._byte_cache = (last_char + delta, last_byte + moved)
         return doc
 
     _STAT_KEYS = frozenset(("encoding", "tokens", "chars", "bytes", "words", "chars_per_token", "tokens_per_word"))
@@ -744,7 +787,14 @@ class TokenDoc:
         return Chunk(self.text[s:e], s, e, special=s in self.chunk_special)
 
     def occurrences(self, token_id: int) -> int:
-        return self.ids.count(token_id)
+        """How many pieces have ``token_id`` (remembered, and kept up to date by :meth:`edited`)."""
+        count = self._counts.get(token_id)
+        if count is None:
+            count = self.ids.count(token_id)
+            if len(self._counts) >= 32:
+                self._counts.clear()
+            self._counts[token_id] = count
+        return count
 
     def first_occurrence(self, token_id: int) -> int | None:
         try:

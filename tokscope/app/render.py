@@ -209,14 +209,29 @@ def piece_width(doc: TokenDoc, i: int, mode: str, ws: bool) -> int:
 
 def layout_pieces(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
     """Row starts for the ids and both modes: pieces are kept whole and a newline ends a row."""
+    rows, _ = _layout_pieces_from(doc, width, mode, 0, None)
+    if not doc.complete and doc.covered < len(doc.text):
+        rows.extend(r for r in layout_text(doc, width, _line_start(doc.text, doc.covered), len(doc.text)) if r > rows[-1])
+    return rows
+
+
+def _layout_pieces_from(doc: TokenDoc, width: int, mode: str, j0: int, stop_from: int | None) -> tuple[list[int], int | None]:
+    """Rows of :func:`layout_pieces` from piece ``j0``, which must start a row after a newline
+    (see :func:`_fresh_row`) or be 0. With ``stop_from``, stop at the first such piece whose
+    previous piece starts at or after that offset, and return its index too."""
     width = max(width, 8)
-    rows = [0]
-    cur = 0
     tok = doc.tokenizer
+    pieces = doc.iter_pieces(j0)
+    rows: list[int] = []
+    cur = 0
     last_start = -1
     newline_before = False
-    for _, token_id, start, _, _ in doc.iter_pieces(0):
-        if newline_before and start != rows[-1]:
+    for i, token_id, start, _, _ in pieces:
+        if not rows:
+            rows.append(start if j0 else 0)
+        elif newline_before and start != rows[-1]:
+            if stop_from is not None and last_start >= stop_from and last_start < start:
+                return rows, i
             rows.append(start)
             cur = 0
         if mode == IDS:
@@ -229,9 +244,19 @@ def layout_pieces(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
         cur += w
         last_start = start
         newline_before = b"\n" in tok.token_bytes(token_id)
-    if not doc.complete and doc.covered < len(doc.text):
-        rows.extend(r for r in layout_text(doc, width, _line_start(doc.text, doc.covered), len(doc.text)) if r > rows[-1])
-    return rows
+    return rows or [0], None
+
+
+def _fresh_row(doc: TokenDoc, j: int) -> bool:
+    """Whether piece ``j`` starts a row with nothing carried over from before: the piece before
+    it holds a newline and starts earlier (so the newline rule starts a row at piece ``j`` with
+    an empty width count, whatever came before)."""
+    starts = doc.starts
+    return b"\n" in doc.tokenizer.token_bytes(doc.ids[j - 1]) and starts[j - 1] < starts[j]
+
+
+#: pieces :func:`relayout` looks back for a row start after a newline before laying out everything
+RELAYOUT_LOOKBACK = 4096
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -247,10 +272,12 @@ def layout(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
 def relayout(
     old_rows: list[int], old_doc: TokenDoc, new_doc: TokenDoc, width: int, mode: str, ws: bool
 ) -> list[int]:
-    """Rows for ``new_doc`` reusing ``old_rows`` outside the lines an edit touched (text mode)."""
+    """Rows for ``new_doc`` reusing ``old_rows`` outside the lines an edit touched."""
     edit = getattr(new_doc, "_edit", None)
-    if mode != TEXT or edit is None or edit[0] != old_doc.serial:
+    if edit is None or edit[0] != old_doc.serial:
         return layout(new_doc, width, mode, ws)
+    if mode != TEXT:
+        return _relayout_pieces(old_rows, new_doc, width, mode, ws)
     _, restart, old_stop, new_stop, new_end, delta = edit
     text = new_doc.text
     a = _line_start(text, restart)
@@ -265,6 +292,31 @@ def relayout(
         tail = [r + delta for r in tail]
     rows = old_rows[:i0] + middle + tail
     return rows or [0]
+
+
+def _relayout_pieces(old_rows: list[int], doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
+    """:func:`relayout` in the ids and both modes. Pieces before the edit's re-scan (``restart``)
+    are the old ones, and pieces from ``new_stop`` on are the old ones moved by ``delta``; a row
+    that starts after a newline (:func:`_fresh_row`) carries nothing from the rows before it, so
+    the rows are laid out again only from the last such row before the edit to the first such row
+    after it."""
+    _, restart, _, new_stop, new_end, delta = doc._edit  # type: ignore[misc]
+    j0 = doc.starts.bisect_left(restart)
+    floor = max(0, j0 - RELAYOUT_LOOKBACK)
+    n = len(doc)
+    while j0 > 0 and (j0 >= n or not _fresh_row(doc, j0)):
+        j0 -= 1
+        if j0 < floor:
+            return layout(doc, width, mode, ws)
+    a = doc.starts[j0] if j0 else 0
+    middle, k = _layout_pieces_from(doc, width, mode, j0, max(new_stop, new_end))
+    head = old_rows[: bisect_left(old_rows, a)]
+    if k is None:
+        return head + middle
+    tail = old_rows[bisect_left(old_rows, doc.starts[k] - delta) :]
+    if delta:
+        tail = [r + delta for r in tail]
+    return head + middle + tail
 
 
 def row_of(rows: list[int], offset: int) -> int:
