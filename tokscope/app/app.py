@@ -43,6 +43,8 @@ FIRST_PART = 40_000
 SOFT_WRAP_LIMIT = 50_000
 #: texts up to this many characters are re-tokenized after an edit without a worker thread
 SYNC_LIMIT = 150_000
+#: in longer texts too, unless the edit needs a re-scan of more than this many characters
+INLINE_SCAN = 20_000
 
 #: (keys, action, footer label, shown in footer, help text) — the one list bindings and help use
 APP_KEYS: list[tuple[str, str, str, bool, str]] = [
@@ -154,6 +156,7 @@ class ExplorerApp(App):
 
     def on_mount(self) -> None:
         self._check_size()
+        self.editor.on_change = self._text_changed  # re-tokenize before the next frame is painted
         self.editor.focus()
         self._status()
         if self._notice:
@@ -312,15 +315,17 @@ class ExplorerApp(App):
         text = self.editor.real_text
         if (
             old is not None and old.complete and old.tokenizer is self._tokenizer and old.specials == self.specials
-            and len(text) <= SYNC_LIMIT and width == view.rows_width and self.mode == view.rows_mode
+            and width == view.rows_width and self.mode == view.rows_mode
         ):
-            # a small text: re-tokenizing the touched chunks takes a few milliseconds, so do it
-            # right here and skip the round trip through a thread
-            doc = old.edited(text)
-            rows = relayout(view.rows, old, doc, width, self.mode, self.ws) if doc is not old else view.rows
-            stats(doc)
-            self._apply((self._job, self._text_version), doc, rows, width, self.mode)
-            return
+            # re-tokenizing the touched chunks takes a few milliseconds, so do it right here and
+            # skip the round trip through a thread; in a long text an edit that needs more (a
+            # long re-scan, a full build) still goes to the worker
+            doc = old.edited(text, max_scan=None if len(text) <= SYNC_LIMIT else INLINE_SCAN)
+            if doc is not None:
+                rows = relayout(view.rows, old, doc, width, self.mode, self.ws) if doc is not old else view.rows
+                stats(doc)
+                self._apply((self._job, self._text_version), doc, rows, width, self.mode)
+                return
         # the worker object outlives the run; hand it a box it empties, so it keeps no old doc alive
         box = {"old": old, "text": text, "old_rows": view.rows}
         self._tokenize(
@@ -401,6 +406,10 @@ class ExplorerApp(App):
         view.select(doc.piece_at(offset))
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not getattr(event, "early_handled", False):  # the input pane calls _text_changed itself
+            self._text_changed()
+
+    def _text_changed(self) -> None:
         self._text_version += 1
         self.retokenize()
 

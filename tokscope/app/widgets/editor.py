@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from textual.document._document import Document, DocumentBase
 from textual.document._wrapped_document import WrappedDocument
+from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
@@ -51,6 +55,10 @@ def to_editor(text: str) -> str:
     return text
 
 
+def _has_stand_ins(text: str) -> bool:
+    return not text.isascii() and any(stand_in in text for stand_in in STAND_INS)
+
+
 def from_editor(text: str) -> str:
     for stand_in, original in zip(STAND_INS, LINE_BREAKS):
         if stand_in in text:
@@ -85,8 +93,58 @@ class _CachedHeightWrappedDocument(WrappedDocument):
     @property
     def height(self) -> int:
         if self._height is None:
-            self._height = WrappedDocument.height.fget(self)  # type: ignore[attr-defined]
+            # one entry per visual line, kept up to date by wrap and wrap_range: the same number
+            # Textual's height sums line by line (O(lines) after every edit), read in O(1)
+            info = getattr(self, "_offset_to_line_info", None)
+            self._height = len(info) if info is not None else WrappedDocument.height.fget(self)  # type: ignore[attr-defined]
         return self._height
+
+
+class _FastDocument(Document):
+    """TextArea's document with its joined text and its size remembered between edits.
+
+    TextArea joins every line into ``text`` for each painted line (to check for a placeholder) and
+    measures every line's width after each edit (without soft wrap): on a 1 MB text that was
+    tens of milliseconds per keystroke. Here the text is joined once per edit and line widths are
+    kept in a list that an edit updates for the lines it touched.
+    """
+
+    _version = 0  # edits so far
+    _joined: tuple[int, str] | None = None  # (version, text)
+    _widths: tuple[int, list[int]] | None = None  # (tab width, cell width of each line)
+    #: False when no line-break stand-in (see :func:`to_editor`) has ever been in the text, so
+    #: the real text is the text itself (set when the editor takes the document)
+    _stand_ins = True
+
+    def replace_range(self, start, end, text):  # type: ignore[override]
+        top, bottom = sorted((start, end))
+        if not self._stand_ins and _has_stand_ins(text):
+            self._stand_ins = True
+        result = super().replace_range(start, end, text)
+        self._version += 1
+        widths = self._widths
+        if widths is not None:
+            tab_width, cells = widths
+            lines = self._lines
+            if len(cells) + result.end_location[0] - bottom[0] != len(lines) or bottom[0] >= len(cells):
+                self._widths = None  # an edit outside the lines we know: measure again
+            else:
+                new = lines[top[0] : result.end_location[0] + 1]
+                cells[top[0] : bottom[0] + 1] = [cell_len(line.expandtabs(tab_width)) for line in new]
+        return result
+
+    @property
+    def text(self) -> str:  # type: ignore[override]
+        joined = self._joined
+        if joined is None or joined[0] != self._version:
+            joined = self._joined = (self._version, Document.text.fget(self))  # type: ignore[attr-defined]
+        return joined[1]
+
+    def get_size(self, tab_width: int) -> Size:
+        widths = self._widths
+        if widths is None or widths[0] != tab_width:
+            widths = self._widths = (tab_width, [cell_len(line.expandtabs(tab_width)) for line in self._lines])
+        return Size(max(widths[1], default=0), len(self._lines))
 
 
 class Editor(TextArea):
@@ -98,8 +156,34 @@ class Editor(TextArea):
     characters are never written to the terminal.
     """
 
+    _real: tuple[str, str] | None = None
+
     def __init__(self, text: str = "", **kwargs) -> None:
         super().__init__(to_editor(text), **kwargs)
+        #: called the moment the text changes (typing, paste, undo, load), before the next frame
+        #: is painted; the ``Changed`` message it came with is marked ``early_handled``
+        self.on_change: Callable[[], None] | None = None
+        self._real: tuple[str, str] | None = None  # (editor text, the text it stands for)
+
+    def post_message(self, message: Message) -> bool:
+        # TextArea posts Changed from inside the edit; a message reaches the app a few event-loop
+        # turns later, usually after a frame showing only the input pane has been painted, so
+        # the token view would be a frame (and its paint) behind. The hook runs right here instead.
+        if isinstance(message, TextArea.Changed) and message.text_area is self and self.on_change is not None:
+            message.early_handled = True  # type: ignore[attr-defined]
+            self.on_change()
+        return super().post_message(message)
+
+    @property
+    def document(self) -> DocumentBase:
+        return self._document
+
+    @document.setter
+    def document(self, document: DocumentBase) -> None:
+        if type(document) is Document:
+            document.__class__ = _FastDocument
+            document._stand_ins = _has_stand_ins(document.text)
+        self._document = document
 
     @property
     def wrapped_document(self) -> WrappedDocument:
@@ -113,7 +197,13 @@ class Editor(TextArea):
 
     @property
     def real_text(self) -> str:
-        return from_editor(self.text)
+        text = self.text
+        if not getattr(self.document, "_stand_ins", True):
+            return text
+        cached = self._real
+        if cached is None or cached[0] is not text:
+            cached = self._real = (text, from_editor(text))
+        return cached[1]
 
     def load_real_text(self, text: str) -> None:
         self.load_text(to_editor(text))
