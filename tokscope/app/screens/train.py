@@ -17,9 +17,12 @@ corpus on the same axes.
 from __future__ import annotations
 
 import collections
+import contextlib
+import gc
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.segment import Segment
@@ -29,8 +32,8 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
-from textual.reactive import reactive
+from textual.geometry import Region, Size
+from textual.reactive import var
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -49,6 +52,41 @@ COMPARE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: How often the screen drains the trainer's progress queue (seconds).
 POLL_INTERVAL = 0.2
+#: How often the live curve is redrawn while training (seconds): it is the costliest widget to
+#: draw, and the status line already shows the corpus length falling at every tick.
+CURVE_INTERVAL = 1.0
+
+
+_frozen_lock = threading.Lock()
+_frozen_runs = 0
+
+
+@contextlib.contextmanager
+def frozen_heap():
+    """Leave the objects that exist now out of the garbage collector's full passes for a while.
+
+    The trainer allocates hundreds of thousands of small objects, so the collector runs full
+    passes while it trains; each one would walk the whole explorer (its widgets, styles and the
+    open text's pieces), none of which training touches. Freezing them (:func:`gc.freeze`) keeps
+    those passes to what is new; leaving unfreezes them (when no other run holds the heap frozen),
+    so nothing is kept from the collector for longer than a run.
+
+    >>> with frozen_heap():
+    ...     gc.get_freeze_count() > 0
+    True
+    """
+    global _frozen_runs
+    with _frozen_lock:
+        if _frozen_runs == 0:
+            gc.freeze()
+        _frozen_runs += 1
+    try:
+        yield
+    finally:
+        with _frozen_lock:
+            _frozen_runs -= 1
+            if _frozen_runs == 0:
+                gc.unfreeze()
 
 
 class TrainFormError(TokscopeError):
@@ -129,10 +167,19 @@ def merge_row(index: int, m: trainer.TrainProgress | trainer.Merge, new_id: int)
 
 
 class MergeList(ScrollView, can_focus=True):
-    """The learned merges, one per line, drawn with the Line API; follows the end while training."""
+    """The learned merges, one per line, drawn with the Line API; follows the end while training.
+
+    Rows are the trainer's :class:`~tokscope.core.trainer.TrainProgress` reports as they came
+    (no copy, nothing formatted); a row becomes text only when it is on screen.
+
+    The list never asks for a layout while it fills: its scrollbars are fixed (the vertical one
+    always shown, the scrollable width constant), so a new row changes only the scroll range,
+    the thumb and the lines. (Assigning ``virtual_size`` would lay out the whole screen on every
+    tick, and a scrollbar appearing mid-run costs three layouts: more than a short run's drawing.)
+    """
 
     DEFAULT_CSS = """
-    MergeList { height: 1fr; border: round $primary 50%; }
+    MergeList { height: 1fr; border: round $primary 50%; overflow-y: scroll; overflow-x: auto; }
     """
 
     BINDINGS = [
@@ -144,42 +191,95 @@ class MergeList(ScrollView, can_focus=True):
         Binding("end", "scroll_end", show=False),
     ]
 
+    #: width of the scrollable area (a merge's line is rarely wider)
+    WIDTH = 60
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        #: one entry per merge: (number, left bytes, right bytes, count, new id); formatted when drawn
-        self.rows: list[tuple[int, bytes, bytes, int, int]] = []
+        #: one report per merge (``merges_done`` >= 1), in order; formatted when drawn
+        self.rows: list[trainer.TrainProgress] = []
+        #: keep the newest merge in view (moving up turns it off; End turns it back on)
         self.follow = True
+        self._pass: tuple[Style, int] | None = None
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.virtual_size = Size(self.WIDTH, 0)  # the one layout: the horizontal scrollbar, if any
+
+    def _set_height(self, height: int) -> None:
+        """Change the number of rows without a layout pass (nothing outside this list moves)."""
+        size = Size(self.WIDTH, height)
+        if size == self.virtual_size:
+            return
+        self.set_reactive(MergeList.virtual_size, size)
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.window_virtual_size = height
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
 
     def clear(self) -> None:
-        self.rows = []
         self.follow = True
-        self.virtual_size = Size(0, 0)
+        if not self.rows:  # already empty: nothing to redraw
+            return
+        self.rows = []
+        self._set_height(0)
         self.scroll_to(0, 0, animate=False)
         self.refresh()
 
-    def extend(self, rows: Sequence[tuple[int, bytes, bytes, int, int]]) -> None:
+    def extend(self, rows: Sequence[trainer.TrainProgress]) -> None:
+        """Append rows; scroll to keep the last one in view if the list was following it."""
         if not rows:
             return
         at_end = self.follow or self.scroll_y >= self.max_scroll_y - 1
         self.rows.extend(rows)
-        self.virtual_size = Size(60, len(self.rows))
+        self._set_height(len(self.rows))
         if at_end:
-            self.call_after_refresh(self.scroll_end, animate=False)
+            self.scroll_to(y=self.max_scroll_y, animate=False)
         self.refresh()
+
+    def action_scroll_end(self) -> None:
+        self.follow = True
+        super().action_scroll_end()
+
+    # moving up stops following the newest merge (End, or scrolling back to it, resumes)
+    def action_scroll_up(self) -> None:
+        self.follow = False
+        super().action_scroll_up()
+
+    def action_page_up(self) -> None:
+        self.follow = False
+        super().action_page_up()
+
+    def action_scroll_home(self) -> None:
+        self.follow = False
+        super().action_scroll_home()
+
+    def on_mouse_scroll_up(self) -> None:
+        self.follow = False
 
     def line(self, index: int) -> str:
         """The text of merge ``index`` (0-based) as the list shows it."""
-        number, left, right, count, new_id = self.rows[index]
-        return merge_row(number, trainer.Merge(left, right, new_id, count, -1, -1), new_id)
+        p = self.rows[index]
+        return merge_row(p.merges_done, p, 255 + p.merges_done)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the style and width are the same for every line of one pass: look them up once
+        # (``rich_style`` walks the styles of the widget and its ancestors on every call)
+        self._pass = (self.rich_style, self.scrollable_content_region.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass = None
 
     def render_line(self, y: int) -> Strip:
         index = int(self.scroll_offset.y) + y
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        base, width = self._pass or (self.rich_style, self.scrollable_content_region.width)
         if index >= len(self.rows):
             return Strip.blank(width, base)
+        strip = Strip([Segment(self.line(index), base)])
         x = int(self.scroll_offset.x)
-        return Strip([Segment(self.line(index), base)]).crop(x, x + width).adjust_cell_length(width, base)
+        if x:
+            strip = strip.crop(x, x + width)
+        return strip.adjust_cell_length(width, base)
 
 
 class TrainScreen(Screen):
@@ -218,8 +318,9 @@ class TrainScreen(Screen):
         Binding("ctrl+y", "toggle_curve", "Tokens/chars", priority=True),
     ]
 
-    #: idle, reading, training, done, cancelled, failed
-    state: reactive[str] = reactive("idle", init=False)
+    #: idle, reading, training, done, cancelled, failed (a ``var``: a change of state repaints
+    #: only the widgets it changes, not the whole screen as a ``reactive`` on a screen would)
+    state = var("idle", init=False)
 
     def __init__(self, texts: Sequence[str] | None = None) -> None:
         super().__init__()
@@ -234,7 +335,10 @@ class TrainScreen(Screen):
         self.builtin_points: dict[str, tuple[int, int, int]] = {}  # name -> (n_vocab, tokens, chars)
         self.live_points: list[tuple[float, float]] = []
         self.started_at = 0.0
+        self._curve_at = 0.0  # when the live curve was last redrawn
+        #: (wall-clock, process CPU) seconds when the result was ready, and when it was painted
         self.finished_at: tuple[float, float] | None = None
+        self.shown_at: tuple[float, float] | None = None
         self.finished_in: float | None = None
         self._after_open: str | None = None
 
@@ -369,39 +473,47 @@ class TrainScreen(Screen):
             texts = None  # read in the worker
         self._run += 1
         self._cancel = threading.Event()
-        self._queue.clear()
+        # a queue per run: a cancelled run's worker may still report into its own, which nobody reads
+        self._queue = collections.deque()
         self.result = None
         self.saved_name = None
         self.live_points = []
         self.builtin_points = {}
         self.finished_in = None
         self.finished_at = None
+        self.shown_at = None
         self.query_one("#tr-merges", MergeList).clear()
         target = trainer.target_merges(opts["vocab_size"], opts["merges"])
         self.query_one("#tr-progress", ProgressBar).update(total=max(target, 1), progress=0)
-        self.query_one("#tr-curve", ScatterPlot).set_data([], title="Corpus length while training")
+        curve = self.query_one("#tr-curve", ScatterPlot)
+        if curve.series:  # the last run's curve goes (an empty plot stays as it is until points come)
+            curve.set_data([], title="Corpus length while training")
         self.state = "reading" if texts is None else "training"
         self.status("reading the corpus…" if texts is None else f"training {target:,} merges…")
-        self.started_at = time.perf_counter()
-        self._train(self._run, texts, paths, opts, self._cancel)
+        self.started_at = self._curve_at = time.perf_counter()
+        self._train(self._queue, texts, paths, opts, self._cancel)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="train")
-    def _train(self, run: int, texts: list[str] | None, paths: list[str], opts: dict,
+    # (a description: without one Textual writes the repr of the arguments, megabytes of corpus)
+    @work(thread=True, exclusive=True, exit_on_error=False, group="train", description="train a tokenizer")
+    def _train(self, queue: collections.deque, texts: list[str] | None, paths: list[str], opts: dict,
                cancel: threading.Event) -> None:
-        queue = self._queue
+        # The trainer reports every merge; the callback is the queue's own append (the cheapest
+        # callable there is: no wrapper, no tuple per merge). Everything else arrives as a
+        # (kind, data) tuple.
         try:
             if texts is None:
                 texts = read_corpus(paths)
-                queue.append(("read", run, texts))
-            result = trainer.train(texts, progress=lambda p: queue.append(("p", run, p)), cancel=cancel, **opts)
+                queue.append(("read", texts))
+            with frozen_heap():
+                result = trainer.train(texts, progress=queue.append, cancel=cancel, **opts)
         except CancelledError:
-            queue.append(("cancelled", run, None))
+            queue.append(("cancelled", None))
         except TokscopeError as exc:
-            queue.append(("error", run, str(exc)))
+            queue.append(("error", str(exc)))
         except Exception as exc:  # noqa: BLE001 - the screen must survive anything the worker meets
-            queue.append(("error", run, f"{type(exc).__name__}: {exc}"))
+            queue.append(("error", f"{type(exc).__name__}: {exc}"))
         else:
-            queue.append(("done", run, (result, texts)))
+            queue.append(("done", (result, texts)))
         # show the outcome now rather than at the next tick of the timer
         try:
             self.app.call_from_thread(self._drain)
@@ -427,22 +539,22 @@ class TrainScreen(Screen):
         queue = self._queue
         if not queue:
             return
-        rows: list[tuple[int, bytes, bytes, int, int]] = []
+        rows: list[trainer.TrainProgress] = []
         last: trainer.TrainProgress | None = None
         n_done = len(self.query_one("#tr-merges", MergeList).rows)
+        popleft = queue.popleft
         while queue:
-            kind, run, data = queue.popleft()
-            if run != self._run:
-                continue
-            if kind == "p":
-                p: trainer.TrainProgress = data
-                if p.merges_done > 0:
+            item = popleft()
+            if not isinstance(item, tuple):  # a TrainProgress: the common case, kept as it is
+                if item.merges_done > 0:
                     n_done += 1
-                    rows.append((p.merges_done, p.left, p.right, p.count, 255 + p.merges_done))
-                if p.merges_done == 0 or p.merges_done % max(1, p.merges_total // 400) == 0:
-                    self.live_points.append((256.0 + p.merges_done, float(p.tokens)))
-                last = p
-            elif kind == "read":
+                    rows.append(item)
+                if item.merges_done == 0 or item.merges_done % max(1, item.merges_total // 400) == 0:
+                    self.live_points.append((256.0 + item.merges_done, float(item.tokens)))
+                last = item
+                continue
+            kind, data = item
+            if kind == "read":
                 self.corpus = data
                 self.state = "training"
             elif kind == "cancelled":
@@ -456,7 +568,9 @@ class TrainScreen(Screen):
                 self.state = "failed"
                 self.status(str(data), error=True)
             elif kind == "done":
-                self._flush(rows, last)
+                # the last merges go into the list; the bar, the status and the curve show the
+                # result instead of this last tick
+                self.query_one("#tr-merges", MergeList).extend(rows)
                 rows, last = [], None
                 try:
                     self._finished(*data)
@@ -465,7 +579,7 @@ class TrainScreen(Screen):
                     self.status(f"training finished but cannot be shown: {type(exc).__name__}: {exc}", error=True)
         self._flush(rows, last)
 
-    def _flush(self, rows: list[tuple[int, bytes, bytes, int, int]], last: trainer.TrainProgress | None) -> None:
+    def _flush(self, rows: list[trainer.TrainProgress], last: trainer.TrainProgress | None) -> None:
         if rows:
             self.query_one("#tr-merges", MergeList).extend(rows)
         if last is not None and self.state == "training":
@@ -474,8 +588,11 @@ class TrainScreen(Screen):
             first = self.live_points[0][1] if self.live_points else last.tokens
             self.status(f"merge {last.merges_done:,} of {last.merges_total:,} · last pair {pair} · corpus "
                         f"{int(first):,} → {last.tokens:,} tokens")
-            self.query_one("#tr-curve", ScatterPlot).set_data(
-                [Series("corpus", tuple(self.live_points))], title="Corpus length while training")
+            now = time.perf_counter()
+            if now - self._curve_at >= CURVE_INTERVAL:
+                self._curve_at = now
+                self.query_one("#tr-curve", ScatterPlot).set_data(
+                    [Series("corpus", tuple(self.live_points))], title="Corpus length while training")
 
     def _finished(self, result: trainer.TrainResult, texts: list[str]) -> None:
         self.finished_in = time.perf_counter() - self.started_at
@@ -493,8 +610,13 @@ class TrainScreen(Screen):
         )
         self._show_curve()
         self.finished_at = (time.perf_counter(), process_cpu())
+        self.call_after_refresh(self._shown, self._run)
         # the built-in encodings' points come after the result is painted
         self.call_after_refresh(self._builtin_points, self._run, list(texts))
+
+    def _shown(self, run: int) -> None:
+        if run == self._run:
+            self.shown_at = (time.perf_counter(), process_cpu())
 
     def watch_state(self, state: str) -> None:
         # Train and Cancel stay enabled (disabling the focused button would move the focus and
@@ -512,11 +634,12 @@ class TrainScreen(Screen):
         result = self.result
         if result is None:
             return []
-        points = trainer.sweep(result)
-        step = max(1, len(points) // 300)
-        chosen = list(points[::step])
-        if chosen[-1] is not points[-1]:
-            chosen.append(points[-1])
+        # about 300 points are plenty for a plot a terminal wide: sweep only those sizes
+        last = result.vocab_size
+        sizes = list(range(256, last + 1, max(1, (last - 255) // 300)))
+        if sizes[-1] != last:
+            sizes.append(last)
+        chosen = trainer.sweep(result, sizes)
         if self.curve_y == "tokens":
             series = [Series("trained", tuple((float(p.vocab_size), float(p.tokens)) for p in chosen))]
         else:
@@ -538,7 +661,7 @@ class TrainScreen(Screen):
         if self.result is not None:
             self._show_curve()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="train-builtins")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="train-builtins", description="built-in points")
     def _builtin_points(self, run: int, texts: list[str]) -> None:
         from ...sources import registry
 
@@ -687,9 +810,23 @@ def process_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def bench_screen_train(text: str, merges: int) -> tuple[float, float]:
-    """Train through the screen, headless; returns the wall-clock and process CPU seconds from
-    pressing Train to the result shown."""
+@dataclass(frozen=True)
+class ScreenRun:
+    """One training run through the screen, timed from pressing Train (seconds)."""
+
+    finished: float  #: wall-clock until the result was ready (the last report drained)
+    shown: float  #: wall-clock until the screen showing the result was painted
+    cpu: float  #: process CPU (all threads) until painted
+    ui_cpu: float  #: CPU of the UI thread alone until painted (the screen's own work)
+
+
+async def bench_screen_train(text: str, merges: int) -> ScreenRun:
+    """Train through the screen in a headless app, as a user would with ``merges`` merges.
+
+    Nothing polls while it trains: the caller waits on an event that the screen's first paint
+    of the result sets (a poll would wake the UI thread, and each wake takes the interpreter
+    lock from the trainer).
+    """
     import asyncio
 
     from textual.app import App
@@ -707,11 +844,22 @@ async def bench_screen_train(text: str, merges: int) -> tuple[float, float]:
         screen.query_one("#tr-size", Input).value = str(merges)
         screen.query_one("#tr-size-kind", Select).value = "merges"
         await pilot.pause()
-        start, cpu = time.perf_counter(), process_cpu()
+        shown = asyncio.Event()
+        record_shown = screen._shown
+
+        def on_shown(run: int) -> None:
+            record_shown(run)
+            shown.set()
+
+        screen._shown = on_shown  # type: ignore[method-assign]
+        start, cpu, ui_cpu = time.perf_counter(), process_cpu(), time.thread_time()
         screen.action_train()
-        while screen.finished_at is None:
-            await asyncio.sleep(0.01)  # not pilot.pause: that forces a repaint each time
-            if screen.state == "failed":
-                raise RuntimeError(str(screen.query_one("#tr-status", Static).render()))
-        assert screen.finished_at is not None
-        return screen.finished_at[0] - start, screen.finished_at[1] - cpu
+        while not shown.is_set():
+            try:
+                await asyncio.wait_for(shown.wait(), timeout=1.0)
+            except asyncio.TimeoutError:
+                if screen.state in ("failed", "cancelled", "idle"):
+                    raise RuntimeError(str(screen.query_one("#tr-status", Static).render())) from None
+        ui_cpu = time.thread_time() - ui_cpu
+        assert screen.finished_at is not None and screen.shown_at is not None
+        return ScreenRun(screen.finished_at[0] - start, screen.shown_at[0] - start, screen.shown_at[1] - cpu, ui_cpu)
