@@ -116,6 +116,51 @@ async def test_train_from_the_screen_matches_the_trainer():
         assert curve.series[0].points[-1][1] == pytest.approx(trainer.sweep(result)[-1].chars_per_token)
 
 
+async def test_merge_list_streams_without_a_layout_and_follows_the_newest():
+    """Rows arriving change only the list (no layout pass of the whole screen: that is what made
+    the screen slow against the bare trainer); the newest row stays in view until the user moves
+    up, and End follows it again."""
+    app = make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_train(pilot)
+        merges = screen.query_one("#tr-merges", MergeList)
+        await pilot.pause()
+        layouts = []
+        screen.screen_layout_refresh_signal.subscribe(screen, layouts.append, immediate=True)
+
+        def batch(start: int, n: int = 20) -> list[trainer.TrainProgress]:
+            return [trainer.TrainProgress(i, 500, b"t", b"he" * (i % 3 + 1), 500 - i, 9000 - i)
+                    for i in range(start, start + n)]
+
+        for k in range(5):
+            merges.extend(batch(1 + 20 * k))
+            await pilot.pause()
+        assert layouts == []
+        assert merges.virtual_size.height == len(merges.rows) == 100
+        assert merges.vertical_scrollbar.window_virtual_size == 100
+        assert merges.scroll_y == merges.max_scroll_y > 0
+        bottom = merges.scrollable_content_region.height - 1
+        assert merges.line(99) in merges.render_line(bottom).text
+        assert merges.line(99) == train_screen.merge_row(100, merges.rows[99], 355)
+
+        merges.focus()
+        await pilot.press("pageup")
+        held = merges.scroll_y
+        assert held < merges.max_scroll_y and not merges.follow
+        await pilot.pause()
+        layouts.clear()  # (moving the focus redraws the footer's keys)
+        merges.extend(batch(101))
+        await pilot.pause()
+        assert merges.scroll_y == held  # reading older merges: the list does not jump
+        await pilot.press("end")
+        await pilot.pause()
+        merges.extend(batch(121))
+        await pilot.pause()
+        assert merges.scroll_y == merges.max_scroll_y
+        assert merges.line(139) in merges.render_line(bottom).text
+        assert layouts == []
+
+
 async def test_train_from_files(tmp_path):
     a = tmp_path / "a.txt"
     b = tmp_path / "b.txt"
