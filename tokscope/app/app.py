@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from collections.abc import Sequence
@@ -120,6 +121,7 @@ class ExplorerApp(App):
         self.mode = TEXT
         self.ws = False
         self.rank_colours = False
+        self._heap_frozen = False  # see _apply
         self.doc_changed: Signal[TokenDoc] = Signal(self, "doc_changed")
         self.encoding_changed: Signal[Tokenizer] = Signal(self, "encoding_changed")
         self.selection_changed: Signal[int | None] = Signal(self, "selection_changed")
@@ -165,6 +167,10 @@ class ExplorerApp(App):
             self._set_tokenizer(self._tokenizer)
         else:
             self.switch_encoding(self._encoding_request)
+
+    def on_unmount(self) -> None:
+        if self._heap_frozen:
+            gc.unfreeze()  # what this app kept alive can be collected again
 
     def _feature_bindings(self) -> None:
         for feature in FEATURES:
@@ -383,6 +389,13 @@ class ExplorerApp(App):
             if self.focused is self.editor or view.selected is None:
                 self._select_from_cursor()
             self.doc_changed.publish(doc)
+            if not self._heap_frozen:
+                # the tokenizer, the pieces and the input pane's per-line lists are ~100k objects
+                # that live as long as the app; a full GC pass over them cost 30-70 ms in the
+                # middle of a keystroke now and then. Collect once, then keep the GC off them.
+                self._heap_frozen = True
+                gc.collect()
+                gc.freeze()
         self._show_selection()
         self._status()
 
