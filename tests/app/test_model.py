@@ -434,3 +434,29 @@ def test_remembered_counts_and_byte_offsets_follow_edits(load, old, edits, size)
             char, byte = doc._byte_cache
             assert byte == len(text[:char].encode("utf-8", "surrogatepass"))
         assert list(doc.pieces()) == list(TokenDoc.build(tok, text).pieces())
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=BLOCK_TEXTS, first_part=st.integers(1, 60), name=st.sampled_from(ENCODINGS))
+def test_a_build_that_paints_early_matches_one_that_does_not(load, text, first_part, name):
+    """The first part of a large text is split with the pattern its own characters call for; the
+    doc (and the early prefix) still equal a plain build, suspects near the cut included."""
+    tok = load(name)
+    text = text * 3
+    seen = []
+    doc = TokenDoc.build(tok, text, progress=seen.append, first_part=first_part)
+    plain = TokenDoc.build(tok, text)
+    assert flat(doc) == flat(plain) and doc._plain == plain._plain
+    if seen:
+        early = seen[0]
+        assert not early.complete and list(early.ids) == list(plain.ids)[: len(early)]
+    same_as_core(doc)
+
+
+def test_a_suspect_just_past_a_long_first_chunk_restarts_the_build_exactly(load):
+    tok = load("o200k_base")
+    text = "a" * 100 + SUSPECTS[0] + "b c " * 50
+    seen = []
+    doc = TokenDoc.build(tok, text, progress=seen.append, first_part=10)
+    assert seen == [] and not doc._plain  # started again without painting early
+    same_as_core(doc)

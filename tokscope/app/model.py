@@ -37,6 +37,9 @@ SPECIAL = 2
 
 #: chunks re-scanned before the one an edit starts in (a match may look one character ahead)
 BACKUP_CHUNKS = 2
+#: characters past the end of a chunk that splitting it may have looked at (a match looks at
+#: most a character or two ahead; this is a wide margin)
+_LOOKAHEAD = 64
 
 
 class Cancelled(Exception):
@@ -479,10 +482,14 @@ class TokenDoc:
         text = fix_surrogates(text)
         doc = cls(tokenizer, text, specials)
         pat = tok_info(tokenizer).pat
-        engine = pat.for_text(text, 0, len(text))
-        doc._plain = engine is pat.plain
+        n = len(text)
+        emitted = progress is None or not first_part or n <= first_part
+        # the compiled pattern to split with: the plain one unless the text holds a character the
+        # pattern's Unicode versions disagree on. For the first part only its own characters are
+        # looked at (looking at all of 1 MB first took ~0.1 s before the first paint)
+        engine = pat.for_text(text, 0, n if emitted else min(n, first_part + _LOOKAHEAD))
+        plain = engine is pat.plain
         out = _Builder()
-        emitted = progress is None or not first_part or len(text) <= first_part
         for seg_start, seg_end, special in doc._segments(text):
             if special:
                 doc._add_special(out, seg_start, seg_end)
@@ -492,6 +499,9 @@ class TokenDoc:
                 pos, _ = doc._scan(out, engine, pos, seg_end, None, cancel, limit=first_part)
                 if pos < first_part:
                     continue  # the segment ended before the first part did
+                if plain and pat.for_text(text, 0, min(n, pos + _LOOKAHEAD)) is not pat.plain:
+                    # such a character right where the first part ended: start again, exactly
+                    return cls.build(tokenizer, text, specials, cancel=cancel)
                 partial = cls(tokenizer, text, specials)
                 partial._set(_Table.from_columns(out.pieces(), _PIECE_OFFSETS),
                              _Table.from_columns(out.chunks(), _CHUNK_OFFSETS))
@@ -500,8 +510,11 @@ class TokenDoc:
                 partial.covered = pos
                 progress(partial)
                 emitted = True
+                engine = pat.for_text(text, pos, n)  # the rest decides for itself
+                plain = plain and engine is pat.plain
             doc._scan(out, engine, pos, seg_end, None, cancel)
         doc._set(_Table.from_columns(out.pieces(), _PIECE_OFFSETS), _Table.from_columns(out.chunks(), _CHUNK_OFFSETS))
+        doc._plain = plain if emitted else pat.for_text(text, 0, n) is pat.plain
         return doc
 
     def _segments(self, text: str) -> list[tuple[int, int, bool]]:
