@@ -167,6 +167,8 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
         start = time.perf_counter()
         tok.encode(app.text, disallowed_special=())
         result["reference_full_encode"] = time.perf_counter() - start
+        await pilot.pause()
+        await wait_frame(app, 0)
     return result
 
 
