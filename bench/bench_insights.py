@@ -96,7 +96,8 @@ def bench_insights(text: str, repeat: int, encodings: list[str]) -> bool:
 
 
 def bench_train_screen(text: str, repeat: int, merges: int) -> bool:
-    """Bare trainer and screen runs, interleaved (so both see the same load), ``repeat`` pairs.
+    """Bare trainer and screen runs, interleaved (so both see the same load; each goes first in
+    every other pair), ``repeat`` pairs.
 
     The figure judged is the median over pairs of screen / bare wall-clock, the screen's time
     running from pressing Train to the first paint showing the result.
@@ -115,13 +116,20 @@ def bench_train_screen(text: str, repeat: int, merges: int) -> bool:
           f"target within {TARGET_TRAIN_OVERHEAD - 1:.0%}")
     bare: list[tuple[float, float]] = []
     runs = []
-    for _ in range(repeat):
+
+    def bare_run() -> None:
         gc.collect()
         start, cpu = time.perf_counter(), train_screen.process_cpu()
         train_screen.bench_bare_train(text, merges)
         bare.append((time.perf_counter() - start, train_screen.process_cpu() - cpu))
+
+    def screen_run() -> None:
         gc.collect()
         runs.append(asyncio.run(train_screen.bench_screen_train(text, merges)))
+
+    for i in range(repeat):  # alternate which goes first, so neither always runs second
+        for run in ((bare_run, screen_run) if i % 2 == 0 else (screen_run, bare_run)):
+            run()
     med = statistics.median
     t_bare, c_bare = med(b[0] for b in bare), med(b[1] for b in bare)
     t_fin, t_shown = med(r.finished for r in runs), med(r.shown for r in runs)

@@ -161,6 +161,42 @@ async def test_merge_list_streams_without_a_layout_and_follows_the_newest():
         assert layouts == []
 
 
+async def test_curve_plot_draws_what_the_scatter_plot_draws():
+    """The training curve merges neighbouring cells of one style into one segment: same cells,
+    same styles as the insights' scatter plot, for several series with a legend and log axes."""
+    from textual.app import App
+    from textual.containers import Horizontal
+
+    from tokscope.app.screens.insights import Series
+    from tokscope.app.screens.train import CurvePlot
+
+    series = [Series("trained", tuple((256.0 + 7 * i, 5000.0 - 11 * i + (i % 5) * 40) for i in range(300))),
+              Series("gpt2", ((50257.0, 1300.0),)), Series("o200k", ((200019.0, 1100.0),))]
+
+    class Two(App):
+        def compose(self):
+            with Horizontal():
+                yield ScatterPlot("t", x_title="vocabulary size", y_title="tokens", log_x=True, id="plain")
+                yield CurvePlot("t", x_title="vocabulary size", y_title="tokens", log_x=True, id="merged")
+
+    def cells(strip) -> list[tuple[str, object]]:
+        return [(ch, seg.style) for seg in strip for ch in seg.text]
+
+    app = Two()
+    async with app.run_test(size=(100, 20)) as pilot:
+        plain, merged = app.query_one("#plain", ScatterPlot), app.query_one("#merged", CurvePlot)
+        for plot in (plain, merged):
+            plot.set_data(series, title="Vocabulary sweep")
+        await pilot.pause()
+        assert plain.size == merged.size
+        plain_lines = [plain.render_line(y) for y in range(plain.size.height)]
+        merged_lines = [merged.render_line(y) for y in range(merged.size.height)]
+        assert "".join(s.text for s in merged_lines).strip()
+        for a, b in zip(plain_lines, merged_lines):
+            assert cells(a) == cells(b)
+        assert sum(len(list(s)) for s in merged_lines) < sum(len(list(s)) for s in plain_lines) / 3
+
+
 async def test_train_from_files(tmp_path):
     a = tmp_path / "a.txt"
     b = tmp_path / "b.txt"
