@@ -3,7 +3,7 @@
 Pick the corpus (file paths, or nothing for the explorer's current text) and the trainer's options
 (size, pre-tokenization pattern, tie rule, minimum frequency, special tokens), then train. Training
 runs in a thread worker (:func:`tokscope.core.trainer.train`); its progress callback only appends
-to a queue, and a timer drains the queue five times a second into the progress bar, the list of
+to a list, and a timer takes what is new five times a second into the progress bar, the list of
 merges (pair, new token, count) and the falling corpus length, so the screen never freezes and
 the worker is barely slowed. Escape cancels a run (nothing is kept or saved).
 
@@ -50,7 +50,7 @@ PATTERN_CHOICES = ("words", "none", "gpt2", "cl100k", "o200k", "custom")
 COMPARE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 #: Largest corpus file read (bytes).
 MAX_FILE_BYTES = 64 * 1024 * 1024
-#: How often the screen drains the trainer's progress queue (seconds).
+#: How often the screen takes the trainer's new reports (seconds).
 POLL_INTERVAL = 0.2
 #: How often the live curve is redrawn while training (seconds): it is the costliest widget to
 #: draw, and the status line already shows the corpus length falling at every tick.
@@ -380,7 +380,12 @@ class TrainScreen(Screen):
     def __init__(self, texts: Sequence[str] | None = None) -> None:
         super().__init__()
         self._given_texts = list(texts) if texts is not None else None
-        self._queue: collections.deque = collections.deque()
+        # what the worker of the current run reports: the trainer's progress (appended as it
+        # comes; the screen takes what is new by slicing, so a merge costs the UI thread nothing
+        # of its own) and the run's other news, (kind, data) tuples
+        self._reports: list[trainer.TrainProgress] = []
+        self._taken = 0  # how many reports are on screen
+        self._events: collections.deque = collections.deque()
         self._cancel = threading.Event()
         self._run = 0
         self.result: trainer.TrainResult | None = None
@@ -528,8 +533,8 @@ class TrainScreen(Screen):
             texts = None  # read in the worker
         self._run += 1
         self._cancel = threading.Event()
-        # a queue per run: a cancelled run's worker may still report into its own, which nobody reads
-        self._queue = collections.deque()
+        # new lists per run: a cancelled run's worker may still report into its own, which nobody reads
+        self._reports, self._taken, self._events = [], 0, collections.deque()
         self.result = None
         self.saved_name = None
         self.live_points = []
@@ -546,29 +551,29 @@ class TrainScreen(Screen):
         self.state = "reading" if texts is None else "training"
         self.status("reading the corpus…" if texts is None else f"training {target:,} merges…")
         self.started_at = self._curve_at = time.perf_counter()
-        self._train(self._queue, texts, paths, opts, self._cancel)
+        self._train(self._reports, self._events, texts, paths, opts, self._cancel)
 
     # (a description: without one Textual writes the repr of the arguments, megabytes of corpus)
     @work(thread=True, exclusive=True, exit_on_error=False, group="train", description="train a tokenizer")
-    def _train(self, queue: collections.deque, texts: list[str] | None, paths: list[str], opts: dict,
-               cancel: threading.Event) -> None:
-        # The trainer reports every merge; the callback is the queue's own append (the cheapest
-        # callable there is: no wrapper, no tuple per merge). Everything else arrives as a
-        # (kind, data) tuple.
+    def _train(self, reports: list, events: collections.deque, texts: list[str] | None, paths: list[str],
+               opts: dict, cancel: threading.Event) -> None:
+        # The trainer reports every merge; the callback is a list's own append (the cheapest
+        # callable there is: no wrapper, no tuple per merge, as in the bare bench). Everything
+        # else arrives in ``events`` as a (kind, data) tuple, always after the reports before it.
         try:
             if texts is None:
                 texts = read_corpus(paths)
-                queue.append(("read", texts))
+                events.append(("read", texts))
             with frozen_heap():
-                result = trainer.train(texts, progress=queue.append, cancel=cancel, **opts)
+                result = trainer.train(texts, progress=reports.append, cancel=cancel, **opts)
         except CancelledError:
-            queue.append(("cancelled", None))
+            events.append(("cancelled", None))
         except TokscopeError as exc:
-            queue.append(("error", str(exc)))
+            events.append(("error", str(exc)))
         except Exception as exc:  # noqa: BLE001 - the screen must survive anything the worker meets
-            queue.append(("error", f"{type(exc).__name__}: {exc}"))
+            events.append(("error", f"{type(exc).__name__}: {exc}"))
         else:
-            queue.append(("done", (result, texts)))
+            events.append(("done", (result, texts)))
         # show the outcome now rather than at the next tick of the timer
         try:
             self.app.call_from_thread(self._drain)
@@ -590,39 +595,32 @@ class TrainScreen(Screen):
             self.app.pop_screen()
 
     def _drain(self) -> None:
-        """Move what the worker queued onto the screen (runs on a timer, on the UI thread)."""
-        queue = self._queue
-        if not queue:
+        """Move what the worker reported onto the screen (runs on a timer, on the UI thread)."""
+        # the news first, then the reports: a run's last reports come before its "done", so
+        # everything reported before any news taken here is in the list when it is sliced
+        events = self._events
+        news = [events.popleft() for _ in range(len(events))]
+        reports = self._reports
+        start, end = self._taken, len(reports)
+        if not news and start == end:
             return
-        rows: list[trainer.TrainProgress] = []
-        last: trainer.TrainProgress | None = None
-        n_done = len(self.query_one("#tr-merges", MergeList).rows)
-        popleft = queue.popleft
-        while queue:
-            item = popleft()
-            if not isinstance(item, tuple):  # a TrainProgress: the common case, kept as it is
-                if item.merges_done > 0:
-                    n_done += 1
-                    rows.append(item)
-                if item.merges_done == 0 or item.merges_done % max(1, item.merges_total // 400) == 0:
-                    self.live_points.append((256.0 + item.merges_done, float(item.tokens)))
-                last = item
-                continue
-            kind, data = item
+        self._taken = end
+        rows = reports[start:end]  # a slice: no Python work per merge
+        if rows and rows[0].merges_done == 0:
+            del rows[0]
+        last = reports[end - 1] if end > start else None
+        if last is not None:
+            # the live curve keeps about 400 points: every step-th report (one per merge, in order)
+            step = max(1, last.merges_total // 400)
+            for i in range(-(-start // step) * step, end, step):
+                p = reports[i]
+                self.live_points.append((256.0 + p.merges_done, float(p.tokens)))
+        for kind, data in news:
             if kind == "read":
                 self.corpus = data
                 self.state = "training"
-            elif kind == "cancelled":
-                self._flush(rows, last)
-                rows, last = [], None
-                self.state = "cancelled"
-                self.status(f"cancelled after {n_done:,} merges; nothing was kept or saved")
-            elif kind == "error":
-                self._flush(rows, last)
-                rows, last = [], None
-                self.state = "failed"
-                self.status(str(data), error=True)
-            elif kind == "done":
+                continue
+            if kind == "done":
                 # the last merges go into the list; the bar, the status and the curve show the
                 # result instead of this last tick
                 self.query_one("#tr-merges", MergeList).extend(rows)
@@ -632,6 +630,16 @@ class TrainScreen(Screen):
                 except Exception as exc:  # noqa: BLE001 - show it, keep the screen alive
                     self.state = "failed"
                     self.status(f"training finished but cannot be shown: {type(exc).__name__}: {exc}", error=True)
+                continue
+            self._flush(rows, last)
+            rows, last = [], None
+            if kind == "cancelled":
+                self.state = "cancelled"
+                n_done = len(self.query_one("#tr-merges", MergeList).rows)
+                self.status(f"cancelled after {n_done:,} merges; nothing was kept or saved")
+            elif kind == "error":
+                self.state = "failed"
+                self.status(str(data), error=True)
         self._flush(rows, last)
 
     def _flush(self, rows: list[trainer.TrainProgress], last: trainer.TrainProgress | None) -> None:
@@ -853,8 +861,8 @@ def save_result(result: trainer.TrainResult, path: Path, name: str) -> None:
 
 def bench_bare_train(text: str, merges: int) -> trainer.TrainResult:
     """The trainer called directly, as the screen calls it (with a progress callback)."""
-    queue: collections.deque = collections.deque()
-    return trainer.train([text], merges=merges, pattern=trainer.PATTERN_WORDS, progress=queue.append)
+    reports: list[trainer.TrainProgress] = []
+    return trainer.train([text], merges=merges, pattern=trainer.PATTERN_WORDS, progress=reports.append)
 
 
 def process_cpu() -> float:
