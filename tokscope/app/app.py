@@ -171,6 +171,7 @@ class ExplorerApp(App):
     def on_unmount(self) -> None:
         if self._heap_frozen:
             gc.unfreeze()  # what this app kept alive can be collected again
+            gc.set_threshold(*self._gc_thresholds)
 
     def _feature_bindings(self) -> None:
         for feature in FEATURES:
@@ -386,6 +387,9 @@ class ExplorerApp(App):
         if relaid and view.selected is not None:
             view.scroll_to_piece(view.selected)
         if doc.complete:
+            # the view's scrollbar may come or go with the new rows, changing the width they need
+            self.call_after_refresh(self._maybe_relayout)
+        if doc.complete:
             if self.focused is self.editor or view.selected is None:
                 self._select_from_cursor()
             self.doc_changed.publish(doc)
@@ -396,6 +400,9 @@ class ExplorerApp(App):
                 self._heap_frozen = True
                 gc.collect()
                 gc.freeze()
+                # and full passes over what painting adds (cached lines) 10x less often
+                self._gc_thresholds = gc.get_threshold()
+                gc.set_threshold(self._gc_thresholds[0], self._gc_thresholds[1], self._gc_thresholds[2] * 10)
         self._show_selection()
         self._status()
 

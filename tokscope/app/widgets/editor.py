@@ -156,17 +156,16 @@ class Editor(TextArea):
     characters are never written to the terminal.
     """
 
-    _real: tuple[str, str] | None = None
+    _real: tuple[str, str] | None = None  # (editor text, the text it stands for)
+    #: called the moment the text changes (typing, paste, undo, load), before the next frame is
+    #: painted; the ``Changed`` message it came with is marked ``early_handled``
+    on_change: Callable[[], None] | None = None
 
     def __init__(self, text: str = "", **kwargs) -> None:
         # TextArea.__init__ builds and wraps a document of the text, then builds and wraps it
         # again (_set_document); start empty and build it once (half a second less on 1 MB)
         super().__init__("", **kwargs)
         self._set_document(to_editor(text), self.language)
-        #: called the moment the text changes (typing, paste, undo, load), before the next frame
-        #: is painted; the ``Changed`` message it came with is marked ``early_handled``
-        self.on_change: Callable[[], None] | None = None
-        self._real: tuple[str, str] | None = None  # (editor text, the text it stands for)
 
     def post_message(self, message: Message) -> bool:
         # TextArea posts Changed from inside the edit; a message reaches the app a few event-loop
