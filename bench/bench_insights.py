@@ -145,9 +145,9 @@ def bench_train_screen(text: str, repeat: int, merges: int) -> bool:
     load = max(load_before, os.getloadavg()[0])
     print(f"  load average {load:.1f} on {os.cpu_count()} CPUs"
           + (": wall times are unreliable, compare the CPU figures" if load > (os.cpu_count() or 1) else ""))
-    print("  (medians; ratio = median of the pairs' ratios. Both pass the same progress callback, the\n"
-          "   queue's append; the screen drains the queue every 0.2 s into the bar, the merge list and\n"
-          "   the status line, and redraws the live curve every second)")
+    print("  (medians; ratio = median of the pairs' ratios. Both pass the same progress callback, a\n"
+          "   list's append; the screen takes the new reports every 0.2 s into the bar, the merge list\n"
+          "   and the status line, and redraws the live curve every second)")
     return good
 
 

@@ -170,7 +170,7 @@ class MergeList(ScrollView, can_focus=True):
     """The learned merges, one per line, drawn with the Line API; follows the end while training.
 
     Rows are the trainer's :class:`~tokscope.core.trainer.TrainProgress` reports as they came
-    (no copy, nothing formatted); a row becomes text only when it is on screen.
+    (nothing is formatted ahead); a row becomes text only when it is on screen.
 
     The list never asks for a layout while it fills: its scrollbars are fixed (the vertical one
     always shown, the scrollable width constant), so a new row changes only the scroll range,
