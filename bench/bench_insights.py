@@ -155,7 +155,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=1.0, help="corpus size in MB (default 1)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per insights figure (best of)")
-    parser.add_argument("--repeat-train", type=int, default=7, help="bare/screen pairs per training figure")
+    parser.add_argument("--repeat-train", type=int, default=11, help="bare/screen pairs per training figure")
     parser.add_argument("--merges", default="1000,5000",
                         help="merges for the training bench, comma-separated (default 1000,5000; the target is "
                              "documented at 1000)")
