@@ -358,6 +358,27 @@ async def test_save_needs_a_plain_name(data_dir):
         assert not (data_dir / "tokenizers").exists()
 
 
+def test_frozen_heap_thaws_only_what_it_froze():
+    import gc
+
+    gc.unfreeze()  # (no app runs now; one that froze its heap thaws it when it closes)
+    assert gc.get_freeze_count() == 0
+    with train_screen.frozen_heap():
+        assert gc.get_freeze_count() > 0
+        with train_screen.frozen_heap():  # a second run at the same time
+            pass
+        assert gc.get_freeze_count() > 0  # still frozen for the first
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # as the explorer does for its lifetime
+    try:
+        frozen = gc.get_freeze_count()
+        with train_screen.frozen_heap():
+            pass
+        assert gc.get_freeze_count() == frozen  # not thawed by a training run
+    finally:
+        gc.unfreeze()
+
+
 def test_helpers():
     assert train_screen.parse_specials(" <a>,<b>  ") == ["<a>", "<b>"]
     assert train_screen.resolve_pattern("none")[0] == trainer.PATTERN_NONE

@@ -59,6 +59,7 @@ CURVE_INTERVAL = 1.0
 
 _frozen_lock = threading.Lock()
 _frozen_runs = 0
+_frozen_count: int | None = None  # what the permanent generation held after this module froze it
 
 
 @contextlib.contextmanager
@@ -66,27 +67,36 @@ def frozen_heap():
     """Leave the objects that exist now out of the garbage collector's full passes for a while.
 
     The trainer allocates hundreds of thousands of small objects, so the collector runs full
-    passes while it trains; each one would walk the whole explorer (its widgets, styles and the
-    open text's pieces), none of which training touches. Freezing them (:func:`gc.freeze`) keeps
-    those passes to what is new; leaving unfreezes them (when no other run holds the heap frozen),
-    so nothing is kept from the collector for longer than a run.
+    passes while it trains; each one would walk the whole app (its widgets, styles, the open
+    text's pieces), none of which training touches. Freezing them (:func:`gc.freeze`) keeps those
+    passes to what is new; leaving unfreezes them when the last run leaves, so nothing is kept
+    from the collector for longer than a run. A heap someone else froze (the explorer freezes its
+    long-lived objects for its lifetime) is left as it is: unfreezing is all or nothing.
 
     >>> with frozen_heap():
     ...     gc.get_freeze_count() > 0
     True
     """
-    global _frozen_runs
+    global _frozen_runs, _frozen_count
     with _frozen_lock:
         if _frozen_runs == 0:
-            gc.freeze()
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                _frozen_count = gc.get_freeze_count()
+            else:
+                _frozen_count = None
         _frozen_runs += 1
     try:
         yield
     finally:
         with _frozen_lock:
             _frozen_runs -= 1
-            if _frozen_runs == 0:
+            # unfreeze only what this module froze, and only if nobody froze more since (the
+            # count only falls by itself, as frozen objects are freed)
+            if _frozen_runs == 0 and _frozen_count is not None and gc.get_freeze_count() <= _frozen_count:
                 gc.unfreeze()
+            if _frozen_runs == 0:
+                _frozen_count = None
 
 
 class TrainFormError(TokscopeError):
