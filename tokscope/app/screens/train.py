@@ -59,7 +59,7 @@ CURVE_INTERVAL = 1.0
 
 _frozen_lock = threading.Lock()
 _frozen_runs = 0
-_frozen_count: int | None = None  # what the permanent generation held after this module froze it
+_frozen_here = False  # whether this module froze the heap (and so may thaw it)
 
 
 @contextlib.contextmanager
@@ -68,35 +68,31 @@ def frozen_heap():
 
     The trainer allocates hundreds of thousands of small objects, so the collector runs full
     passes while it trains; each one would walk the whole app (its widgets, styles, the open
-    text's pieces), none of which training touches. Freezing them (:func:`gc.freeze`) keeps those
-    passes to what is new; leaving unfreezes them when the last run leaves, so nothing is kept
-    from the collector for longer than a run. A heap someone else froze (the explorer freezes its
-    long-lived objects for its lifetime) is left as it is: unfreezing is all or nothing.
+    text's pieces), none of which training touches. Freezing them (:func:`gc.freeze`, constant
+    time) keeps those passes to what is new; leaving unfreezes them when the last run leaves, so
+    nothing is kept from the collector for longer than a run. A heap someone else froze (the
+    explorer freezes its long-lived objects for its lifetime) is left as it is: unfreezing is all
+    or nothing. (Counting the frozen objects walks them all, so it is done once, on entry.)
 
     >>> with frozen_heap():
     ...     gc.get_freeze_count() > 0
     True
     """
-    global _frozen_runs, _frozen_count
+    global _frozen_runs, _frozen_here
     with _frozen_lock:
         if _frozen_runs == 0:
-            if gc.get_freeze_count() == 0:
+            _frozen_here = gc.get_freeze_count() == 0
+            if _frozen_here:
                 gc.freeze()
-                _frozen_count = gc.get_freeze_count()
-            else:
-                _frozen_count = None
         _frozen_runs += 1
     try:
         yield
     finally:
         with _frozen_lock:
             _frozen_runs -= 1
-            # unfreeze only what this module froze, and only if nobody froze more since (the
-            # count only falls by itself, as frozen objects are freed)
-            if _frozen_runs == 0 and _frozen_count is not None and gc.get_freeze_count() <= _frozen_count:
+            if _frozen_runs == 0 and _frozen_here:
+                _frozen_here = False
                 gc.unfreeze()
-            if _frozen_runs == 0:
-                _frozen_count = None
 
 
 class TrainFormError(TokscopeError):
