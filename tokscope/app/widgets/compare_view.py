@@ -10,11 +10,10 @@ The pane reports the user's picks and its scrolling to the screen instead of to 
 from __future__ import annotations
 
 from rich.style import Style
-from textual.binding import Binding
 from textual.message import Message
 
 from ...core.compare import Segmentation
-from .token_view import Palette, TokenView
+from .token_view import MOVE_BINDINGS, Palette, TokenView
 
 #: added to a piece that starts where the first tokenizer does not cut
 MARK = Style(underline=True, bold=True)
@@ -28,16 +27,7 @@ class ComparePane(TokenView, inherit_bindings=False):
     It keeps the token view's movement keys but not its letter keys, which act on the explorer.
     """
 
-    BINDINGS = [
-        Binding("left", "move(-1)", "Prev token", show=False),
-        Binding("right", "move(1)", "Next token", show=False),
-        Binding("up", "move_row(-1)", "Row up", show=False),
-        Binding("down", "move_row(1)", "Row down", show=False),
-        Binding("pageup", "move_page(-1)", "Page up", show=False),
-        Binding("pagedown", "move_page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First token", show=False),
-        Binding("end", "jump(-1)", "Last token", show=False),
-    ]
+    BINDINGS = list(MOVE_BINDINGS)
 
     DEFAULT_CSS = """
     ComparePane { height: 1fr; overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; }

@@ -98,6 +98,19 @@ class Palette:
         return 5
 
 
+#: Keys that move the selection through the pieces (shared with views that subclass this one).
+MOVE_BINDINGS = [
+    Binding("left", "move(-1)", "Prev token", show=False),
+    Binding("right", "move(1)", "Next token", show=False),
+    Binding("up", "move_row(-1)", "Row up", show=False),
+    Binding("down", "move_row(1)", "Row down", show=False),
+    Binding("pageup", "move_page(-1)", "Page up", show=False),
+    Binding("pagedown", "move_page(1)", "Page down", show=False),
+    Binding("home", "jump(0)", "First token", show=False),
+    Binding("end", "jump(-1)", "Last token", show=False),
+]
+
+
 class TokenView(ScrollView, can_focus=True):
     """Pieces of the current :class:`TokenDoc`, wrapped in rows of character ranges."""
 
@@ -106,14 +119,7 @@ class TokenView(ScrollView, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("left", "move(-1)", "Prev token", show=False),
-        Binding("right", "move(1)", "Next token", show=False),
-        Binding("up", "move_row(-1)", "Row up", show=False),
-        Binding("down", "move_row(1)", "Row down", show=False),
-        Binding("pageup", "move_page(-1)", "Page up", show=False),
-        Binding("pagedown", "move_page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First token", show=False),
-        Binding("end", "jump(-1)", "Last token", show=False),
+        *MOVE_BINDINGS,
         Binding("enter", "pick", "Open token", show=False),
     ] + [Binding(key, f"app.{action}", text, show=False) for key, action, text in VIEW_KEYS]
 
