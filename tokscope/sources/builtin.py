@@ -117,29 +117,22 @@ def _user_cached(file: tk.VocabFile) -> Path | None:
 
 
 # derivations: official files that can be rebuilt from other official files
-def _derive_r50k(base: tk.EncodingSpec) -> Callable[[], bytes]:
-    def build() -> bytes:
-        gpt2 = tk.encoding_spec("gpt2")
-        vocab = _fetch_bytes(gpt2.files[0])
-        encoder = _fetch_bytes(gpt2.files[1])
-        return dump_tiktoken_bpe(data_gym_to_ranks(vocab, encoder))
-
-    return build
+def _derive_r50k() -> bytes:
+    gpt2 = tk.encoding_spec("gpt2")
+    vocab = _fetch_bytes(gpt2.files[0])
+    encoder = _fetch_bytes(gpt2.files[1])
+    return dump_tiktoken_bpe(data_gym_to_ranks(vocab, encoder))
 
 
-def _derive_p50k(base: tk.EncodingSpec) -> Callable[[], bytes]:
-    def build() -> bytes:
-        r50k = _ranks_for_file(tk.encoding_spec("r50k_base").files[0])
-        ranks = dict(r50k)
-        # p50k_base adds runs of 2..25 spaces after the 50,256 GPT-2 tokens and <|endoftext|>
-        for i, n in enumerate(range(2, 26)):
-            ranks[b" " * n] = 50257 + i
-        return dump_tiktoken_bpe(ranks)
-
-    return build
+def _derive_p50k() -> bytes:
+    ranks = dict(_ranks_for_file(tk.encoding_spec("r50k_base").files[0]))
+    # p50k_base adds runs of 2..25 spaces after the 50,256 GPT-2 tokens and <|endoftext|>
+    for i, n in enumerate(range(2, 26)):
+        ranks[b" " * n] = 50257 + i
+    return dump_tiktoken_bpe(ranks)
 
 
-DERIVED = {"r50k_base.tiktoken": _derive_r50k, "p50k_base.tiktoken": _derive_p50k}
+DERIVED: dict[str, Callable[[], bytes]] = {"r50k_base.tiktoken": _derive_r50k, "p50k_base.tiktoken": _derive_p50k}
 
 
 def _origin_of_file(file: tk.VocabFile) -> Origin:
@@ -188,8 +181,7 @@ def _fetch_bytes(file: tk.VocabFile) -> bytes:
     if carrier is not None:
         return _read_checked(carrier, file.sha256, what)
     if what in DERIVED:
-        spec_name = what.removesuffix(".tiktoken")
-        data = DERIVED[what](tk.encoding_spec(spec_name))()
+        data = DERIVED[what]()
         if file.sha256 and _sha256(data) != file.sha256:
             raise SourceError(f"{what} derived from GPT-2's files does not have the sha256 tiktoken expects")
         return data
