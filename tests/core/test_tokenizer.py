@@ -7,7 +7,8 @@ import regex
 
 from tokscope.core import DisallowedSpecialError, Tokenizer, UnknownTokenError
 from tokscope.core import tokenizer as tokmod
-from tokscope.core.tokenizer import ascii_pattern, compile_pattern, translate_pattern
+from tokscope.core import unicode_pattern as patmod
+from tokscope.core.unicode_pattern import ascii_pattern, compile_pattern, translate_pattern
 
 
 def test_special_tokens_semantics(load):
@@ -96,7 +97,7 @@ def test_pinned_unicode_classes_match_tiktoken():
     ranks = {bytes([i]): i for i in range(256)}
     for lead in range(256):
         ranks[b"a" + bytes([lead])] = 256 + lead
-    cps = sorted(tokmod._pinned_table())
+    cps = sorted(patmod._pinned_table())
     text = "".join("a" + chr(c) for c in cps)
     for cls in [r"\p{L}", r"\p{N}",
                 r"[^\r\n\p{L}\p{N}]", r"[^\s\p{L}\p{N}]", r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"]:
@@ -108,6 +109,6 @@ def test_pinned_unicode_classes_match_tiktoken():
 
 def test_pinning_changes_only_moved_code_points():
     pinned, suspects = translate_pattern(r"\p{L}+")
-    assert suspects <= set(tokmod._pinned_table())
+    assert suspects <= set(patmod._pinned_table())
     if suspects:  # the installed regex follows a newer Unicode than tiktoken's engine
         assert regex.fullmatch(pinned, "Hello") and regex.fullmatch(pinned, "ʕ")

@@ -27,7 +27,8 @@ from typing import Any
 
 import regex
 
-from ..core.tokenizer import Tokenizer, compile_pattern, fix_surrogates
+from ..core.tokenizer import Tokenizer, fix_surrogates
+from ..core.unicode_pattern import compile_pattern
 from ..core.types import Chunk, Piece, is_continuation
 
 _serials = itertools.count(1)

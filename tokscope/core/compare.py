@@ -34,7 +34,8 @@ from typing import Any, Literal
 import regex
 
 from .errors import CancelledError
-from .tokenizer import Tokenizer, compile_pattern, fix_surrogates
+from .tokenizer import Tokenizer, fix_surrogates
+from .unicode_pattern import compile_pattern
 from .types import Piece, is_whole_utf8
 
 #: How many tokenizers the comparison screen shows at once (the CLI has no limit).

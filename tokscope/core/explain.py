@@ -28,7 +28,8 @@ from typing import Literal
 import regex
 
 from .errors import CancelledError, TokscopeError
-from .tokenizer import Tokenizer, compile_pattern, fix_surrogates
+from .tokenizer import Tokenizer, fix_surrogates
+from .unicode_pattern import compile_pattern
 from .types import Chunk, Parents
 
 #: Chunks longer than this many bytes are explained without the step-by-step replay (the replay
