@@ -13,6 +13,7 @@ import binascii
 import json
 from collections.abc import Mapping
 
+from .byte_alphabet import CHAR_TO_BYTE
 from .errors import TokscopeError
 
 
@@ -41,26 +42,13 @@ def dump_tiktoken_bpe(ranks: Mapping[bytes, int]) -> bytes:
     return b"\n".join(lines) + b"\n" if lines else b""
 
 
-def _data_gym_byte_map() -> dict[str, int]:
-    """GPT-2's printable stand-ins for bytes: printable bytes map to themselves, the others to
-    code points from 256 upwards, in byte order."""
-    printable = [b for b in range(256) if chr(b).isprintable() and chr(b) != " "]
-    mapping = {chr(b): b for b in printable}
-    n = 0
-    for b in range(256):
-        if b not in printable:
-            mapping[chr(256 + n)] = b
-            n += 1
-    return mapping
-
-
 def data_gym_to_ranks(vocab_bpe: bytes, encoder_json: bytes) -> dict[bytes, int]:
     """Turn GPT-2's ``vocab.bpe`` + ``encoder.json`` into ranks (as tiktoken's loader does).
 
     The single bytes come first in GPT-2's order, then one token per merge line. The result is
     checked against ``encoder.json``; a mismatch raises :class:`FormatError`.
     """
-    mapping = _data_gym_byte_map()
+    mapping = CHAR_TO_BYTE
     order = [b for b in range(256) if chr(b).isprintable() and chr(b) != " "]
     order += [b for b in range(256) if b not in set(order)]
     ranks: dict[bytes, int] = {bytes([b]): i for i, b in enumerate(order)}
