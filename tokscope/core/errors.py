@@ -38,3 +38,25 @@ class UnknownTokenError(TokscopeError, KeyError):
 
 class CancelledError(TokscopeError):
     """A long operation stopped because its cancel event was set."""
+
+
+class TokenizerFileError(TokscopeError):
+    """A tokenizer file (``tokenizer.json``, a rank file, a saved tokenizer) that cannot be used:
+    malformed, truncated, or inconsistent (a merge naming a token missing from the vocabulary)."""
+
+
+class UnsupportedComponentError(TokenizerFileError):
+    """A stage of a tokenizer file that tokscope does not implement. Using the file anyway would
+    give wrong tokens, so it is refused, naming the stage and its type.
+
+    >>> str(UnsupportedComponentError("normalizer", "ByteLevel"))
+    "unsupported normalizer 'ByteLevel' in this tokenizer file"
+    >>> str(UnsupportedComponentError("model", "BPE", "dropout 0.1"))
+    "unsupported model 'BPE' in this tokenizer file (dropout 0.1)"
+    """
+
+    def __init__(self, stage: str, name: str, detail: str | None = None) -> None:
+        self.stage = stage
+        self.name = name
+        extra = f" ({detail})" if detail else ""
+        super().__init__(f"unsupported {stage} {name!r} in this tokenizer file{extra}")
