@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from .core.errors import TokscopeError
@@ -187,15 +188,32 @@ SPECIAL_HINT = (
 )
 
 
-def run_encode(tokenizer: Any, text: str, args: argparse.Namespace, **extra: Any) -> list[Any]:
+@contextmanager
+def special_hint():
+    """Turn the core's refusal of special-token text into the command line's advice."""
     from .core.errors import DisallowedSpecialError
 
     try:
-        return tokenizer.pieces(text, **encode_args(args), **extra)
+        yield
     except DisallowedSpecialError as exc:
-        if "not a special token" in str(exc):
-            raise
         raise DisallowedSpecialError(exc.token, hint=SPECIAL_HINT) from None
+
+
+def note_unknown_specials(tokenizer: Any, args: argparse.Namespace) -> None:
+    """Say which ``--allow-special`` strings are not special tokens of ``tokenizer`` (they are
+    encoded as the text they are, as tiktoken does)."""
+    allowed = parse_allowed_special(getattr(args, "allow_special", None))
+    if allowed == "all" or getattr(args, "special_as_text", False):
+        return
+    for name in sorted(set(allowed) - tokenizer.special_tokens_set):
+        print(f"{PROG}: note: {name!r} is not a special token of {tokenizer.name}; it is encoded as text",
+              file=sys.stderr)
+
+
+def run_encode(tokenizer: Any, text: str, args: argparse.Namespace, **extra: Any) -> list[Any]:
+    note_unknown_specials(tokenizer, args)
+    with special_hint():
+        return tokenizer.pieces(text, **encode_args(args), **extra)
 
 
 def add_special_options(parser: argparse.ArgumentParser) -> None:

@@ -22,8 +22,17 @@ def test_special_tokens_semantics(load):
     assert eot not in tok.encode("x<|endoftext|>", disallowed_special=())
     with pytest.raises(DisallowedSpecialError):  # allowing one special does not allow another
         tok.encode("<|fim_prefix|><|endoftext|>", allowed_special={"<|endoftext|>"})
-    with pytest.raises(DisallowedSpecialError, match="not a special token"):
-        tok.encode("x", allowed_special={"<|nope|>"})
+    # as in tiktoken, a string that is not a special token of this encoding is ignored when
+    # allowed (one allowed set can serve several encodings), and looked for when disallowed
+    from tokscope.sources.tiktoken_adapter import reference_for
+
+    ref = reference_for(tok)
+    assert tok.encode("x<|nope|>", allowed_special={"<|nope|>"}) == ref.encode("x<|nope|>", allowed_special={"<|nope|>"})
+    assert tok.encode("x<|endoftext|>", allowed_special={"<|endoftext|>", "<|im_start|>"})[-1] == eot
+    with pytest.raises(DisallowedSpecialError):
+        tok.encode("x<|nope|>", disallowed_special={"<|nope|>"})
+    with pytest.raises(ValueError):
+        ref.encode("x<|nope|>", disallowed_special={"<|nope|>"})
     assert tok.encode_ordinary("<|endoftext|>") == tok.encode("<|endoftext|>", disallowed_special=())
 
 

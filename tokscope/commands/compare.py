@@ -29,6 +29,7 @@ from ..cli import (
     add_special_options,
     encode_args,
     load_encoding,
+    note_unknown_specials,
     print_json,
     read_text,
 )
@@ -176,13 +177,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     special = encode_args(args)
     segs, refused = [], []
     for tok in tokenizers:
+        note_unknown_specials(tok, args)
         try:
             segs.append(segment(tok, text, **special))
         except DisallowedSpecialError as exc:
-            if "not a special token" in str(exc):
-                refused.append((tok.name, str(exc)))
-            else:
-                refused.append((tok.name, str(DisallowedSpecialError(exc.token, hint=SPECIAL_HINT))))
+            refused.append((tok.name, str(DisallowedSpecialError(exc.token, hint=SPECIAL_HINT))))
     reasons = {reason for _, reason in refused}
     if not segs and len(reasons) == 1:
         raise TokscopeError(reasons.pop())  # every encoding refused the text for the same reason: say it once

@@ -19,17 +19,17 @@ import sys
 from typing import Any
 
 from ..cli import (
-    SPECIAL_HINT,
     UsageError,
     add_encoding_option,
     add_input_options,
     add_special_options,
     encode_args,
     load_encoding,
+    note_unknown_specials,
     print_json,
     read_text,
+    special_hint,
 )
-from ..core.errors import DisallowedSpecialError
 from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain, show_bytes
 from ..core.merges import (
     MergeNode,
@@ -123,13 +123,10 @@ def _special_args(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_explain(args: argparse.Namespace) -> int:
     tokenizer = load_encoding(args.encoding)
     text = read_text(args)
-    try:
+    note_unknown_specials(tokenizer, args)
+    with special_hint():
         result = explain(tokenizer, text, max_rank=args.max_rank, with_variants=not args.no_variants,
                          **_special_args(args))
-    except DisallowedSpecialError as exc:
-        if "not a special token" in str(exc):
-            raise
-        raise DisallowedSpecialError(exc.token, hint=SPECIAL_HINT) from None
     if args.json:
         print_json(explanation_json(result, merges_kept(tokenizer, args.max_rank), full_max_rank(tokenizer)))
     else:

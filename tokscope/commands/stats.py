@@ -45,8 +45,7 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from ..cli import SPECIAL_HINT, UsageError, encode_args, load_encoding, print_json, read_text
-    from ..core.errors import DisallowedSpecialError
+    from ..cli import UsageError, encode_args, load_encoding, note_unknown_specials, print_json, read_text, special_hint
 
     if args.width < 1:
         raise UsageError(f"--width must be a positive number, not {args.width}")
@@ -54,12 +53,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         raise UsageError(f"--top must be zero or more, not {args.top}")
     tokenizer = load_encoding(args.encoding)
     text = read_text(args)
-    try:
+    note_unknown_specials(tokenizer, args)
+    with special_hint():
         ids = tokenizer.encode(text, **encode_args(args))
-    except DisallowedSpecialError as exc:
-        if "not a special token" in str(exc):
-            raise
-        raise DisallowedSpecialError(exc.token, hint=SPECIAL_HINT) from None
     result = core_stats.text_stats(
         tokenizer, text, ids=ids, top=args.top, width=args.width, normalization=args.normalize
     )

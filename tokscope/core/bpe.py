@@ -130,3 +130,87 @@ def _merge_heap(data: bytes, ranks: Mapping[bytes, int], max_rank: int | None) -
         parts.append(data[i : nxt[i]])
         i = nxt[i]
     return parts
+
+
+#: Entries kept in a model's chunk cache before it is emptied (bounded memory on endless input).
+CHUNK_CACHE_LIMIT = 200_000
+
+
+class RanksBPE:
+    """Byte-level BPE from mergeable ranks (``bytes -> rank``): the model of the OpenAI encodings
+    and of the tokenizers trained here. A token's id is its rank.
+
+    It satisfies :class:`~tokscope.core.pipeline.Model`; :class:`~tokscope.core.tokenizer.Tokenizer`
+    also calls its byte-level fast paths (:meth:`encode_chunk`) directly.
+
+    >>> model = RanksBPE({b"a": 0, b"b": 1, b"ab": 2})
+    >>> model.encode_chunk("abab"), model.tokenize("aba")
+    ((2, 2), [(2, 0, 2), (0, 2, 3)])
+    """
+
+    kind = "bpe"
+
+    def __init__(self, ranks: Mapping[bytes, int]) -> None:
+        self.ranks: dict[bytes, int] = ranks if isinstance(ranks, dict) else dict(ranks)
+        self._cache: dict[str, tuple[int, ...]] = {}
+        self._decoder: dict[int, bytes] | None = None
+
+    def __getstate__(self) -> dict:
+        return {"ranks": self.ranks}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["ranks"])  # type: ignore[misc]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.ranks)
+
+    def encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        """The ids of one chunk (cached; the whole chunk as one token is the fast path)."""
+        ids = self._cache.get(chunk)
+        if ids is not None:
+            return ids
+        ranks = self.ranks
+        data = chunk.encode("utf-8")
+        rank = ranks.get(data)
+        ids = (rank,) if rank is not None else tuple(ranks[part] for part in merge(data, ranks))
+        cache = self._cache
+        if len(cache) >= CHUNK_CACHE_LIMIT:
+            cache.clear()
+        cache[chunk] = ids
+        return ids
+
+    def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        """The ids of one chunk given as bytes, optionally using only merges below ``max_rank``."""
+        ranks = self.ranks
+        return [ranks[part] for part in merge(data, ranks, max_rank=max_rank)]
+
+    @property
+    def decoder(self) -> dict[int, bytes]:
+        """``rank -> bytes`` (built on first use)."""
+        decoder = self._decoder
+        if decoder is None:
+            decoder = self._decoder = {rank: data for data, rank in self.ranks.items()}
+        return decoder
+
+    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        """``(id, start, end)`` character offsets; a token that ends inside a character covers it."""
+        out = []
+        chars = 0
+        decoder = self.decoder
+        for token_id in self.encode_chunk(text):
+            data = decoder[token_id]
+            start = chars - 1 if 0x80 <= data[0] < 0xC0 else chars
+            chars += sum(1 for b in data if not 0x80 <= b < 0xC0)
+            out.append((token_id, start, chars))
+        return out
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.ranks.get(token.encode("utf-8"))
+
+    def id_to_token(self, token_id: int) -> str | None:
+        data = self.decoder.get(token_id)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def get_vocab(self) -> dict[str, int]:
+        return {data.decode("utf-8", "replace"): rank for data, rank in self.ranks.items()}

@@ -1,33 +1,48 @@
-"""A byte-level BPE tokenizer: a pattern, mergeable ranks and special tokens.
+"""The tokenizer: its stages put together (see :mod:`tokscope.core.pipeline`).
 
-This is the one tokenizer every part of tokscope uses. It reproduces tiktoken's behaviour token
-for token (including its special-token checks and its handling of lone surrogates), and adds what
-a token explorer needs: pieces with offsets, chunks, parents recovered from ranks.
+Every part of tokscope uses this one class. ``Tokenizer(name, ranks, pattern, special_tokens)`` is
+byte-level BPE as tiktoken runs it, and reproduces tiktoken token for token (its special-token
+checks and its handling of lone surrogates included); :meth:`Tokenizer.from_stages` puts any
+normalizer, pre-tokenizer, model, added tokens, template and decoder together (a Hugging Face
+``tokenizer.json`` becomes one of these). On top of encoding it gives what an explorer needs: pieces
+with character and byte offsets into the *original* text, chunks, the added-token split, and
+:meth:`Tokenizer.scan`, which places a stretch of text's pieces into plain lists for the
+incremental document.
+
+Byte-level BPE from ranks keeps its own fast paths (ASCII engine, segment and chunk caches, pieces
+placed by counting UTF-8 lead bytes); other pipelines go stage by stage.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable, Iterator, Mapping
-from typing import Literal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-import regex
-
-from .bpe import merge
-from .errors import DisallowedSpecialError, UnknownTokenError
+from .bpe import RanksBPE, merge
+from .errors import CancelledError, DisallowedSpecialError, UnknownTokenError
+from .specials import AllowedSpecial, DisallowedSpecial, SpecialTokens
 from .types import Chunk, Parents, Piece, Token, is_continuation
-from .unicode_pattern import compile_pattern
+from .unicode_pattern import ChunkPattern, compile_pattern
 
-AllowedSpecial = Literal["all"] | Collection[str]
-DisallowedSpecial = Literal["all"] | Collection[str]
+if TYPE_CHECKING:
+    from .normalized import NormalizedText
+    from .pipeline import Decoder, Model, Normalizer, PostProcessor, PreTokenizer
 
-#: Entries kept in the chunk cache before it is emptied (bounded memory on endless input).
-CHUNK_CACHE_LIMIT = 200_000
+__all__ = ["AllowedSpecial", "DisallowedSpecial", "PieceSink", "Tokenizer", "fix_surrogates"]
 
 #: Characters of text kept in the segment cache (whole lines' ids, for line-safe patterns) before
 #: it is emptied; segments longer than SEGMENT_CACHE_MAX_LEN are never cached.
 SEGMENT_CACHE_CHARS = 8_000_000
 SEGMENT_CACHE_MAX_LEN = 200_000
+
+#: flags of a piece row in :meth:`Tokenizer.scan` (and in the document's columns)
+PARTIAL = 1
+SPECIAL = 2
+#: the piece is an added token that is not special (matched in the text, never refused)
+ADDED = 4
+#: the piece is the model's unknown token
+UNKNOWN = 8
 
 
 def fix_surrogates(text: str) -> str:
@@ -45,11 +60,28 @@ def fix_surrogates(text: str) -> str:
     return text
 
 
-class Tokenizer:
-    """Byte-level BPE from ``ranks`` (``bytes -> rank``), a ``pattern`` and ``special_tokens``.
+class PieceSink(Protocol):
+    """Where :meth:`Tokenizer.scan` appends rows: plain lists of ints, absolute character offsets.
 
-    For every tokenizer tokscope knows, a mergeable token's id is its rank. The object is safe to
-    share between threads: its caches only grow by whole entries.
+    ``ids``/``starts``/``ends``/``flags`` get one entry per piece, ``chunk_starts``/``chunk_ends``
+    one per chunk.
+    """
+
+    ids: list[int]
+    starts: list[int]
+    ends: list[int]
+    flags: list[int]
+    chunk_starts: list[int]
+    chunk_ends: list[int]
+
+
+class Tokenizer:
+    """A tokenizer made of stages (see the module docstring).
+
+    ``Tokenizer(name, ranks, pattern, special_tokens)`` is byte-level BPE from ``ranks``
+    (``bytes -> rank``, the rank being the id), cut into chunks by ``pattern`` (tiktoken's syntax).
+    The object is safe to share between threads (its caches only grow by whole entries) and can be
+    pickled or deep-copied (caches and locks are rebuilt).
     """
 
     def __init__(
@@ -61,59 +93,180 @@ class Tokenizer:
         *,
         n_vocab: int | None = None,
     ) -> None:
+        self._setup(name, RanksBPE(ranks), PatternSplit(pattern), None, SpecialTokens(special_tokens), None, None,
+                    n_vocab)
+
+    @classmethod
+    def from_stages(
+        cls,
+        name: str,
+        *,
+        model: Model,
+        normalizer: Normalizer | None = None,
+        pre_tokenizer: PreTokenizer | None = None,
+        added_tokens: Any = None,
+        post_processor: PostProcessor | None = None,
+        decoder: Decoder | None = None,
+        n_vocab: int | None = None,
+    ) -> Tokenizer:
+        """A tokenizer from its stages. ``added_tokens`` is a :class:`SpecialTokens` (tiktoken's
+        kind), an ``AddedVocabulary`` (Hugging Face's kind) or None."""
+        self = cls.__new__(cls)
+        self._setup(name, model, pre_tokenizer, normalizer, added_tokens if added_tokens is not None else SpecialTokens(),
+                    post_processor, decoder, n_vocab)
+        return self
+
+    def _setup(self, name: str, model: Any, pre_tokenizer: Any, normalizer: Any, added: Any, post_processor: Any,
+               decoder: Any, n_vocab: int | None) -> None:
         self.name = name
-        self.pattern = pattern
-        self._ranks = ranks if isinstance(ranks, dict) else dict(ranks)
-        self.special_tokens: dict[str, int] = dict(special_tokens or {})
-        self._pat = compile_pattern(pattern)
-        self._decoder: dict[int, bytes] | None = None
+        self.model = model
+        self.pre_tokenizer = pre_tokenizer
+        self.normalizer = normalizer
+        self.added = added
+        self.post_processor = post_processor
+        self.decoder = decoder
+        #: the tiktoken-style pattern of byte-level BPE (None for pipelines cut otherwise)
+        self.pattern: str | None = pre_tokenizer.pattern if isinstance(pre_tokenizer, PatternSplit) else None
+        #: the fast paths of byte-level BPE from ranks apply
+        self._bytes_bpe = (isinstance(model, RanksBPE) and isinstance(pre_tokenizer, PatternSplit)
+                           and normalizer is None and isinstance(added, SpecialTokens))
+        self._pat: ChunkPattern | None = pre_tokenizer.compiled if isinstance(pre_tokenizer, PatternSplit) else None
+        self.special_tokens: dict[str, int] = dict(_special_tokens_of(added))
         self._special_by_id = {v: k for k, v in self.special_tokens.items()}
-        self._special_res: dict[frozenset[str], regex.Pattern[str]] = {}
-        self._chunk_cache: dict[str, tuple[int, ...]] = {}
+        self._added_by_id: dict[int, str] = dict(_added_tokens_of(added))
+        self._decoder: dict[int, bytes] | None = None
         self._segment_cache: dict[str, list[int]] = {}
         self._segment_cache_chars = 0
         self._parents: dict[int, Parents | None] = {}
-        self._lock = threading.Lock()
-        max_rank = max(self._ranks.values(), default=-1)
-        max_special = max(self.special_tokens.values(), default=-1)
-        self.max_token_value = max(max_rank, max_special)
+        self._shapes: dict[int, tuple[int, bool, bool]] = {}
+        self._derived: dict[str, Any] = {}
+        self._lock = threading.RLock()
+        ids = [*self._added_by_id]
+        if isinstance(model, RanksBPE):
+            max_model = max(model.ranks.values(), default=-1)
+        else:
+            max_model = model.vocab_size - 1
+        self.max_token_value = max([max_model, *ids]) if ids else max_model
         self.n_vocab = n_vocab if n_vocab is not None else self.max_token_value + 1
 
+    # ----- pickling ---------------------------------------------------------------------------
+
+    def __getstate__(self) -> dict:
+        return {
+            "name": self.name, "model": self.model, "pre_tokenizer": self.pre_tokenizer,
+            "normalizer": self.normalizer, "added": self.added, "post_processor": self.post_processor,
+            "decoder": self.decoder, "n_vocab": self.n_vocab,
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        self._setup(state["name"], state["model"], state["pre_tokenizer"], state["normalizer"], state["added"],
+                    state["post_processor"], state["decoder"], state["n_vocab"])
+
     def __repr__(self) -> str:
-        return f"<Tokenizer {self.name!r} n_vocab={self.n_vocab}>"
+        return f"<Tokenizer {self.name!r} {self.kind} n_vocab={self.n_vocab}>"
+
+    def derived(self, key: str, build: Callable[[], Any]) -> Any:
+        """A fact derived from this tokenizer, built once by ``build()`` and kept with it (a vocabulary
+        index, a token table ...). Every module that needs one uses this, so there is one cache per
+        tokenizer, rebuilt after pickling. Concurrent first calls build it once.
+
+        >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+")
+        >>> tok.derived("answer", lambda: 42), tok.derived("answer", lambda: 0)
+        (42, 42)
+        """
+        value = self._derived.get(key, _MISSING)
+        if value is _MISSING:
+            with self._lock:
+                value = self._derived.get(key, _MISSING)
+                if value is _MISSING:
+                    value = self._derived[key] = build()
+        return value
+
+    # ----- what kind of tokenizer -------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        """The model's kind as users name it: ``byte-level BPE``, ``byte-fallback BPE``, ``BPE``,
+        ``WordPiece``, ``Unigram``, ``WordLevel`` ..."""
+        model = self.model
+        label = getattr(model, "label", None)
+        if label:
+            return label
+        return {"bpe": "byte-level BPE" if isinstance(model, RanksBPE) else "BPE", "wordpiece": "WordPiece",
+                "unigram": "Unigram", "wordlevel": "WordLevel"}.get(model.kind, model.kind)
+
+    @property
+    def restartable(self) -> bool:
+        """True when re-tokenizing from any chunk start gives the chunks and pieces a whole pass
+        gives from there (every stage is local): the document then redoes only an edit's chunks."""
+        if self._bytes_bpe:
+            return True
+        return (getattr(self.normalizer, "local", True) and getattr(self.pre_tokenizer, "local", True)
+                and self.pre_tokenizer is not None)
 
     # ----- vocabulary -------------------------------------------------------------------------
 
     @property
     def ranks(self) -> Mapping[bytes, int]:
-        """The mergeable ranks (read-only view by convention; do not mutate)."""
-        return self._ranks
+        """The mergeable ranks of byte-level BPE (empty for other kinds; read-only by convention)."""
+        model = self.model
+        return model.ranks if isinstance(model, RanksBPE) else {}
 
     @property
     def n_merges(self) -> int:
         """How many mergeable tokens are not single bytes."""
-        return sum(1 for b in self._ranks if len(b) > 1)
+        return sum(1 for b in self.ranks if len(b) > 1)
 
     @property
     def special_tokens_set(self) -> frozenset[str]:
         return frozenset(self.special_tokens)
 
+    @property
+    def added_tokens(self) -> dict[str, int]:
+        """Every added token (special or not) as ``content -> id``."""
+        return {v: k for k, v in self._added_by_id.items()}
+
     def _decoder_map(self) -> dict[int, bytes]:
         if self._decoder is None:
             with self._lock:
                 if self._decoder is None:
-                    decoder = {rank: token for token, rank in self._ranks.items()}
-                    for text, token_id in self.special_tokens.items():
+                    model = self.model
+                    if isinstance(model, RanksBPE):
+                        decoder = dict(model.decoder)
+                    else:
+                        decoder = {i: self._model_token_bytes(t) for t, i in model.get_vocab().items()}
+                    for token_id, text in self._added_by_id.items():
                         decoder[token_id] = text.encode("utf-8")
                     self._decoder = decoder
         return self._decoder
 
+    def _model_token_bytes(self, token: str) -> bytes:
+        surface = getattr(self.decoder, "token_bytes", None)
+        if surface is not None:
+            return surface(token)
+        return token.encode("utf-8")
+
     def token_bytes(self, token_id: int) -> bytes:
-        """The bytes of one token; :class:`UnknownTokenError` names an id not in the vocabulary."""
+        """The bytes one token stands for; :class:`UnknownTokenError` names an id not in the vocabulary.
+
+        For byte-level BPE these are the token's bytes; for other kinds, what the token adds to a
+        decoded text (``▁the`` is `` the``, ``##ing`` is ``ing``, ``<0xE2>`` is that byte).
+        """
         try:
             return self._decoder_map()[token_id]
         except (KeyError, TypeError):
             raise UnknownTokenError(token_id, self.n_vocab) from None
+
+    def token_str(self, token_id: int) -> str:
+        """The token as its vocabulary writes it (``Ġthe``, ``▁the``, ``##ing``, ``<0xE2>``; for
+        byte-level BPE from ranks, its bytes decoded with U+FFFD for partial characters)."""
+        added = self._added_by_id.get(token_id)
+        if added is not None:
+            return added
+        token = self.model.id_to_token(token_id)
+        if token is None:
+            raise UnknownTokenError(token_id, self.n_vocab)
+        return token
 
     def has_token(self, token_id: int) -> bool:
         return token_id in self._decoder_map()
@@ -121,78 +274,137 @@ class Tokenizer:
     def token(self, token_id: int) -> Token:
         """The vocabulary entry for ``token_id``."""
         data = self.token_bytes(token_id)
-        if token_id in self._special_by_id:
-            return Token(token_id, data, None, special=True)
+        if token_id in self._added_by_id:
+            return Token(token_id, data, None, special=token_id in self._special_by_id)
         return Token(token_id, data, token_id)
 
     def rank_of(self, data: bytes) -> int | None:
-        """The rank of ``data`` when it is a mergeable token, else ``None``."""
-        return self._ranks.get(data)
+        """The rank of ``data`` when it is a mergeable token of byte-level BPE, else ``None``."""
+        return self.ranks.get(data)
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_by_id
 
-    def parents(self, token_id: int) -> Parents | None:
-        """The two tokens whose merge made ``token_id``, recovered from the ranks on demand.
+    def is_added(self, token_id: int) -> bool:
+        """True for an added token (special or not): it comes from the text as it is, not the model."""
+        return token_id in self._added_by_id
 
-        Runs BPE on the token's own bytes allowing only lower ranks; a proper merge leaves exactly
-        two parts. Returns ``None`` for single bytes, special tokens, and (rarely, in foreign
-        vocabularies) tokens that no single merge of lower-ranked tokens can build.
+    def parents(self, token_id: int) -> Parents | None:
+        """The two tokens whose merge made ``token_id``.
+
+        Byte-level BPE recovers them from the ranks on demand: BPE on the token's own bytes allowing
+        only lower ranks leaves exactly two parts. A model with a merge list gives its merge.
+        Returns ``None`` for single bytes, added tokens, models without merges, and (rarely, in
+        foreign vocabularies) tokens that no single merge of lower-ranked tokens can build.
         """
         cached = self._parents.get(token_id, False)
         if cached is not False:
             return cached  # type: ignore[return-value]
-        data = self.token_bytes(token_id)
         result: Parents | None = None
-        if token_id not in self._special_by_id and len(data) > 1:
-            rank = self._ranks[data]
-            parts = merge(data, self._ranks, max_rank=rank)
-            if len(parts) == 2:
-                result = Parents(self._ranks[parts[0]], self._ranks[parts[1]])
+        model = self.model
+        if token_id not in self._added_by_id:
+            if isinstance(model, RanksBPE):
+                data = self.token_bytes(token_id)
+                if len(data) > 1:
+                    parts = merge(data, model.ranks, max_rank=model.ranks[data])
+                    if len(parts) == 2:
+                        result = Parents(model.ranks[parts[0]], model.ranks[parts[1]])
+            else:
+                found = getattr(model, "parents", None)
+                pair = found(token_id) if found is not None else None
+                if pair is not None:
+                    result = Parents(*pair)
         self._parents[token_id] = result
         return result
 
-    # ----- chunks -----------------------------------------------------------------------------
+    def token_shape(self, token_id: int) -> tuple[int, bool, bool]:
+        """``(characters begun, starts with a continuation byte, partial)`` of a byte-level token,
+        as placing its piece needs (remembered)."""
+        shape = self._shapes.get(token_id)
+        if shape is None:
+            data = self.token_bytes(token_id)
+            begun = sum(1 for b in data if not 0x80 <= b < 0xC0)
+            lead = is_continuation(data[0]) if data else False
+            shape = (begun, lead, lead or _ends_inside(data))
+            self._shapes[token_id] = shape
+        return shape
 
-    def _special_regex(self, tokens: frozenset[str]) -> regex.Pattern[str]:
-        pat = self._special_res.get(tokens)
-        if pat is None:
-            # longest first so that one special that prefixes another cannot shadow it
-            alternatives = sorted(tokens, key=lambda t: (-len(t), t))
-            pat = regex.compile("|".join(regex.escape(t) for t in alternatives))
-            self._special_res[tokens] = pat
-        return pat
+    # ----- special and added tokens ------------------------------------------------------------
 
-    def check_special(self, text: str, disallowed: Collection[str]) -> None:
+    def resolve_special(self, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> tuple[frozenset[str], frozenset[str]]:
+        """tiktoken's rules for the special-token arguments: ``(allowed, disallowed)`` string sets
+        (a string in ``allowed_special`` that is not a special token here is ignored)."""
+        names = self.special_tokens_set
+        allowed = names if allowed_special == "all" else frozenset(allowed_special) & names
+        disallowed = names - allowed if disallowed_special == "all" else frozenset(disallowed_special)
+        return allowed, disallowed
+
+    def check_special(self, text: str, disallowed: Iterable[str]) -> None:
         """Raise :class:`DisallowedSpecialError` if ``text`` contains one of ``disallowed``."""
-        if disallowed:
-            found = self._special_regex(frozenset(disallowed)).search(text)
-            if found:
-                raise DisallowedSpecialError(found.group())
+        disallowed = frozenset(disallowed)
+        if not disallowed:
+            return
+        added = self.added
+        if isinstance(added, SpecialTokens):
+            added.check(text, disallowed)
+            return
+        found = added.find_special(text, self.normalizer, disallowed & self.special_tokens_set)
+        if found is None and disallowed - self.special_tokens_set:
+            # strings that are not special tokens here are looked for as they are (tiktoken does)
+            found = SpecialTokens({t: 0 for t in disallowed - self.special_tokens_set}).regex(
+                disallowed - self.special_tokens_set).search(text)  # type: ignore[union-attr]
+            found = found.group() if found else None
+        if found is not None:
+            raise DisallowedSpecialError(found)
 
-    def _segments(
-        self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial
-    ) -> Iterator[tuple[int, int, bool]]:
-        """Split ``text`` into ordinary spans and allowed special tokens: ``(start, end, special)``."""
-        allowed = self.special_tokens_set if allowed_special == "all" else frozenset(allowed_special)
-        unknown = allowed - self.special_tokens_set
-        if unknown:
-            raise DisallowedSpecialError(
-                sorted(unknown)[0], hint="{token!r} is not a special token of " + self.name
-            )
-        disallowed = (
-            self.special_tokens_set - allowed if disallowed_special == "all" else frozenset(disallowed_special)
-        )
+    def segments(
+        self, text: str, allowed_special: AllowedSpecial = (), disallowed_special: DisallowedSpecial = "all",
+    ) -> list[tuple[int, int, int | None]]:
+        """``text`` cut at added tokens: ``(start, end, id)`` for an allowed special token or a
+        non-special added token, ``(start, end, None)`` for the ordinary text between them.
+        Raises :class:`DisallowedSpecialError` as :meth:`encode` does."""
+        text = fix_surrogates(text)
+        allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
         self.check_special(text, disallowed)
-        pos = 0
-        if allowed:
-            for found in self._special_regex(allowed).finditer(text):
-                if found.start() > pos:
-                    yield pos, found.start(), False
-                yield found.start(), found.end(), True
-                pos = found.end()
-        if pos < len(text) or not text:
-            yield pos, len(text), False
+        return self._spans(text, allowed)
+
+    def _spans(self, text: str, allowed: frozenset[str]) -> list[tuple[int, int, int | None]]:
+        added = self.added
+        if isinstance(added, SpecialTokens):
+            return added.spans(text, allowed)
+        out = []
+        for part, token_id in added.split(text, self.normalizer, allowed):
+            out.append((part.original_start, part.original_end, token_id))
+        return out
+
+    def _parts(self, text: str, allowed: frozenset[str]) -> Iterator[tuple[int, int, int | None, NormalizedText | None]]:
+        """Like :meth:`_spans`, with each ordinary part normalized (None when nothing normalizes)."""
+        added = self.added
+        if isinstance(added, SpecialTokens):
+            normalizer = self.normalizer
+            for start, end, token_id in added.spans(text, allowed):
+                if token_id is not None or normalizer is None:
+                    yield start, end, token_id, None
+                else:
+                    yield start, end, None, normalizer.normalize(_identity(text[start:end], start))
+            return
+        for part, token_id in added.split(text, self.normalizer, allowed):
+            yield part.original_start, part.original_end, token_id, (None if token_id is not None else part)
+
+    def added_could_occur(self, text: str, start: int, end: int) -> bool:
+        """Whether an added token may overlap ``text[start:end]`` (an edited span)."""
+        added = self.added
+        if isinstance(added, SpecialTokens):
+            return added.could_occur(text, start, end)
+        contents = self._added_by_id.values()
+        if not contents:
+            return False
+        longest = max(map(len, contents))
+        lo, hi = max(0, start - 4 * longest), min(len(text), end + 4 * longest)
+        window = text[lo:hi]
+        return any(c in window for c in contents) or self.normalizer is not None
+
+    # ----- chunks -----------------------------------------------------------------------------
 
     def chunks(
         self,
@@ -201,62 +413,80 @@ class Tokenizer:
         allowed_special: AllowedSpecial = (),
         disallowed_special: DisallowedSpecial = (),
     ) -> list[Chunk]:
-        """The pre-tokenization chunks of ``text`` with character offsets.
+        """The pre-tokenization chunks of ``text`` with character offsets into it.
 
         By default special tokens are treated as ordinary text (no check); pass the same special
-        arguments as :meth:`encode` to split them out as special chunks.
+        arguments as :meth:`encode` to split them out as special chunks. A chunk whose text the
+        normalizer or pre-tokenizer rewrote carries that form (``Chunk.form``).
         """
         text = fix_surrogates(text)
+        allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
+        self.check_special(text, disallowed)
         out: list[Chunk] = []
-        for start, end, special in self._segments(text, allowed_special, disallowed_special):
-            if special:
+        for start, end, token_id, part in self._parts(text, allowed):
+            if token_id is not None:
                 out.append(Chunk(text[start:end], start, end, special=True))
-                continue
-            for found in self._pat.finditer(text, start, end):
-                out.append(Chunk(found.group(), found.start(), found.end()))
+            elif self._pat is not None and part is None:
+                for found in self._pat.finditer(text, start, end):
+                    out.append(Chunk(found.group(), found.start(), found.end()))
+            else:
+                for chunk in self._pre_tokenize(text, start, end, part):
+                    s, e = chunk.original_start, chunk.original_end
+                    original = text[s:e]
+                    out.append(Chunk(original, s, e, form=None if chunk.text == original else chunk.text))
         return out
+
+    def _pre_tokenize(self, text: str, start: int, end: int, part: NormalizedText | None) -> list[NormalizedText]:
+        if part is None:
+            part = _identity(text[start:end], start)
+        pre = self.pre_tokenizer
+        splits = pre.pre_tokenize([part]) if pre is not None else [part]
+        return [s for s in splits if len(s.text)]
 
     # ----- encoding ---------------------------------------------------------------------------
 
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
-        """The ids of one chunk (cached; the whole chunk as one token is the fast path)."""
-        ids = self._chunk_cache.get(chunk)
-        if ids is not None:
-            return ids
-        data = chunk.encode("utf-8")
-        rank = self._ranks.get(data)
-        if rank is not None:
-            ids = (rank,)
-        else:
-            ranks = self._ranks
-            ids = tuple(ranks[part] for part in merge(data, ranks))
-        cache = self._chunk_cache
-        if len(cache) >= CHUNK_CACHE_LIMIT:
-            cache.clear()
-        cache[chunk] = ids
-        return ids
+        """The ids of one chunk (cached; for byte-level BPE the whole chunk as one token is the
+        fast path)."""
+        model = self.model
+        if isinstance(model, RanksBPE):
+            return model.encode_chunk(chunk)
+        return tuple(t[0] for t in model.tokenize(chunk))
 
     def encode_bytes_chunk(self, data: bytes, max_rank: int | None = None) -> list[int]:
-        """The ids of one chunk given as bytes, optionally using only merges below ``max_rank``."""
-        ranks = self._ranks
-        return [ranks[part] for part in merge(data, ranks, max_rank=max_rank)]
+        """The ids of one chunk of byte-level BPE given as bytes, optionally using only merges
+        below ``max_rank``."""
+        return self._ranks_model().encode_bytes(data, max_rank)
+
+    def _ranks_model(self) -> RanksBPE:
+        model = self.model
+        if not isinstance(model, RanksBPE):
+            raise TypeError(f"{self.name} is {self.kind}, not byte-level BPE from ranks")
+        return model
 
     def encode_ordinary(self, text: str, *, max_rank: int | None = None) -> list[int]:
-        """Encode ignoring special tokens entirely (they are ordinary text here).
+        """Encode ignoring special tokens entirely (they are ordinary text here; non-special added
+        tokens still match, as Hugging Face's tokenizers match them).
 
-        The fast path: for line-safe patterns the text is cut into segments at line breaks that
-        no chunk crosses and each segment's ids are cached; ASCII segments are chunked by the
-        stdlib ``re`` twin of the pattern; each chunk's ids come from the chunk cache, the whole
-        chunk as one token, or the merge loop. The ids are the same as :meth:`encode_chunk` gives
-        chunk by chunk (the parity tests hold it to tiktoken's).
+        The fast path of byte-level BPE: for line-safe patterns the text is cut into segments at
+        line breaks that no chunk crosses and each segment's ids are cached; ASCII segments are
+        chunked by the stdlib ``re`` twin of the pattern; each chunk's ids come from the chunk
+        cache, the whole chunk as one token, or the merge loop. The ids are the same as
+        :meth:`encode_chunk` gives chunk by chunk (the parity tests hold it to tiktoken's).
         """
         text = fix_surrogates(text)
-        if max_rank is not None:
-            out: list[int] = []
-            for chunk in self._pat.findall(text):
-                out.extend(self.encode_bytes_chunk(chunk.encode("utf-8"), max_rank))
-            return out
+        if not self._bytes_bpe:
+            if max_rank is not None:
+                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+            return self._encode_generic(text, frozenset())
         pat = self._pat
+        assert pat is not None
+        if max_rank is not None:
+            model = self._ranks_model()
+            out: list[int] = []
+            for chunk in pat.findall(text):
+                out.extend(model.encode_bytes(chunk.encode("utf-8"), max_rank))
+            return out
         if not pat.line_safe or len(text) < 256:
             return self._encode_text(text)
         out = []
@@ -279,22 +509,25 @@ class Tokenizer:
         """The ids of ``text`` (surrogates already fixed, no specials), chunk by chunk."""
         out: list[int] = []
         extend = out.extend
-        append = out.append
-        cache = self._chunk_cache
-        ranks = self._ranks
-        for chunk in self._pat.split(text):
+        model = self.model
+        cache = model._cache
+        encode_chunk = model.encode_chunk
+        for chunk in self._pat.split(text):  # type: ignore[union-attr]
             ids = cache.get(chunk)
-            if ids is not None:
-                extend(ids)
+            extend(ids if ids is not None else encode_chunk(chunk))
+        return out
+
+    def _encode_generic(self, text: str, allowed: frozenset[str]) -> list[int]:
+        out: list[int] = []
+        tokenize = self.model.tokenize
+        for start, end, token_id, part in self._parts(text, allowed):
+            if token_id is not None:
+                out.append(token_id)
                 continue
-            rank = ranks.get(chunk.encode("utf-8"))
-            if rank is not None:
-                append(rank)
-                if len(cache) >= CHUNK_CACHE_LIMIT:
-                    cache.clear()
-                cache[chunk] = (rank,)
-            else:
-                extend(self.encode_chunk(chunk))
+            if end <= start and part is None:
+                continue
+            for chunk in self._pre_tokenize(text, start, end, part):
+                out.extend(t[0] for t in tokenize(chunk.text))
         return out
 
     def encode(
@@ -304,21 +537,57 @@ class Tokenizer:
         allowed_special: AllowedSpecial = (),
         disallowed_special: DisallowedSpecial = "all",
         max_rank: int | None = None,
+        add_special_tokens: bool = False,
     ) -> list[int]:
         """Encode with tiktoken's special-token semantics.
 
         Special tokens found in ``text`` raise :class:`DisallowedSpecialError` unless allowed
         (``allowed_special`` a set of token strings or ``"all"``) or the check is disabled
-        (``disallowed_special=()``, which encodes them as ordinary text).
+        (``disallowed_special=()``, which encodes them as ordinary text). ``add_special_tokens``
+        applies the model's template (BOS/EOS, ``[CLS]``/``[SEP]``), as Hugging Face's tokenizers
+        do by default; without it the ids are those of the text alone.
         """
         text = fix_surrogates(text)
-        out: list[int] = []
-        for start, end, special in self._segments(text, allowed_special, disallowed_special):
-            if special:
-                out.append(self.special_tokens[text[start:end]])
-            elif end > start:
-                out.extend(self.encode_ordinary(text[start:end], max_rank=max_rank))
+        allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
+        self.check_special(text, disallowed)
+        if self._bytes_bpe:
+            out: list[int] = []
+            for start, end, token_id in self.added.spans(text, allowed):
+                if token_id is not None:
+                    out.append(token_id)
+                elif end > start:
+                    out.extend(self.encode_ordinary(text[start:end], max_rank=max_rank))
+        else:
+            if max_rank is not None:
+                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+            out = self._encode_generic(text, allowed)
+        if add_special_tokens:
+            out = self.apply_template(out)
         return out
+
+    def apply_template(self, ids: Sequence[int], pair: Sequence[int] | None = None) -> list[int]:
+        """``ids`` with the model's template applied (unchanged when it has none)."""
+        post = self.post_processor
+        if post is None:
+            return list(ids) if pair is None else [*ids, *pair]
+        return [token_id for token_id, _ in post.process(ids, pair)]
+
+    def template(self, ids: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The ids the template puts before and after a single sequence: ``(prefix, suffix)``.
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").template([1, 2])
+        ((), ())
+        """
+        post = self.post_processor
+        if post is None:
+            return (), ()
+        rows = post.process(list(ids), None)
+        sources = [s for _, s in rows]
+        first = next((k for k, s in enumerate(sources) if s is not None), len(rows))
+        last = max((k for k, s in enumerate(sources) if s is not None), default=first - 1)
+        return tuple(i for i, _ in rows[:first]), tuple(i for i, _ in rows[last + 1:])
+
+    # ----- pieces -----------------------------------------------------------------------------
 
     def pieces(
         self,
@@ -328,40 +597,46 @@ class Tokenizer:
         disallowed_special: DisallowedSpecial = "all",
         max_rank: int | None = None,
     ) -> list[Piece]:
-        """Encode and return each token with its bytes and offsets (see :class:`Piece`)."""
+        """Encode and return each token with its bytes and offsets into ``text`` (see :class:`Piece`)."""
         text = fix_surrogates(text)
+        allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
+        self.check_special(text, disallowed)
+        if not self._bytes_bpe:
+            if max_rank is not None:
+                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+            sink = _Rows()
+            for start, end, token_id, part in self._parts(text, allowed):
+                if token_id is not None:
+                    sink.add_added(start, end, token_id, token_id in self._special_by_id)
+                else:
+                    self._scan_parts(sink, text, start, end, part, None, None, None)
+            return self.place_pieces(text, sink.ids, sink.starts, sink.ends, sink.flags)
         out: list[Piece] = []
         byte_pos = 0
         char_pos = 0
-        for start, end, special in self._segments(text, allowed_special, disallowed_special):
+        model = self._ranks_model()
+        pat = self._pat
+        assert pat is not None
+        for start, end, token_id in self.added.spans(text, allowed):
             if start > char_pos:
                 byte_pos += len(text[char_pos:start].encode("utf-8"))
                 char_pos = start
-            if special:
+            if token_id is not None:
                 data = text[start:end].encode("utf-8")
-                out.append(
-                    Piece(self.special_tokens[text[start:end]], data, start, end, byte_pos,
-                          byte_pos + len(data), special=True)
-                )
+                out.append(Piece(token_id, data, start, end, byte_pos, byte_pos + len(data), special=True))
                 byte_pos += len(data)
                 char_pos = end
                 continue
-            for found in self._pat.finditer(text, start, end):
+            for found in pat.finditer(text, start, end):
                 if found.start() > char_pos:
                     byte_pos += len(text[char_pos : found.start()].encode("utf-8"))
                 chunk = found.group()
                 if max_rank is None:
-                    ids: Iterable[int] = self.encode_chunk(chunk)
+                    ids: Iterable[int] = model.encode_chunk(chunk)
                 else:
-                    ids = self.encode_bytes_chunk(chunk.encode("utf-8"), max_rank)
+                    ids = model.encode_bytes(chunk.encode("utf-8"), max_rank)
                 byte_pos = self._append_chunk_pieces(out, ids, found.start(), byte_pos)
                 char_pos = found.end()
-        return out
-
-    def chunk_pieces(self, chunk: str, char_start: int, byte_start: int) -> list[Piece]:
-        """The pieces of one chunk placed at the given offsets (for incremental re-tokenization)."""
-        out: list[Piece] = []
-        self._append_chunk_pieces(out, self.encode_chunk(chunk), char_start, byte_start)
         return out
 
     def _append_chunk_pieces(self, out: list[Piece], ids: Iterable[int], char_start: int, byte_pos: int) -> int:
@@ -379,10 +654,154 @@ class Tokenizer:
             byte_pos += len(data)
         return byte_pos
 
+    def place_pieces(self, text: str, ids: Sequence[int], starts: Sequence[int], ends: Sequence[int],
+                     flags: Sequence[int], first: int = 0) -> list[Piece]:
+        """Rows as :meth:`scan` gives them (from row ``first`` on, whose character offset starts a
+        character's bytes) turned into :class:`Piece` objects with byte offsets into ``text``.
+
+        A partial piece's bytes are placed after those of the partial pieces before it that cover
+        the same character.
+        """
+        out: list[Piece] = []
+        token_bytes = self.token_bytes
+        pos_char = 0
+        pos_byte = 0
+        held_char = -1  # the character partial pieces are filling, and the bytes given to it
+        held = 0
+        for k in range(first, len(ids)):
+            token_id, s, e, f = ids[k], starts[k], ends[k], flags[k]
+            data = token_bytes(token_id) if not f & (SPECIAL | ADDED) else text[s:e].encode("utf-8")
+            if s >= pos_char:
+                pos_byte += len(text[pos_char:s].encode("utf-8", "surrogatepass"))
+            else:  # an earlier offset (a partial piece after others of its character)
+                pos_byte -= len(text[s:pos_char].encode("utf-8", "surrogatepass"))
+            pos_char = s
+            if f & PARTIAL:
+                if held_char != s:
+                    held_char, held = s, 0
+                b0 = pos_byte + held
+                room = len(text[s:e].encode("utf-8", "surrogatepass"))
+                b1 = min(b0 + len(data), pos_byte + room)
+                held += b1 - b0
+            else:
+                held_char = -1
+                b0 = pos_byte
+                b1 = b0 + len(text[s:e].encode("utf-8", "surrogatepass"))
+            out.append(Piece(token_id, data, s, e, b0, max(b0, b1), bool(f & PARTIAL), bool(f & SPECIAL)))
+        return out
+
+    # ----- scanning for the incremental document ---------------------------------------------
+
+    def scan(
+        self,
+        sink: PieceSink,
+        text: str,
+        pos: int = 0,
+        endpos: int | None = None,
+        *,
+        sync: Callable[[int], bool] | None = None,
+        cancel: threading.Event | None = None,
+        limit: int | None = None,
+    ) -> tuple[int, bool]:
+        """Append the chunks and pieces of ordinary text ``text[pos:endpos]`` to ``sink``.
+
+        ``pos`` must be where a chunk starts (0, the end of an added token, or a chunk start of an
+        earlier scan). Stops at ``endpos``, at the first chunk end past ``limit``, or when
+        ``sync(end)`` says the chunks line up with earlier ones again; raises
+        :class:`CancelledError` soon after ``cancel`` is set. Offsets are absolute characters
+        of ``text``. Returns where it stopped and whether ``sync`` stopped it.
+        """
+        end = len(text) if endpos is None else endpos
+        if not self._bytes_bpe:
+            return self._scan_parts(sink, text, pos, end, None, sync, cancel, limit)
+        shape = self._shapes
+        token_shape = self.token_shape
+        model = self.model
+        cache = model._cache
+        encode_chunk = model.encode_chunk
+        ids, starts, ends, flags = sink.ids, sink.starts, sink.ends, sink.flags
+        cstarts, cends = sink.chunk_starts, sink.chunk_ends
+        n = 0
+        stop = pos
+        for found in self._pat.finditer(text, pos, end):  # type: ignore[union-attr]
+            s, stop = found.span()
+            cstarts.append(s)
+            cends.append(stop)
+            chunk = found.group()
+            chunk_ids = cache.get(chunk) or encode_chunk(chunk)
+            if len(chunk_ids) == 1:
+                ids.append(chunk_ids[0])
+                starts.append(s)
+                ends.append(stop)
+                flags.append(0)
+            else:
+                chars = s
+                for token_id in chunk_ids:
+                    sh = shape.get(token_id) or token_shape(token_id)
+                    starts.append(chars - 1 if sh[1] else chars)
+                    chars += sh[0]
+                    ids.append(token_id)
+                    ends.append(chars)
+                    flags.append(PARTIAL if sh[2] else 0)
+            n += 1
+            if cancel is not None and not n & 1023 and cancel.is_set():
+                raise CancelledError("cancelled")
+            if sync is not None and sync(stop):
+                return stop, True
+            if limit is not None and stop >= limit:
+                return stop, False
+        return stop, False
+
+    def _scan_parts(self, sink: PieceSink, text: str, pos: int, end: int, part: NormalizedText | None,
+                    sync: Callable[[int], bool] | None, cancel: threading.Event | None,
+                    limit: int | None) -> tuple[int, bool]:
+        """:meth:`scan` stage by stage: normalize ``text[pos:end]`` (unless ``part`` is given),
+        pre-tokenize, and place each chunk's tokens on the original text."""
+        if part is None and self.normalizer is not None:
+            part = self.normalizer.normalize(_identity(text[pos:end], pos))
+        tokenize = self.model.tokenize
+        unk = _unknown_id(self.model)
+        ids, starts, ends, flags = sink.ids, sink.starts, sink.ends, sink.flags
+        cstarts, cends = sink.chunk_starts, sink.chunk_ends
+        decoder = self._decoder_map()
+        stop = pos
+        n = 0
+        for chunk in self._pre_tokenize(text, pos, end, part):
+            c0, stop = chunk.original_start, chunk.original_end
+            cstarts.append(c0)
+            cends.append(stop)
+            row0 = len(ids)
+            for token_id, s, e in tokenize(chunk.text):
+                o0, o1 = chunk.original_span(s, e)
+                ids.append(token_id)
+                starts.append(o0)
+                ends.append(max(o0, o1))
+                data = decoder.get(token_id, b"")
+                partial = bool(data) and (is_continuation(data[0]) or _ends_inside(data))
+                flags.append((PARTIAL if partial else 0) | (UNKNOWN if token_id == unk else 0))
+            # pieces that share a character of the original text are parts of it
+            for k in range(row0 + 1, len(ids)):
+                if starts[k] < ends[k - 1] and starts[k] == starts[k - 1]:
+                    flags[k - 1] |= PARTIAL
+                    flags[k] |= PARTIAL
+            n += 1
+            if cancel is not None and not n & 255 and cancel.is_set():
+                raise CancelledError("cancelled")
+            if sync is not None and sync(stop):
+                return stop, True
+            if limit is not None and stop >= limit:
+                return stop, False
+        return stop, False
+
     # ----- decoding ---------------------------------------------------------------------------
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """Join the tokens' bytes; an id not in the vocabulary raises :class:`UnknownTokenError`."""
+        """Join the tokens' bytes; an id not in the vocabulary raises :class:`UnknownTokenError`.
+
+        For tokenizers with a decoder (Hugging Face's), the decoder's text as UTF-8."""
+        ids = list(ids)
+        if self.decoder is not None and not isinstance(self.model, RanksBPE):
+            return self.decode(ids).encode("utf-8", "surrogatepass")
         decoder = self._decoder_map()
         try:
             return b"".join([decoder[i] for i in ids])
@@ -394,7 +813,100 @@ class Tokenizer:
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """Decode to text, replacing bytes that are not valid UTF-8 with U+FFFD by default."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        decoder = self.decoder
+        if decoder is None or isinstance(self.model, RanksBPE):
+            return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        ids = list(ids)
+        tokens: list[str] = []
+        out: list[str] = []
+        for token_id in ids:
+            if token_id in self._added_by_id:
+                if tokens:
+                    out.append("".join(decoder.decode_chain(tokens)))
+                    tokens = []
+                out.append(self._added_by_id[token_id])
+            else:
+                tokens.append(self.token_str(token_id))
+        if tokens:
+            out.append("".join(decoder.decode_chain(tokens)))
+        return "".join(out)
+
+
+_MISSING = object()
+
+
+class PatternSplit:
+    """The pre-tokenizer of byte-level BPE from ranks: matches of a tiktoken-syntax pattern.
+
+    >>> PatternSplit(r"\\S+|\\s+").compiled.findall("a b")
+    ['a', ' ', 'b']
+    """
+
+    local = True
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.compiled = compile_pattern(pattern)
+
+    def __reduce__(self):
+        return PatternSplit, (self.pattern,)
+
+    def pre_tokenize(self, splits: list[NormalizedText]) -> list[NormalizedText]:
+        out = []
+        for split in splits:
+            for found in self.compiled.finditer(split.text):
+                out.append(split.slice(found.start(), found.end()))
+        return out
+
+
+class _Rows:
+    """A :class:`PieceSink` of plain lists."""
+
+    __slots__ = ("ids", "starts", "ends", "flags", "chunk_starts", "chunk_ends")
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.flags: list[int] = []
+        self.chunk_starts: list[int] = []
+        self.chunk_ends: list[int] = []
+
+    def add_added(self, start: int, end: int, token_id: int, special: bool) -> None:
+        self.chunk_starts.append(start)
+        self.chunk_ends.append(end)
+        self.ids.append(token_id)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.flags.append(SPECIAL if special else ADDED)
+
+
+def _identity(text: str, offset: int) -> NormalizedText:
+    from .normalized import NormalizedText
+
+    return NormalizedText.identity(text, offset)
+
+
+def _unknown_id(model: Any) -> int | None:
+    unk = getattr(model, "unk_id", None)
+    if unk is not None:
+        return unk
+    token = getattr(model, "unk_token", None)
+    return model.token_to_id(token) if token else None
+
+
+def _special_tokens_of(added: Any) -> Mapping[str, int]:
+    if isinstance(added, SpecialTokens):
+        return added.tokens
+    return added.special_tokens
+
+
+def _added_tokens_of(added: Any) -> Iterator[tuple[int, str]]:
+    if isinstance(added, SpecialTokens):
+        yield from added.by_id.items()
+        return
+    for token in added.tokens:
+        yield token.id, token.content
 
 
 def _ends_inside(data: bytes) -> bool:

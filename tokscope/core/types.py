@@ -100,13 +100,16 @@ class Piece:
 class Chunk:
     """One match of the pre-tokenization pattern (or one special token, with ``special=True``).
 
-    Offsets are character offsets into the text; merges never cross a chunk boundary.
+    Offsets are character offsets into the text; merges never cross a chunk boundary. ``form``
+    is the chunk as the model saw it when a normalizer or pre-tokenizer rewrote it (``ĠHello``,
+    ``▁hello``, ``café`` lowercased ...), and None when that is ``text`` itself.
     """
 
     text: str
     start: int
     end: int
     special: bool = False
+    form: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -320,6 +320,11 @@ LINE_SAFE_PATTERNS = frozenset({
 #: tiktoken's, so this never cuts where tiktoken's whitespace would continue).
 _SEGMENT_BREAK = re.compile(r"\n(?=[^\s/])")
 
+#: characters of text a scan looks ahead for code points whose class moved (see ChunkPattern.finditer)
+_WINDOW = 4096
+#: characters beyond its end that a match may have looked at (the patterns look one ahead; a margin)
+_LOOK = 64
+
 
 class ChunkPattern:
     r"""A compiled pre-tokenization pattern that splits text exactly as tiktoken's engine does.
@@ -388,8 +393,61 @@ class ChunkPattern:
             return self.plain
         return self._pinned  # type: ignore[return-value]
 
+    def __reduce__(self):  # compiled patterns and a lock do not pickle; compile again
+        return compile_pattern, (self.pattern,)
+
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[regex.Match[str]]:
-        return self.for_text(text, pos, endpos).finditer(text, pos, endpos)
+        """The matches in ``text[pos:endpos]``, exactly as the pinned translation finds them.
+
+        Only the text near the scan is looked at: matches come from the plain translation except
+        within :data:`_LOOK` characters of a code point whose class moved, where the pinned one
+        takes over (the patterns have no look-behind and match every character, so a match found
+        by either engine from a match boundary is the same unless it looked at such a character).
+        """
+        pos = 0 if pos is None else pos
+        end = len(text) if endpos is None else endpos
+        if text.isascii():
+            return self.plain.finditer(text, pos, end)
+        if self._lock is not None:
+            self._build_pinned()
+        if self._suspect is None:
+            return self.plain.finditer(text, pos, end)
+        if "(?<" in self.pattern:  # a look-behind may see a moved code point before the scan
+            return self.for_text(text).finditer(text, pos, end)
+        return self._mixed(text, pos, end)
+
+    def _mixed(self, text: str, pos: int, end: int) -> Iterator[regex.Match[str]]:
+        plain, pinned, suspect = self.plain, self._pinned, self._suspect
+        assert pinned is not None and suspect is not None
+        window = _WINDOW
+        while pos < end:
+            hi = min(end, pos + window)
+            found = suspect.search(text, pos, hi)
+            if found is None or found.start() - pos > _LOOK:
+                # plain matches are exact while they end _LOOK short of the moved code point (or
+                # of the window's end, where the look-ahead continues)
+                bound = found.start() if found else (None if hi == end else hi)
+                start = pos
+                for m in plain.finditer(text, pos, end):
+                    if bound is not None and m.end() + _LOOK > bound:
+                        break
+                    yield m
+                    pos = m.end()
+                else:
+                    return
+                if found is None:
+                    window = _WINDOW if pos > start else window * 4  # a match longer than the window
+                    continue
+            # near a moved code point: the pinned translation until well past it
+            past = found.start() + _LOOK
+            for m in pinned.finditer(text, pos, end):
+                yield m
+                pos = m.end()
+                if m.start() > past:
+                    break
+            else:
+                return
+            window = _WINDOW
 
     def findall(self, text: str, pos: int | None = None, endpos: int | None = None) -> list[str]:
         return self.for_text(text, pos, endpos).findall(text, pos, endpos)
