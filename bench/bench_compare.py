@@ -6,7 +6,7 @@ computes the stats (what the comparison screen does after each keystroke). Two p
 - full:        segment() each encoding on the whole new text, then compare()
 - incremental: resegment() each encoding (re-encodes only the chunks near the edit), then compare()
 - screen:      what the comparison screen does per pane: the explorer's incremental
-               TokenDoc.edited() + from_ids(), then compare(); its incremental row layout
+               Document.edited() + from_ids(), then compare(); its incremental row layout
                (render.relayout) is measured apart and added to the verdict
 
 Target: under 150 ms. Times are the median of several edits at random places. The reference,
@@ -62,11 +62,11 @@ def main() -> None:
     t_first = timed(lambda: compare(text, [segment(t, text) for t in toks]))
     segs = [segment(t, text) for t in toks]
 
-    from tokscope.app.model import TokenDoc
+    from tokscope.core.document import Document
     from tokscope.app.render import TEXT, layout, relayout
     from tokscope.core.compare import from_ids
 
-    docs = [TokenDoc.build(t, text) for t in toks]
+    docs = [Document.build(t, text) for t in toks]
     rows = [layout(d, 50, TEXT, False) for d in docs]
     ref, full, seg_only, inc, inc_seg, screen, lay = [], [], [], [], [], [], []
     current = text
@@ -101,7 +101,7 @@ def main() -> None:
     print(f"reference encode_ordinary x3:   {r:7.1f} ms  (1.00)")
     print(f"full update (segment x3+align): {med(full):7.1f} ms  ({med(full) / r:.2f}x ref)   of which encoding {med(seg_only):.1f} ms")
     print(f"incremental (resegment x3+align): {med(inc):5.1f} ms  ({med(inc) / r:.2f}x ref)   of which encoding {med(inc_seg):.1f} ms")
-    print(f"screen (TokenDoc.edited x3 + from_ids + align): {med(screen):.1f} ms  ({med(screen) / r:.2f}x ref); "
+    print(f"screen (Document.edited x3 + from_ids + align): {med(screen):.1f} ms  ({med(screen) / r:.2f}x ref); "
           f"+ incremental row layout x3 at 50 columns: {med(lay):.1f} ms")
     for label, value in (("full", med(full)), ("incremental", med(inc)), ("screen + layout", med(screen) + med(lay))):
         verdict = "meets" if value < TARGET_MS else "MISSES"

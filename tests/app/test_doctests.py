@@ -8,8 +8,8 @@ import importlib
 import pytest
 
 MODULES = [
-    "tokscope.app.model", "tokscope.app.render", "tokscope.app.features", "tokscope.app.clipboard",
-    "tokscope.app.main", "tokscope.app.widgets.inspector", "tokscope.app.widgets.status",
+    "tokscope.app.render", "tokscope.app.features", "tokscope.app.clipboard",
+    "tokscope.app.main", "tokscope.app.widgets.inspector",
     "tokscope.app.widgets.editor",
 ]
 

@@ -8,7 +8,7 @@ from textual import events
 
 from tokscope.app.app import APP_KEYS, ExplorerApp
 from tokscope.app.features import FEATURES, Feature
-from tokscope.app.model import TokenDoc
+from tokscope.core.document import Document
 from tokscope.app.screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen
 from tokscope.app.widgets.status import status_text
 from tokscope.core.tokenizer import Tokenizer
@@ -71,7 +71,7 @@ async def test_paste_and_edit_in_the_middle_of_a_large_text(make_app):
         await settle(pilot)
         assert "pasted 👍🏽 text" in app.text
         assert app.doc.ids == core_ids(app)
-        assert app.doc._edit is not None  # re-tokenized only around the edit
+        assert app.doc.edit is not None  # re-tokenized only around the edit
         await pilot.press("x", "y")
         await settle(pilot)
         assert app.doc.ids == core_ids(app)
@@ -378,7 +378,7 @@ async def test_a_tiny_tokenizer_built_in_the_test():
 
 
 def test_doc_stats_in_status_line(load):
-    doc = TokenDoc.build(load("o200k_base"), "two words")
+    doc = Document.build(load("o200k_base"), "two words")
     line = status_text(doc, "live", 200)
     assert "2 tokens" in line and "9 chars" in line and "2 words" in line and "4.50 chars/tok" in line
     assert "1.00 tok/word" in line

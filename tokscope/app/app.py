@@ -25,12 +25,13 @@ from .messages import EncodingLoaded, TokenPicked
 
 #: The screen a picked token opens (merge tree and split explainer).
 WHY_SCREEN = "tokscope.app.screens.why:WhyScreen"
-from .model import Cancelled, TokenDoc
+from ..core.document import Document
+from ..core.errors import CancelledError
 from .render import MODES, TEXT, layout, layout_text, relayout
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
 from .widgets.editor import Editor
 from .widgets.inspector import Inspector
-from .widgets.status import StatusLine, stats
+from .widgets.status import StatusLine
 from .widgets.token_view import VIEW_KEYS, Palette, TokenView
 
 #: below this size the explorer shows a message instead of a squashed layout
@@ -110,7 +111,7 @@ class ExplorerApp(App):
         self._tokenizer: Tokenizer | None = tokenizer
         self._palette_kind = palette
         self._notice = notice
-        self._doc: TokenDoc | None = None
+        self._doc: Document | None = None
         self._doc_current = False
         self._job = 0
         self._text_version = 0  # bumped on every edit of the input pane
@@ -122,7 +123,7 @@ class ExplorerApp(App):
         self.ws = False
         self.rank_colours = False
         self._heap_frozen = False  # see _apply
-        self.doc_changed: Signal[TokenDoc] = Signal(self, "doc_changed")
+        self.doc_changed: Signal[Document] = Signal(self, "doc_changed")
         self.encoding_changed: Signal[Tokenizer] = Signal(self, "encoding_changed")
         self.selection_changed: Signal[int | None] = Signal(self, "selection_changed")
         self.token_picked: Signal[int] = Signal(self, "token_picked")
@@ -204,7 +205,7 @@ class ExplorerApp(App):
         return self.editor.real_text
 
     @property
-    def doc(self) -> TokenDoc | None:
+    def doc(self) -> Document | None:
         """The latest tokenization (may lag ``text`` by one worker run while typing)."""
         return self._doc
 
@@ -330,7 +331,7 @@ class ExplorerApp(App):
             doc = old.edited(text, max_scan=None if len(text) <= SYNC_LIMIT else INLINE_SCAN)
             if doc is not None:
                 rows = relayout(view.rows, old, doc, width, self.mode, self.ws) if doc is not old else view.rows
-                stats(doc)
+                doc.figures  # the status line's counts, from the edited span
                 self._apply((self._job, self._text_version), doc, rows, width, self.mode)
                 return
         # the worker object outlives the run; hand it a box it empties, so it keeps no old doc alive
@@ -346,18 +347,18 @@ class ExplorerApp(App):
         self, job: tuple[int, int], cancel: threading.Event, box: dict, tokenizer: Tokenizer,
         specials: bool, width: int, mode: str, ws: bool, old_width: int, old_mode: str,
     ) -> None:
-        old: TokenDoc | None = box.pop("old")
+        old: Document | None = box.pop("old")
         text: str = box.pop("text")
         old_rows: list[int] = box.pop("old_rows")
         try:
             if old is None or old.tokenizer is not tokenizer or old.specials != specials or not old.complete:
-                def early(doc: TokenDoc) -> None:
+                def early(doc: Document) -> None:
                     # lay out only the tokenized part; the rest follows with the whole doc
                     end = doc.text.find("\n", doc.covered)
                     rows = layout_text(doc, width, 0, end + 1 if end != -1 else len(doc.text)) or [0]
                     self.call_from_thread(self._apply, job, doc, rows, width, mode)
 
-                doc = TokenDoc.build(tokenizer, text, specials, cancel=cancel, progress=early, first_part=FIRST_PART)
+                doc = Document.build(tokenizer, text, specials, cancel=cancel, progress=early, first_part=FIRST_PART)
                 rows = layout(doc, width, mode, ws)
             else:
                 doc = old.edited(text, cancel=cancel)
@@ -367,14 +368,14 @@ class ExplorerApp(App):
                     rows = relayout(old_rows, old, doc, width, mode, ws)
                 else:
                     rows = layout(doc, width, mode, ws)
-            stats(doc)  # the status line's counts, computed here rather than on the UI thread
-        except Cancelled:
+            doc.figures  # the status line's counts, computed here rather than on the UI thread
+        except CancelledError:
             return
         if cancel.is_set():
             return
         self.call_from_thread(self._apply, job, doc, rows, width, mode)
 
-    def _apply(self, job: tuple[int, int], doc: TokenDoc, rows: list[int], width: int, mode: str) -> None:
+    def _apply(self, job: tuple[int, int], doc: Document, rows: list[int], width: int, mode: str) -> None:
         job, version = job
         if job != self._job:
             return

@@ -17,7 +17,7 @@ The explorer app's state API (stable; ``app = self.app`` inside a screen or widg
 ---------------------------------------------------------------------------------------
 Reading
   ``app.text -> str``                 the input pane's current text (what the user sees/typed)
-  ``app.doc -> TokenDoc``             the latest tokenization (``tokscope.app.model.TokenDoc``):
+  ``app.doc -> Document``             the latest tokenization (``tokscope.app.model.Document``):
                                       ``doc.text`` (the text it was computed for), ``doc.ids``,
                                       ``len(doc)``, ``doc.piece(i) -> Piece``, ``doc.chunk_of(i) -> Chunk``,
                                       ``doc.piece_at(char_offset) -> index``, ``doc.complete``
@@ -39,7 +39,7 @@ Acting
   ``app.set_text(text)``              replace the input pane's text (undoable in the editor)
   ``app.copy_text(text, what)``       copy with pyperclip, falling back to OSC 52; tells the user which
 Signals (``textual.signal.Signal``; ``app.doc_changed.subscribe(self, callback)`` in ``on_mount``)
-  ``app.doc_changed``       data: the new ``TokenDoc`` after every re-tokenization (and encoding switch)
+  ``app.doc_changed``       data: the new ``Document`` after every re-tokenization (and encoding switch)
   ``app.encoding_changed``  data: the new ``Tokenizer``
   ``app.selection_changed`` data: the selected piece index (``int``) or ``None``
   ``app.token_picked``      data: the token id passed to ``open_token``

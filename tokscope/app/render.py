@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from rich.cells import cell_len
 
-from .model import PARTIAL, TokenDoc
+from ..core.document import PARTIAL, Document
 
 TEXT, IDS, BOTH = "text", "ids", "both"
 MODES = (TEXT, IDS, BOTH)
@@ -146,7 +146,7 @@ def id_label(token_id: int) -> str:
 # ----- layout ---------------------------------------------------------------------------------
 
 
-def layout_text(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
+def layout_text(doc: Document, width: int, a: int, b: int) -> list[int]:
     """Row starts for ``doc.text[a:b]`` in text mode (``a`` and ``b`` are line starts or ends).
 
     Rows break after each newline and wherever the next character would not fit ``width``; a
@@ -169,7 +169,7 @@ def layout_text(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
     return rows
 
 
-def _layout_complex(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
+def _layout_complex(doc: Document, width: int, a: int, b: int) -> list[int]:
     text = doc.text
     hexw: dict[int, int] = {}
     if len(doc):
@@ -199,7 +199,7 @@ def _layout_complex(doc: TokenDoc, width: int, a: int, b: int) -> list[int]:
     return rows
 
 
-def piece_width(doc: TokenDoc, i: int, mode: str, ws: bool) -> int:
+def piece_width(doc: Document, i: int, mode: str, ws: bool) -> int:
     token_id = doc.ids[i]
     if mode == IDS:
         return len(str(token_id)) + 1
@@ -207,7 +207,7 @@ def piece_width(doc: TokenDoc, i: int, mode: str, ws: bool) -> int:
     return units_width(units) + len(str(token_id)) + 2
 
 
-def layout_pieces(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
+def layout_pieces(doc: Document, width: int, mode: str, ws: bool) -> list[int]:
     """Row starts for the ids and both modes: pieces are kept whole and a newline ends a row."""
     rows, _ = _layout_pieces_from(doc, width, mode, 0, None)
     if not doc.complete and doc.covered < len(doc.text):
@@ -215,7 +215,7 @@ def layout_pieces(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
     return rows
 
 
-def _layout_pieces_from(doc: TokenDoc, width: int, mode: str, j0: int, stop_from: int | None) -> tuple[list[int], int | None]:
+def _layout_pieces_from(doc: Document, width: int, mode: str, j0: int, stop_from: int | None) -> tuple[list[int], int | None]:
     """Rows of :func:`layout_pieces` from piece ``j0``, which must start a row after a newline
     (see :func:`_fresh_row`) or be 0. With ``stop_from``, stop at the first such piece whose
     previous piece starts at or after that offset, and return its index too."""
@@ -247,7 +247,7 @@ def _layout_pieces_from(doc: TokenDoc, width: int, mode: str, j0: int, stop_from
     return rows or [0], None
 
 
-def _fresh_row(doc: TokenDoc, j: int) -> bool:
+def _fresh_row(doc: Document, j: int) -> bool:
     """Whether piece ``j`` starts a row with nothing carried over from before: the piece before
     it holds a newline and starts earlier (so the newline rule starts a row at piece ``j`` with
     an empty width count, whatever came before)."""
@@ -263,22 +263,22 @@ def _line_start(text: str, pos: int) -> int:
     return text.rfind("\n", 0, pos) + 1
 
 
-def layout(doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
+def layout(doc: Document, width: int, mode: str, ws: bool) -> list[int]:
     if mode == TEXT:
         return layout_text(doc, width, 0, len(doc.text)) or [0]
     return layout_pieces(doc, width, mode, ws)
 
 
 def relayout(
-    old_rows: list[int], old_doc: TokenDoc, new_doc: TokenDoc, width: int, mode: str, ws: bool
+    old_rows: list[int], old_doc: Document, new_doc: Document, width: int, mode: str, ws: bool
 ) -> list[int]:
     """Rows for ``new_doc`` reusing ``old_rows`` outside the lines an edit touched."""
-    edit = getattr(new_doc, "_edit", None)
-    if edit is None or edit[0] != old_doc.serial:
+    edit = new_doc.edit
+    if edit is None or edit.previous != old_doc.serial:
         return layout(new_doc, width, mode, ws)
     if mode != TEXT:
         return _relayout_pieces(old_rows, new_doc, width, mode, ws)
-    _, restart, old_stop, new_stop, new_end, delta = edit
+    restart, new_stop, new_end, delta = edit.restart, edit.new_stop, edit.new_end, edit.delta
     text = new_doc.text
     a = _line_start(text, restart)
     nl = text.find("\n", max(new_stop, new_end))
@@ -294,13 +294,15 @@ def relayout(
     return rows or [0]
 
 
-def _relayout_pieces(old_rows: list[int], doc: TokenDoc, width: int, mode: str, ws: bool) -> list[int]:
+def _relayout_pieces(old_rows: list[int], doc: Document, width: int, mode: str, ws: bool) -> list[int]:
     """:func:`relayout` in the ids and both modes. Pieces before the edit's re-scan (``restart``)
     are the old ones, and pieces from ``new_stop`` on are the old ones moved by ``delta``; a row
     that starts after a newline (:func:`_fresh_row`) carries nothing from the rows before it, so
     the rows are laid out again only from the last such row before the edit to the first such row
     after it."""
-    _, restart, _, new_stop, new_end, delta = doc._edit  # type: ignore[misc]
+    edit = doc.edit
+    assert edit is not None
+    restart, new_stop, new_end, delta = edit.restart, edit.new_stop, edit.new_end, edit.delta
     j0 = doc.starts.bisect_left(restart)
     floor = max(0, j0 - RELAYOUT_LOOKBACK)
     n = len(doc)

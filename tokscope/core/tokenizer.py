@@ -370,6 +370,8 @@ class Tokenizer:
 
     def _spans(self, text: str, allowed: frozenset[str]) -> list[tuple[int, int, int | None]]:
         added = self.added
+        if not self._added_by_id:
+            return [(0, len(text), None)]
         if isinstance(added, SpecialTokens):
             return added.spans(text, allowed)
         out = []
@@ -605,11 +607,7 @@ class Tokenizer:
             if max_rank is not None:
                 raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
             sink = _Rows()
-            for start, end, token_id, part in self._parts(text, allowed):
-                if token_id is not None:
-                    sink.add_added(start, end, token_id, token_id in self._special_by_id)
-                else:
-                    self._scan_parts(sink, text, start, end, part, None, None, None)
+            self.scan_text(sink, text, allowed_special=allowed)
             return self.place_pieces(text, sink.ids, sink.starts, sink.ends, sink.flags)
         out: list[Piece] = []
         byte_pos = 0
@@ -655,40 +653,54 @@ class Tokenizer:
         return byte_pos
 
     def place_pieces(self, text: str, ids: Sequence[int], starts: Sequence[int], ends: Sequence[int],
-                     flags: Sequence[int], first: int = 0) -> list[Piece]:
-        """Rows as :meth:`scan` gives them (from row ``first`` on, whose character offset starts a
-        character's bytes) turned into :class:`Piece` objects with byte offsets into ``text``.
+                     flags: Sequence[int], *, base_char: int = 0, base_byte: int = 0) -> list[Piece]:
+        """Rows as :meth:`scan` gives them turned into :class:`Piece` objects with byte offsets
+        into ``text``. ``base_byte`` is the byte offset of character ``base_char``, where the first
+        row starts; the first row must not overlap a piece before it (a piece that continues a
+        character begun by the previous one overlaps it).
 
-        A partial piece's bytes are placed after those of the partial pieces before it that cover
-        the same character.
+        When pieces tile the text's bytes (:attr:`pieces_tile_bytes`) their offsets follow from
+        their lengths; otherwise a piece covers the bytes of the characters it spans, and pieces
+        that share a character divide its bytes in order.
         """
         out: list[Piece] = []
         token_bytes = self.token_bytes
-        pos_char = 0
-        pos_byte = 0
-        held_char = -1  # the character partial pieces are filling, and the bytes given to it
-        held = 0
-        for k in range(first, len(ids)):
-            token_id, s, e, f = ids[k], starts[k], ends[k], flags[k]
-            data = token_bytes(token_id) if not f & (SPECIAL | ADDED) else text[s:e].encode("utf-8")
-            if s >= pos_char:
-                pos_byte += len(text[pos_char:s].encode("utf-8", "surrogatepass"))
-            else:  # an earlier offset (a partial piece after others of its character)
-                pos_byte -= len(text[s:pos_char].encode("utf-8", "surrogatepass"))
-            pos_char = s
-            if f & PARTIAL:
-                if held_char != s:
-                    held_char, held = s, 0
-                b0 = pos_byte + held
-                room = len(text[s:e].encode("utf-8", "surrogatepass"))
-                b1 = min(b0 + len(data), pos_byte + room)
-                held += b1 - b0
+        tile = self.pieces_tile_bytes
+        cursor_char, cursor_byte = base_char, base_byte  # a known (character, byte) pair
+
+        def byte_of(c: int) -> int:
+            nonlocal cursor_char, cursor_byte
+            if c >= cursor_char:
+                cursor_byte += len(text[cursor_char:c].encode("utf-8", "surrogatepass"))
             else:
-                held_char = -1
-                b0 = pos_byte
-                b1 = b0 + len(text[s:e].encode("utf-8", "surrogatepass"))
-            out.append(Piece(token_id, data, s, e, b0, max(b0, b1), bool(f & PARTIAL), bool(f & SPECIAL)))
+                cursor_byte -= len(text[c:cursor_char].encode("utf-8", "surrogatepass"))
+            cursor_char = c
+            return cursor_byte
+
+        prev_end = base_char
+        pos = base_byte  # where the previous piece's bytes ended
+        for k in range(len(ids)):
+            token_id, s, e, f = ids[k], starts[k], ends[k], flags[k]
+            data = token_bytes(token_id)
+            if s >= prev_end:  # not a continuation of the previous piece's character
+                pos = byte_of(s)
+            if tile:
+                b0, b1 = pos, pos + len(data)
+            elif f & PARTIAL:
+                b0 = pos
+                b1 = max(b0, min(b0 + len(data), byte_of(e)))
+            else:
+                b0, b1 = pos, max(pos, byte_of(e))
+            pos = b1
+            prev_end = max(prev_end, e)
+            out.append(Piece(token_id, data, s, e, b0, b1, bool(f & PARTIAL), bool(f & SPECIAL)))
         return out
+
+    @property
+    def pieces_tile_bytes(self) -> bool:
+        """True when the pieces' bytes, joined, are always the text's UTF-8 (byte-level BPE with
+        no normalizer); then a piece's byte offsets follow from its tokens' lengths alone."""
+        return self._bytes_bpe
 
     # ----- scanning for the incremental document ---------------------------------------------
 
@@ -751,6 +763,28 @@ class Tokenizer:
             if limit is not None and stop >= limit:
                 return stop, False
         return stop, False
+
+    def scan_text(self, sink: PieceSink, text: str, *, allowed_special: AllowedSpecial = (),
+                  cancel: threading.Event | None = None) -> None:
+        """Append every chunk and piece of ``text`` to ``sink``, added tokens included (special ones
+        when allowed; there is no check: other special-token text is ordinary text).
+
+        Unlike :meth:`scan` over each of :meth:`segments`, this normalizes each part between added
+        tokens once, as a whole, so it is exact for pipelines that are not :attr:`restartable`."""
+        text = fix_surrogates(text)
+        allowed, _ = self.resolve_special(allowed_special, ())
+        for start, end, token_id, part in self._parts(text, allowed):
+            if token_id is not None:
+                sink.chunk_starts.append(start)
+                sink.chunk_ends.append(end)
+                sink.ids.append(token_id)
+                sink.starts.append(start)
+                sink.ends.append(end)
+                sink.flags.append(SPECIAL if token_id in self._special_by_id else ADDED)
+            elif self._bytes_bpe:
+                self.scan(sink, text, start, end, cancel=cancel)
+            else:
+                self._scan_parts(sink, text, start, end, part, None, cancel, None)
 
     def _scan_parts(self, sink: PieceSink, text: str, pos: int, end: int, part: NormalizedText | None,
                     sync: Callable[[int], bool] | None, cancel: threading.Event | None,
@@ -871,14 +905,6 @@ class _Rows:
         self.flags: list[int] = []
         self.chunk_starts: list[int] = []
         self.chunk_ends: list[int] = []
-
-    def add_added(self, start: int, end: int, token_id: int, special: bool) -> None:
-        self.chunk_starts.append(start)
-        self.chunk_ends.append(end)
-        self.ids.append(token_id)
-        self.starts.append(start)
-        self.ends.append(end)
-        self.flags.append(SPECIAL if special else ADDED)
 
 
 def _identity(text: str, offset: int) -> NormalizedText:

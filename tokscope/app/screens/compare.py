@@ -34,7 +34,7 @@ from ...core.compare import (
     format_money,
     from_ids,
 )
-from ..model import TokenDoc
+from ...core.document import Document
 from ..render import TEXT, layout, relayout, row_of
 from ..widgets.compare_view import ComparePane
 from ..widgets.token_view import Palette
@@ -53,7 +53,7 @@ class Slot:
     key: str = field(default_factory=lambda: f"p{next(_keys)}")
     tokenizer: Any = None
     error: str | None = None
-    doc: TokenDoc | None = None
+    doc: Document | None = None
     rows: list[int] | None = None
     rows_width: int = 0
     seg: Segmentation | None = None
@@ -295,7 +295,7 @@ class CompareScreen(Screen):
                 else:
                     rows = layout(doc, width, TEXT, False)
             else:
-                doc = TokenDoc.build(tokenizer, text, specials)
+                doc = Document.build(tokenizer, text, specials)
                 rows = layout(doc, width, TEXT, False)
             seg = from_ids(tokenizer, doc.ids, doc.text, name=tokenizer.name)
         except Exception as exc:  # noqa: BLE001 - a failing tokenizer is shown in its pane
@@ -315,7 +315,7 @@ class CompareScreen(Screen):
         box.query_one(".cmp-error", Static).update(f"Cannot use {slot.name!r}: {message}")
         self._maybe_compare()
 
-    def _pane_ready(self, slot: Slot, gen: int, tokenizer: Any, doc: TokenDoc, rows: list[int], width: int,
+    def _pane_ready(self, slot: Slot, gen: int, tokenizer: Any, doc: Document, rows: list[int], width: int,
                     seg: Segmentation) -> None:
         if slot not in self.slots or gen != self.gen:
             return

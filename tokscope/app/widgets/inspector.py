@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.types import byte_kind
-from ..model import TokenDoc
+from ...core.document import Document
 from ..render import safe_text
 
 KIND_LETTER = {"ascii": "A", "lead": "L", "continuation": "C", "invalid": "!"}
@@ -16,7 +16,7 @@ KIND_STYLE = {"ascii": "", "lead": "bold", "continuation": "italic", "invalid": 
 MAX_BYTES_SHOWN = 16
 
 
-def inspect(doc: TokenDoc | None, index: int | None, occurrences: int | None = None) -> Text:
+def inspect(doc: Document | None, index: int | None, occurrences: int | None = None) -> Text:
     """The inspector's text for piece ``index`` of ``doc``."""
     out = Text(no_wrap=False, overflow="fold")
     if doc is None:
@@ -129,5 +129,5 @@ class Inspector(Static):
     Inspector { height: auto; }
     """
 
-    def show(self, doc: TokenDoc | None, index: int | None) -> None:
+    def show(self, doc: Document | None, index: int | None) -> None:
         self.update(inspect(doc, index), layout=False)  # fixed height in the app's CSS

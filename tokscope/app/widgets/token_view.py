@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..model import PARTIAL, SPECIAL, TokenDoc
+from ...core.document import PARTIAL, SPECIAL, Document
 from ..render import BOTH, IDS, TEXT, piece_units, row_of
 
 
@@ -112,7 +112,7 @@ MOVE_BINDINGS = [
 
 
 class TokenView(ScrollView, can_focus=True):
-    """Pieces of the current :class:`TokenDoc`, wrapped in rows of character ranges."""
+    """Pieces of the current :class:`Document`, wrapped in rows of character ranges."""
 
     DEFAULT_CSS = """
     TokenView { overflow-x: hidden; overflow-y: auto; scrollbar-size-vertical: 1; }
@@ -145,7 +145,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def __init__(self, *, palette: Palette | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.doc: TokenDoc | None = None
+        self.doc: Document | None = None
         self.rows: list[int] = [0]
         self.rows_width = 0
         self.rows_mode = TEXT
@@ -163,7 +163,7 @@ class TokenView(ScrollView, can_focus=True):
     def layout_width(self) -> int:
         return max(8, self.scrollable_content_region.width)
 
-    def set_doc(self, doc: TokenDoc, rows: list[int], width: int, mode: str) -> None:
+    def set_doc(self, doc: Document, rows: list[int], width: int, mode: str) -> None:
         self.doc = doc
         self.rows = rows or [0]
         self.rows_width = width
