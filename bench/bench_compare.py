@@ -4,10 +4,10 @@ A "full update" re-encodes the text with all three encodings, aligns their bound
 computes the stats (what the comparison screen does after each keystroke). Two paths:
 
 - full:        segment() each encoding on the whole new text, then compare()
-- incremental: resegment() each encoding (re-encodes only the chunks near the edit), then compare()
-- screen:      what the comparison screen does per pane: the explorer's incremental
-               Document.edited() + from_ids(), then compare(); its incremental row layout
-               (render.relayout) is measured apart and added to the verdict
+- screen:      what the comparison screen does per pane: the incremental document's
+               Document.edited() (re-encodes only the chunks near the edit) + from_document(),
+               then compare(); its incremental row layout (render.relayout) is measured apart
+               and added to the verdict
 
 Target: under 150 ms. Times are the median of several edits at random places. The reference,
 measured in the same process, is plain ``Tokenizer.encode_ordinary`` of the text with all three
@@ -24,7 +24,7 @@ import random
 import statistics
 import time
 
-from tokscope.core.compare import compare, resegment, segment
+from tokscope.core.compare import compare, from_document, segment
 from tokscope.sample_texts import read_sample
 from tokscope.sources.registry import load
 
@@ -60,15 +60,13 @@ def main() -> None:
 
     # warm the caches as an editor session would be warm (first open is measured separately)
     t_first = timed(lambda: compare(text, [segment(t, text) for t in toks]))
-    segs = [segment(t, text) for t in toks]
 
-    from tokscope.core.document import Document
     from tokscope.app.render import TEXT, layout, relayout
-    from tokscope.core.compare import from_ids
+    from tokscope.core.document import Document
 
     docs = [Document.build(t, text) for t in toks]
     rows = [layout(d, 50, TEXT, False) for d in docs]
-    ref, full, seg_only, inc, inc_seg, screen, lay = [], [], [], [], [], [], []
+    ref, full, seg_only, screen, lay = [], [], [], [], []
     current = text
     for _ in range(args.edits):
         at = rnd.randrange(len(current))
@@ -76,15 +74,11 @@ def main() -> None:
         ref.append(timed(lambda: [t.encode_ordinary(new) for t in toks]))
         full.append(timed(lambda: compare(new, [segment(t, new) for t in toks])))
         seg_only.append(timed(lambda: [segment(t, new) for t in toks]))
-        out: list = []
-        inc_seg.append(timed(lambda: out.extend(resegment(t, s, current, new) for t, s in zip(toks, segs))))
-        inc.append(timed(lambda: compare(new, [resegment(t, s, current, new) for t, s in zip(toks, segs)])))
-        assert [s.ids for s in out] == [segment(t, new).ids for t in toks]
         new_docs: list = []
 
         def screen_update() -> None:
             new_docs.extend(d.edited(new) for d in docs)
-            compare(new, [from_ids(t, d.ids, new) for t, d in zip(toks, new_docs)])
+            compare(new, [from_document(d) for d in new_docs])
 
         screen.append(timed(screen_update))
         new_rows: list = []
@@ -92,18 +86,17 @@ def main() -> None:
             relayout(r, d, nd, 50, TEXT, False) for r, d, nd in zip(rows, docs, new_docs))))
         assert new_rows == [layout(d, 50, TEXT, False) for d in new_docs]
         rows = new_rows
-        assert [list(d.ids) for d in new_docs] == [list(s.ids) for s in out]
-        segs, docs, current = out, new_docs, new
+        assert [list(d.ids) for d in new_docs] == [list(segment(t, new).ids) for t in toks]
+        docs, current = new_docs, new
 
     med = statistics.median
     r = med(ref)
     print(f"first open (cold chunk caches): {t_first:7.1f} ms")
     print(f"reference encode_ordinary x3:   {r:7.1f} ms  (1.00)")
     print(f"full update (segment x3+align): {med(full):7.1f} ms  ({med(full) / r:.2f}x ref)   of which encoding {med(seg_only):.1f} ms")
-    print(f"incremental (resegment x3+align): {med(inc):5.1f} ms  ({med(inc) / r:.2f}x ref)   of which encoding {med(inc_seg):.1f} ms")
-    print(f"screen (Document.edited x3 + from_ids + align): {med(screen):.1f} ms  ({med(screen) / r:.2f}x ref); "
+    print(f"screen (Document.edited x3 + from_document + align): {med(screen):.1f} ms  ({med(screen) / r:.2f}x ref); "
           f"+ incremental row layout x3 at 50 columns: {med(lay):.1f} ms")
-    for label, value in (("full", med(full)), ("incremental", med(inc)), ("screen + layout", med(screen) + med(lay))):
+    for label, value in (("full", med(full)), ("screen + layout", med(screen) + med(lay))):
         verdict = "meets" if value < TARGET_MS else "MISSES"
         print(f"{label}: {verdict} the {TARGET_MS:.0f} ms target ({value / TARGET_MS:.2f} of it)")
 

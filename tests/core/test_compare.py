@@ -22,12 +22,11 @@ from tokscope.core.compare import (
     cost,
     costs,
     count_words,
-    edit_span,
     format_money,
-    from_pieces,
-    resegment,
+    from_document,
     segment,
 )
+from tokscope.core.document import Document, diff_span
 from tokscope.core.errors import CancelledError, DisallowedSpecialError
 from tokscope.core.languages import language_table, premium
 
@@ -100,9 +99,13 @@ def test_segment_matches_encode_and_pieces(toks, text):
         assert list(seg.ids) == tok.encode(text, disallowed_special=())
         assert seg.n_bytes == len(data) and seg.n_chars == len(text)
         assert seg.boundaries() == plain_boundaries(tok, text)
-        assert seg.pieces(index, data) == tok.pieces(text, disallowed_special=())
-        ref = from_pieces(tok.name, tok.pieces(text, disallowed_special=()), text)
-        assert (ref.ids, ref.ends, ref.partial, ref.single_byte) == (seg.ids, seg.ends, seg.partial, seg.single_byte)
+        pieces = tok.pieces(text, disallowed_special=())
+        assert list(seg.ends) == [p.byte_end for p in pieces]
+        assert seg.partial == sum(p.partial for p in pieces)
+        assert seg.single_byte == sum(len(p.bytes) == 1 for p in pieces)
+        for i, p in enumerate(pieces):
+            assert seg.byte_span(i) == (p.byte_start, p.byte_end)
+            assert index.char_of_byte(p.byte_start)[0] == p.start
 
 
 def test_gpt2_cuts_inside_emoji_and_others_differ(toks):
@@ -369,40 +372,41 @@ def test_alignment_properties(toks, text):
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(base=TEXT, insert=TEXT, data=st.data())
-def test_resegment_equals_segment(toks, base, insert, data):
+def test_an_edited_document_segments_as_a_fresh_encode(toks, base, insert, data):
     i = data.draw(st.integers(0, len(base)))
     j = data.draw(st.integers(i, len(base)))
     new = base[:i] + insert + base[j:]
     for tok in toks:
-        old = segment(tok, base)
-        got = resegment(tok, old, base, new)
+        doc = Document.build(tok, base)
+        got = from_document(doc.edited(new))
         want = segment(tok, new)
-        assert got.ids == want.ids and got.ends == want.ends
+        assert got.ids == want.ids and got.ends == want.ends and got.flags == want.flags
         assert (got.partial, got.single_byte, got.special) == (want.partial, want.single_byte, want.special)
-        assert got.chunk_ends == want.chunk_ends and got.chunk_pieces == want.chunk_pieces
         # and a second edit on top of the incremental result stays right
-        again = resegment(tok, got, new, new + insert)
+        again = from_document(doc.edited(new).edited(new + insert))
         assert again.ids == segment(tok, new + insert).ids
 
 
-def test_resegment_long_whitespace_run_before_edit(toks):
+def test_an_edit_after_a_long_whitespace_run_segments_exactly(toks):
     base = "x\n" + " " * 100 + "b tail words here"
     new = base.replace("b tail", "\n tail")
     for tok in toks:
-        assert resegment(tok, segment(tok, base), base, new).ids == segment(tok, new).ids
+        assert from_document(Document.build(tok, base).edited(new)).ids == segment(tok, new).ids
 
 
-def test_resegment_on_big_text_touches_only_near_chunks(toks):
+def test_an_edit_of_a_big_text_touches_only_near_chunks(toks):
     base = ("Lorem ipsum dolor sit amet, 123456 😀 日本語.\n" * 400)
     new = base[:9000] + "INSERTED" + base[9000:]
     for tok in toks:
-        got = resegment(tok, segment(tok, base), base, new)
-        assert got.ids == segment(tok, new).ids
+        edited = Document.build(tok, base).edited(new)
+        assert edited.edit is not None and edited.edit.new_stop - edited.edit.restart < 200
+        assert from_document(edited).ids == segment(tok, new).ids
 
 
 @given(st.text(max_size=30), st.text(max_size=30))
 def test_edit_span(old, new):
-    start, old_end, new_end = edit_span(old, new)
+    span = diff_span(old, new)
+    start, old_end, new_end = span.start, span.old_end, span.new_end
     assert old[:start] == new[:start]
     assert old[old_end:] == new[new_end:]
     assert 0 <= start <= old_end <= len(old) and start <= new_end <= len(new)
@@ -412,13 +416,9 @@ def test_edit_span(old, new):
 
 
 @pytest.mark.parametrize("text", TEXTS)
-def test_from_ids_matches_segment(toks, text):
-    from tokscope.core.compare import from_ids
-
+def test_from_document_matches_segment(toks, text):
     for tok in toks:
         seg = segment(tok, text)
-        other = from_ids(tok, tok.encode(text, disallowed_special=()), text)
+        other = from_document(Document.build(tok, text))
         assert (other.ids, other.ends, other.partial, other.single_byte, other.n_chars, other.n_bytes) == (
             seg.ids, seg.ends, seg.partial, seg.single_byte, seg.n_chars, seg.n_bytes)
-        assert other.chunk_ends == ()  # no chunk data: resegment falls back to a full encode
-        assert resegment(tok, other, text, text + " more").ids == segment(tok, text + " more").ids

@@ -17,6 +17,7 @@ worker thread can build the next one while the UI paints the current one.
 from __future__ import annotations
 
 import itertools
+from itertools import accumulate
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from .blocks import BlockTable, Column
 from .measure import count_words, ratio, utf8_len, word_span
-from .tokenizer import ADDED, PARTIAL, SPECIAL, UNKNOWN, fix_surrogates
+from .tokenizer import ADDED, PARTIAL, SPECIAL, UNKNOWN, Rows, fix_surrogates
 from .types import Chunk, Piece
 
 if TYPE_CHECKING:
@@ -115,34 +116,6 @@ def diff_span(old: str, new: str) -> EditSpan:
     return EditSpan(prefix, len(old) - suffix, len(new) - suffix)
 
 
-class _Rows:
-    """Flat lists a scan appends to (absolute offsets): a :class:`~.tokenizer.PieceSink`."""
-
-    __slots__ = ("ids", "starts", "ends", "flags", "chunk_starts", "chunk_ends")
-
-    def __init__(self) -> None:
-        self.ids: list[int] = []
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.flags: list[int] = []
-        self.chunk_starts: list[int] = []
-        self.chunk_ends: list[int] = []
-
-    def pieces(self) -> list[list[int]]:
-        return [self.ids, self.starts, self.ends, self.flags]
-
-    def chunks(self) -> list[list[int]]:
-        return [self.chunk_starts, self.chunk_ends]
-
-    def add_token(self, start: int, end: int, token_id: int, flags: int) -> None:
-        self.chunk_starts.append(start)
-        self.chunk_ends.append(end)
-        self.ids.append(token_id)
-        self.starts.append(start)
-        self.ends.append(end)
-        self.flags.append(flags)
-
-
 #: piece fields and chunk fields (their index in a table row)
 _ID, _START, _END, _FLAGS = 0, 1, 2, 3
 _PIECE_OFFSETS = (_START, _END)
@@ -152,9 +125,34 @@ _EMPTY_PIECES = BlockTable([], [], _PIECE_OFFSETS)
 _EMPTY_CHUNKS = BlockTable([], [], _CHUNK_OFFSETS)
 
 
-def _tables(rows: _Rows) -> tuple[BlockTable, BlockTable]:
+def _tables(rows: Rows) -> tuple[BlockTable, BlockTable]:
     return (BlockTable.from_columns(rows.pieces(), _PIECE_OFFSETS),
             BlockTable.from_columns(rows.chunks(), _CHUNK_OFFSETS))
+
+
+def byte_ends(tokenizer: Tokenizer, text: str, ids: Sequence[int], starts: Sequence[int], ends: Sequence[int],
+              flags: Sequence[int]) -> list[int]:
+    """Where each of the pieces given as rows (see :meth:`Tokenizer.scan`) ends in ``text``'s UTF-8.
+
+    Fast where the pieces tile the text's bytes (a running sum of token lengths); otherwise each
+    piece is placed (:meth:`Tokenizer.place_pieces`)."""
+    if tokenizer.pieces_tile_bytes:
+        lengths = tokenizer.byte_lengths
+        out = list(accumulate(map(lengths.__getitem__, ids)))
+        if not out or out[-1] == utf8_len(text):
+            return out
+        # some text is in no chunk (a pattern that skips characters): place piece by piece
+        out = []
+        pos = prev_end = 0
+        for token_id, s, e in zip(ids, starts, ends):
+            if s > prev_end:
+                pos += utf8_len(text[prev_end:s])
+            pos += lengths[token_id]
+            out.append(pos)
+            prev_end = e
+        return out
+    pieces = tokenizer.place_pieces(text, list(ids), list(starts), list(ends), list(flags))
+    return [p.byte_end for p in pieces]
 
 
 class Document:
@@ -250,7 +248,7 @@ class Document:
         """
         text = fix_surrogates(text)
         doc = cls(tokenizer, text, specials)
-        out = _Rows()
+        out = Rows()
         if not tokenizer.restartable:
             tokenizer.scan_text(out, text, allowed_special="all" if specials else (), cancel=cancel)
             doc.chunk_special = {s for s, f in zip(out.starts, out.flags) if f & (SPECIAL | ADDED)}
@@ -280,7 +278,7 @@ class Document:
     def _segments(self, text: str) -> list[tuple[int, int, int | None]]:
         return self.tokenizer.segments(text, "all" if self.specials else (), ())
 
-    def _add_added(self, out: _Rows, start: int, end: int, token_id: int) -> None:
+    def _add_added(self, out: Rows, start: int, end: int, token_id: int) -> None:
         self.chunk_special.add(start)
         out.add_token(start, end, token_id, SPECIAL if self.tokenizer.is_special(token_id) else ADDED)
 
@@ -331,7 +329,7 @@ class Document:
             if new_end - restart > max_scan:
                 return None
             limit = new_end + max_scan
-        window = _Rows()
+        window = Rows()
         stop, synced = tokenizer.scan(window, new_text, restart, len(new_text), sync=sync, cancel=cancel, limit=limit)
         if not synced and stop < len(new_text) and limit is not None and stop >= limit:
             return None  # ran past max_scan without the chunks lining up again
@@ -469,22 +467,7 @@ class Document:
 
     def byte_ends(self) -> list[int]:
         """Where each piece ends in the text's UTF-8, in order (the comparison aligns on these)."""
-        tokenizer = self.tokenizer
-        if tokenizer.pieces_tile_bytes:
-            token_bytes = tokenizer.token_bytes
-            lengths: dict[int, int] = {}
-            out: list[int] = []
-            pos = 0
-            append = out.append
-            for token_id in self.ids:
-                n = lengths.get(token_id)
-                if n is None:
-                    n = lengths[token_id] = len(token_bytes(token_id))
-                pos += n
-                append(pos)
-            return out
-        ids, starts, ends, flags = self.ids.tolist(), self.starts.tolist(), self.ends.tolist(), self.flags.tolist()
-        return [p.byte_end for p in tokenizer.place_pieces(self.text, ids, starts, ends, flags)]
+        return byte_ends(self.tokenizer, self.text, self.ids.tolist(), self.starts, self.ends, self.flags)
 
     def chunk_index(self, i: int) -> int:
         """The index of the chunk holding piece ``i``."""

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .normalized import NormalizedText
     from .pipeline import Decoder, Model, Normalizer, PostProcessor, PreTokenizer
 
-__all__ = ["AllowedSpecial", "DisallowedSpecial", "PieceSink", "Tokenizer", "fix_surrogates"]
+__all__ = ["AllowedSpecial", "DisallowedSpecial", "PieceSink", "Rows", "Tokenizer", "fix_surrogates"]
 
 #: Characters of text kept in the segment cache (whole lines' ids, for line-safe patterns) before
 #: it is emptied; segments longer than SEGMENT_CACHE_MAX_LEN are never cached.
@@ -256,6 +256,11 @@ class Tokenizer:
             return self._decoder_map()[token_id]
         except (KeyError, TypeError):
             raise UnknownTokenError(token_id, self.n_vocab) from None
+
+    @property
+    def byte_lengths(self) -> Mapping[int, int]:
+        """``id -> len(token_bytes(id))`` for the whole vocabulary (built once, then shared)."""
+        return self.derived("byte_lengths", lambda: {i: len(b) for i, b in self._decoder_map().items()})
 
     def token_str(self, token_id: int) -> str:
         """The token as its vocabulary writes it (``Ġthe``, ``▁the``, ``##ing``, ``<0xE2>``; for
@@ -606,7 +611,7 @@ class Tokenizer:
         if not self._bytes_bpe:
             if max_rank is not None:
                 raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
-            sink = _Rows()
+            sink = Rows()
             self.scan_text(sink, text, allowed_special=allowed)
             return self.place_pieces(text, sink.ids, sink.starts, sink.ends, sink.flags)
         out: list[Piece] = []
@@ -775,12 +780,13 @@ class Tokenizer:
         allowed, _ = self.resolve_special(allowed_special, ())
         for start, end, token_id, part in self._parts(text, allowed):
             if token_id is not None:
+                flag = SPECIAL if token_id in self._special_by_id else ADDED
                 sink.chunk_starts.append(start)
                 sink.chunk_ends.append(end)
                 sink.ids.append(token_id)
                 sink.starts.append(start)
                 sink.ends.append(end)
-                sink.flags.append(SPECIAL if token_id in self._special_by_id else ADDED)
+                sink.flags.append(flag)
             elif self._bytes_bpe:
                 self.scan(sink, text, start, end, cancel=cancel)
             else:
@@ -893,8 +899,8 @@ class PatternSplit:
         return out
 
 
-class _Rows:
-    """A :class:`PieceSink` of plain lists."""
+class Rows:
+    """A :class:`PieceSink` of plain lists (what the document splices into its blocks)."""
 
     __slots__ = ("ids", "starts", "ends", "flags", "chunk_starts", "chunk_ends")
 
@@ -905,6 +911,21 @@ class _Rows:
         self.flags: list[int] = []
         self.chunk_starts: list[int] = []
         self.chunk_ends: list[int] = []
+
+    def pieces(self) -> list[list[int]]:
+        return [self.ids, self.starts, self.ends, self.flags]
+
+    def chunks(self) -> list[list[int]]:
+        return [self.chunk_starts, self.chunk_ends]
+
+    def add_token(self, start: int, end: int, token_id: int, flags: int) -> None:
+        """One token that is a chunk of its own (an added or special token)."""
+        self.chunk_starts.append(start)
+        self.chunk_ends.append(end)
+        self.ids.append(token_id)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.flags.append(flags)
 
 
 def _identity(text: str, offset: int) -> NormalizedText:

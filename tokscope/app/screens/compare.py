@@ -32,7 +32,7 @@ from ...core.compare import (
     compare,
     costs,
     format_money,
-    from_ids,
+    from_document,
 )
 from ...core.document import Document
 from ..render import TEXT, layout, relayout, row_of
@@ -297,7 +297,7 @@ class CompareScreen(Screen):
             else:
                 doc = Document.build(tokenizer, text, specials)
                 rows = layout(doc, width, TEXT, False)
-            seg = from_ids(tokenizer, doc.ids, doc.text, name=tokenizer.name)
+            seg = from_document(doc)
         except Exception as exc:  # noqa: BLE001 - a failing tokenizer is shown in its pane
             message = str(exc) or type(exc).__name__
             self.app.call_from_thread(self._pane_failed, slot, gen, message)
