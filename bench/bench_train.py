@@ -21,7 +21,7 @@ import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
 from tokscope.core.trainer import PATTERN_NONE, train  # noqa: E402
-from tokscope.sources.saved import pattern_for  # noqa: E402
+from tokscope.sources.names import pattern_for  # noqa: E402
 
 SIZE = 1_000_000
 MAX_MERGES = 30_000

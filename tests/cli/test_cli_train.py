@@ -12,7 +12,7 @@ from tokscope.commands.train import _ProgressBar
 from tokscope.core import serialize
 from tokscope.core.trainer import TrainProgress, train
 from tokscope.sample_texts import samples_dir
-from tokscope.sources import registry, saved
+from tokscope.sources import names, registry, saved
 
 PROSE = str(samples_dir() / "prose.txt")
 CODE = str(samples_dir() / "code.py")
@@ -44,7 +44,7 @@ def run_json(capsys, *argv):
 
 def test_train_json_lists_the_merges_in_order(capsys):
     doc = run_json(capsys, "train", PROSE, CODE, "--vocab-size", "400", "--pattern", "gpt2")
-    pattern, _ = saved.pattern_for("gpt2")
+    pattern, _ = names.pattern_for("gpt2")
     texts = [open(p, encoding="utf-8").read() for p in (PROSE, CODE)]
     expected = train(texts, vocab_size=400, pattern=pattern)
     assert [(m["left"], m["right"], m["count"]) for m in doc["merges"]] == [

@@ -13,7 +13,7 @@ from tokscope.core.formats import dump_tiktoken_bpe
 from tokscope.core.serialize import SavedFormatError, SaveError, SavedTokenizer
 from tokscope.core.trainer import PATTERN_WORDS, train
 from tokscope.sample_texts import samples_dir
-from tokscope.sources import registry, saved
+from tokscope.sources import names, registry, saved
 from tokscope.sources.builtin import SourceError
 
 
@@ -24,7 +24,7 @@ def sample_texts() -> list[str]:
 
 @pytest.fixture(scope="module")
 def trained():
-    pattern, name = saved.pattern_for("gpt2")
+    pattern, name = names.pattern_for("gpt2")
     return train(sample_texts(), vocab_size=1200, pattern=pattern, pattern_name=name,
                  special_tokens=["<|endoftext|>", "<pad>"])
 
@@ -248,9 +248,9 @@ def test_saved_names_must_be_plain(data_dir):
 def test_pattern_names_resolve():
     from tokscope.sources.tiktoken_adapter import encoding_spec
 
-    assert saved.pattern_for("words") == (PATTERN_WORDS, "words")
-    assert saved.pattern_for("cl100k") == (encoding_spec("cl100k_base").pattern, "cl100k")
-    assert saved.pattern_for("o200k") == (encoding_spec("o200k_base").pattern, "o200k")
-    assert saved.pattern_for(r"\w+") == (r"\w+", None)
+    assert names.pattern_for("words") == (PATTERN_WORDS, "words")
+    assert names.pattern_for("cl100k") == (encoding_spec("cl100k_base").pattern, "cl100k")
+    assert names.pattern_for("o200k") == (encoding_spec("o200k_base").pattern, "o200k")
+    assert names.pattern_for(r"\w+") == (r"\w+", None)
     with pytest.raises(Exception, match="invalid pattern"):
-        saved.pattern_for("[")
+        names.pattern_for("[")

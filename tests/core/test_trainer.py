@@ -24,7 +24,7 @@ from tokscope.core.trainer import (
     train_naive,
 )
 from tokscope.sample_texts import samples_dir
-from tokscope.sources.saved import pattern_for
+from tokscope.sources.names import pattern_for
 
 slow = pytest.mark.skipif(os.environ.get("TOKSCOPE_SLOW") != "1", reason="slow: set TOKSCOPE_SLOW=1")
 

@@ -20,7 +20,7 @@ from ..core.tokenizer import Tokenizer
 from ..core.types import Piece
 from . import clipboard
 from .commands import ExplorerCommands
-from .features import FEATURES, Feature, load_screen_class
+from .features import FEATURES, load_screen_class
 from .messages import EncodingLoaded, TokenPicked
 
 #: The screen a picked token opens (merge tree and split explainer).
@@ -647,5 +647,3 @@ class ExplorerApp(App):
             answer,
         )
 
-    def feature_list(self) -> list[Feature]:
-        return list(FEATURES)

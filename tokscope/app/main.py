@@ -22,7 +22,7 @@ class StartupProblem(TokscopeError):
 
 
 def _limit(args: argparse.Namespace) -> int:
-    from ..cli import DEFAULT_MAX_BYTES
+    from ..sources.text_input import DEFAULT_MAX_BYTES
 
     given = getattr(args, "max_bytes", None)
     if given is None or given == DEFAULT_MAX_BYTES:

@@ -13,72 +13,36 @@ from functools import lru_cache
 
 from rich.cells import cell_len
 
+from ..core import display
+from ..core.display import hex_label
 from ..core.document import PARTIAL, Document
 
 TEXT, IDS, BOTH = "text", "ids", "both"
 MODES = (TEXT, IDS, BOTH)
 
-#: columns a tab takes in the token view
-TAB_WIDTH = 4
-
-NAMED = {
-    0x200B: "ZWSP", 0x200C: "ZWNJ", 0x200D: "ZWJ", 0x2060: "WJ", 0xFEFF: "BOM", 0x00AD: "SHY",
-    0x200E: "LRM", 0x200F: "RLM", 0x061C: "ALM",
-    0x202A: "LRE", 0x202B: "RLE", 0x202C: "PDF", 0x202D: "LRO", 0x202E: "RLO",
-    0x2066: "LRI", 0x2067: "RLI", 0x2068: "FSI", 0x2069: "PDI",
-    0x2028: "LS", 0x2029: "PS", 0x0085: "NEL",
-}
-
-
 @lru_cache(maxsize=8192)
 def char_glyph(ch: str, ws: bool) -> tuple[str, str]:
-    """How one character is drawn: ``(glyph, kind)``; kind is ``text``, ``ws`` or ``ctrl``.
+    """How one character is drawn: the core's inert glyph (:func:`tokscope.core.display.char_glyph`),
+    and a named stand-in for a character the terminal would draw zero cells wide.
 
-    >>> char_glyph(" ", True), char_glyph("\\x1b", False), char_glyph("\\u202e", False)
+    >>> char_glyph(" ", True), char_glyph("\x1b", False), char_glyph("\u202e", False)
     (('·', 'ws'), ('␛', 'ctrl'), ('⟨RLO⟩', 'ctrl'))
     """
-    code = ord(ch)
-    if ch == " ":
-        return ("·" if ws else " "), "ws"
-    if ch == "\t":
-        return ("→" + " " * (TAB_WIDTH - 1) if ws else " " * TAB_WIDTH), "ws"
-    if ch == "\n":
-        return ("⏎" if ws else ""), "ws"
-    if code < 0x20:
-        return chr(0x2400 + code), "ctrl"
-    if code == 0x7F:
-        return "␡", "ctrl"
-    if code in NAMED:
-        return f"⟨{NAMED[code]}⟩", "ctrl"
-    category = unicodedata.category(ch)
-    if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-        return f"⟨U+{code:04X}⟩", "ctrl"
-    if category == "Zs" and ws:
-        return "␣", "ws"
-    width = cell_len(ch)
-    if width == 0 and category not in ("Mn", "Me"):
-        return f"⟨U+{code:04X}⟩", "ctrl"
-    return ch, "text"
+    glyph, kind = display.char_glyph(ch, ws)
+    if kind == "text" and cell_len(ch) == 0 and unicodedata.category(ch) not in ("Mn", "Me"):
+        return f"⟨U+{ord(ch):04X}⟩", "ctrl"
+    return glyph, kind
 
 
 def safe_text(text: str, ws: bool = False) -> str:
-    """``text`` with every character replaced by its inert glyph (for labels and the inspector).
+    """``text`` as drawn in labels and the inspector: every character by :func:`char_glyph`.
 
-    >>> safe_text("a\\x1b[2Jb\\u202e", ws=True)
+    >>> safe_text("a\x1b[2Jb\u202e", ws=True)
     'a␛[2Jb⟨RLO⟩'
     """
     if text.isascii() and text.isprintable() and not (ws and " " in text):
         return text
     return "".join(char_glyph(ch, ws)[0] for ch in text)
-
-
-def hex_label(data: bytes) -> str:
-    """Bytes of a partial character as drawn in the token view.
-
-    >>> hex_label(b"\\xf0\\x9f")
-    '‹f0 9f›'
-    """
-    return "‹" + data.hex(" ") + "›"
 
 
 @lru_cache(maxsize=65536)
@@ -139,10 +103,6 @@ def _char_width(ch: str) -> int:
     return max(cell_len(char_glyph(ch, True)[0]), cell_len(char_glyph(ch, False)[0]))
 
 
-def id_label(token_id: int) -> str:
-    return str(token_id)
-
-
 # ----- layout ---------------------------------------------------------------------------------
 
 
@@ -197,14 +157,6 @@ def _layout_complex(doc: Document, width: int, a: int, b: int) -> list[int]:
             cur = 0
         cur += w
     return rows
-
-
-def piece_width(doc: Document, i: int, mode: str, ws: bool) -> int:
-    token_id = doc.ids[i]
-    if mode == IDS:
-        return len(str(token_id)) + 1
-    units = piece_units(doc.tokenizer.token_bytes(token_id), ws)
-    return units_width(units) + len(str(token_id)) + 2
 
 
 def layout_pieces(doc: Document, width: int, mode: str, ws: bool) -> list[int]:

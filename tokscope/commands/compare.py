@@ -21,7 +21,7 @@ import math
 import sys
 from typing import Any
 
-from ..cli import (
+from .common import (
     SPECIAL_HINT,
     UsageError,
     add_encoding_option,
@@ -256,7 +256,7 @@ def render_languages(tbl: Any, *, ascii: bool = False, chart: bool = True, width
             cells += [f"{count:,}", "-" if prem is None else f"{prem:.2f}"]
         rows.append(cells)
     lines = table(headers, rows)
-    lines.append(f'"x en": tokens relative to the same passage in English (the premium)')
+    lines.append('"x en": tokens relative to the same passage in English (the premium)')
     if not chart:
         return lines
     label = max(len(r.name) for r in tbl.rows) if tbl.rows else 8

@@ -18,7 +18,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..cli import (
+from .common import (
     UsageError,
     add_encoding_option,
     add_input_options,

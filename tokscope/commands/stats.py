@@ -18,7 +18,7 @@ BAR_WIDTH = 30
 
 
 def register(subparsers: Any) -> None:
-    from ..cli import add_encoding_option, add_input_options, add_special_options
+    from .common import add_encoding_option, add_input_options, add_special_options
 
     p = subparsers.add_parser(
         "stats",
@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from ..cli import UsageError, encode_args, load_encoding, note_unknown_specials, print_json, read_text, special_hint
+    from .common import UsageError, encode_args, load_encoding, note_unknown_specials, print_json, read_text, special_hint
 
     if args.width < 1:
         raise UsageError(f"--width must be a positive number, not {args.width}")

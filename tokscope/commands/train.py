@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import cli
-from ..cli import InputError, UsageError, decode_input, print_json, read_bytes_limited
+from . import common as cli
+from .common import InputError, UsageError, decode_input, print_json, read_bytes_limited
 
 DEFAULT_PATTERN = "gpt2"
 #: ``--verbose`` shows the corpus after each merge for at most this many characters of it.
@@ -67,7 +67,7 @@ def _plain(data: bytes) -> str:
 
 def _resolve_pattern(value: str) -> tuple[str, str | None]:
     from ..core.trainer import TrainingError
-    from ..sources.saved import pattern_for
+    from ..sources.names import pattern_for
 
     try:
         return pattern_for(value)

@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .display import parse_hex
 from .errors import CancelledError, TokscopeError, UnknownTokenError
 from .tokenizer import Tokenizer
 from .types import Parents
@@ -61,26 +62,6 @@ class Use:
 
 
 # ----- resolving what the user typed ----------------------------------------------------------
-
-
-def parse_hex(value: str) -> bytes:
-    """Bytes from hex such as ``68656c6c6f``, ``68 65 6c`` or ``0x68,0x65``; a clear error else.
-
-    >>> parse_hex("68 65"), parse_hex("0x68,0x65")
-    (b'he', b'he')
-    """
-    cleaned = value.strip().lower().replace("0x", "").replace("\\x", "")
-    for sep in (" ", ",", ":", "-", "\t"):
-        cleaned = cleaned.replace(sep, "")
-    if not cleaned:
-        raise TokscopeError("no bytes given: hex such as 68656c6c6f is expected")
-    try:
-        return bytes.fromhex(cleaned)
-    except ValueError:
-        bad = next((c for c in cleaned if c not in "0123456789abcdef"), None)
-        if bad is not None:
-            raise TokscopeError(f"invalid hex {value!r}: {bad!r} is not a hex digit") from None
-        raise TokscopeError(f"invalid hex {value!r}: an odd number of hex digits ({len(cleaned)})") from None
 
 
 def resolve_token(

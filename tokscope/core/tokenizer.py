@@ -460,11 +460,6 @@ class Tokenizer:
             return model.encode_chunk(chunk)
         return tuple(t[0] for t in model.tokenize(chunk))
 
-    def encode_bytes_chunk(self, data: bytes, max_rank: int | None = None) -> list[int]:
-        """The ids of one chunk of byte-level BPE given as bytes, optionally using only merges
-        below ``max_rank``."""
-        return self._ranks_model().encode_bytes(data, max_rank)
-
     def _ranks_model(self) -> RanksBPE:
         model = self.model
         if not isinstance(model, RanksBPE):

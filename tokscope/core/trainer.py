@@ -54,7 +54,7 @@ from __future__ import annotations
 import heapq
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import methodcaller
 
@@ -805,6 +805,3 @@ def crosses_word(token: bytes) -> bool:
     return False
 
 
-def merges_mapping(result: TrainResult) -> Mapping[tuple[int, int], int]:
-    """``(left id, right id) -> new id`` for every merge, in learned order."""
-    return {(m.left_id, m.right_id): m.id for m in result.merges}

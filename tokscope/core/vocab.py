@@ -26,6 +26,7 @@ from typing import Literal
 import regex
 
 from .errors import CancelledError, TokscopeError, UnknownTokenError
+from .display import parse_hex
 from .tokenizer import Tokenizer
 from .types import Token
 
@@ -158,7 +159,6 @@ def search_vocab(
         query = substring
         hits = _contains_hits(needle, table)
     elif hex_bytes is not None:
-        from .merges import parse_hex
 
         needle = parse_hex(hex_bytes)
         query = needle.hex()

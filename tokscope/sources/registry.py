@@ -7,59 +7,19 @@ data directory.
 
 from __future__ import annotations
 
-import os
 import threading
-from dataclasses import dataclass
-from pathlib import Path
 
 from ..core.tokenizer import Tokenizer
-from . import builtin
+from . import builtin, saved
 from . import tiktoken_adapter as tk
 from .builtin import SourceError
+from .info import EncodingInfo
+from .names import ALIASES, DEFAULT_ENCODING, builtin_names, canonical_name, saved_dir, user_data_dir
 
-DEFAULT_ENCODING = "o200k_base"
-
-#: short names a user may type
-ALIASES = {
-    "o200k": "o200k_base",
-    "cl100k": "cl100k_base",
-    "p50k": "p50k_base",
-    "r50k": "r50k_base",
-    "harmony": "o200k_harmony",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class EncodingInfo:
-    """One encoding a user can pick: ``kind`` is ``builtin`` or ``saved``; ``source`` is the origin
-    kind (``tiktoken-cache``, ``carrier``, ``file`` or ``missing``) and ``detail`` says more."""
-
-    name: str
-    n_vocab: int | None
-    kind: str
-    source: str
-    detail: str
-    available: bool
-
-
-def user_data_dir() -> Path:
-    """Where saved tokenizers live (``TOKSCOPE_DATA_DIR``, else the XDG data home)."""
-    if os.environ.get("TOKSCOPE_DATA_DIR"):
-        return Path(os.environ["TOKSCOPE_DATA_DIR"])
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "tokscope"
-
-
-def saved_dir() -> Path:
-    return user_data_dir() / "tokenizers"
-
-
-def builtin_names() -> list[str]:
-    return tk.encoding_names()
-
-
-def canonical_name(name: str) -> str:
-    return ALIASES.get(name, name)
+__all__ = [
+    "ALIASES", "DEFAULT_ENCODING", "EncodingInfo", "builtin_names", "canonical_name", "forget", "list_encodings",
+    "load", "saved_dir", "user_data_dir",
+]
 
 
 def list_encodings() -> list[EncodingInfo]:
@@ -75,27 +35,40 @@ def list_encodings() -> list[EncodingInfo]:
 
 def list_saved() -> list[EncodingInfo]:
     """Tokenizers saved in the user's data directory (the trainer writes them there)."""
-    from . import saved
-
     return saved.list_saved(saved_dir())
 
 
-_loaded: dict[str, Tokenizer] = {}
+_loaded: dict[object, Tokenizer] = {}
 _lock = threading.Lock()
 
 
 def load(name: str) -> Tokenizer:
-    """The tokenizer for an encoding name, an alias, a saved name or a file path (cached)."""
-    key = canonical_name(name)
+    """The tokenizer for an encoding name, an alias, a saved name or a file path (cached; a file
+    that changed since it was loaded is read again)."""
+    key = _key(canonical_name(name))
     tokenizer = _loaded.get(key)
     if tokenizer is not None:
         return tokenizer
     with _lock:
         tokenizer = _loaded.get(key)
         if tokenizer is None:
-            tokenizer = _load_uncached(key)
+            tokenizer = _load_uncached(canonical_name(name))
             _loaded[key] = tokenizer
     return tokenizer
+
+
+def _key(name: str) -> object:
+    """The cache key: a built-in's name, or a file's path with its size and modification time."""
+    if name in builtin_names():
+        return name
+    path = saved.find(name, saved_dir())
+    if path is None:
+        return name
+    try:
+        stat = path.stat()
+    except OSError:
+        return name
+    return (name, str(path.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
 def _load_uncached(name: str) -> Tokenizer:
@@ -103,8 +76,6 @@ def _load_uncached(name: str) -> Tokenizer:
         spec = tk.encoding_spec(name)
         ranks = builtin.load_ranks(name)
         return Tokenizer(spec.name, ranks, spec.pattern, spec.special_tokens, n_vocab=spec.n_vocab)
-    from . import saved
-
     path = saved.find(name, saved_dir())
     if path is not None:
         return saved.load_file(path)
@@ -117,5 +88,7 @@ def forget(name: str | None = None) -> None:
     with _lock:
         if name is None:
             _loaded.clear()
-        else:
-            _loaded.pop(canonical_name(name), None)
+            return
+        name = canonical_name(name)
+        for key in [k for k in _loaded if k == name or (isinstance(k, tuple) and k[0] == name)]:
+            del _loaded[key]

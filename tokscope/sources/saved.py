@@ -1,9 +1,6 @@
 """Tokenizers the user saved: find them by name or path, list them, load them, save them.
 
-(The file format itself lives in the core: ``tokscope.core.serialize``.) Also resolves the
-pre-tokenization names the trainer offers (``none``, ``words``, ``gpt2``, ``cl100k``, ``o200k``, or
-any built-in encoding's name) to regex strings, since the OpenAI patterns come from tiktoken's
-registry, which the core may not touch.
+(The file format itself lives in the core: ``tokscope.core.serialize``.)
 """
 
 from __future__ import annotations
@@ -13,11 +10,8 @@ from pathlib import Path
 
 from ..core import serialize
 from ..core.tokenizer import Tokenizer
-from ..core.trainer import CORE_PATTERNS, compile_training_pattern
 from .builtin import SourceError
-
-#: Pattern names offered by the trainer, in the order the CLI and the UI list them.
-PATTERN_NAMES = ("none", "words", "gpt2", "cl100k", "o200k")
+from .info import EncodingInfo
 
 #: The file suffix of saved tokenizers in the data directory.
 SUFFIX = ".json"
@@ -41,8 +35,6 @@ def list_saved(folder: Path) -> list:
 
     A file that does not load is still listed, marked unavailable with the reason.
     """
-    from .registry import EncodingInfo  # late: the registry imports this module's users
-
     out = []
     try:
         paths = sorted(p for p in folder.glob(f"*{SUFFIX}") if p.is_file())
@@ -87,27 +79,4 @@ def save_named(saved: serialize.SavedTokenizer, name: str, folder: Path, *, over
     except OSError as exc:
         raise SourceError(f"cannot create {folder}: {exc.strerror or exc}") from None
     serialize.save(path, saved)
-    from . import registry
-
-    registry.forget(name)
-    registry.forget(str(path))
     return path
-
-
-def pattern_for(name_or_regex: str) -> tuple[str, str | None]:
-    """``(regex, name)`` for a pattern name or a custom regex (``name`` is ``None`` for a regex).
-
-    ``none`` and ``words`` come from the core; ``gpt2``, ``cl100k``, ``o200k`` (and any built-in
-    encoding's name or alias) take that encoding's pattern from tiktoken's registry. Anything
-    else must compile as a regex.
-    """
-    if name_or_regex in CORE_PATTERNS:
-        return CORE_PATTERNS[name_or_regex], name_or_regex
-    from . import registry
-    from . import tiktoken_adapter as tk
-
-    canonical = registry.canonical_name(name_or_regex)
-    if canonical in registry.builtin_names():
-        return tk.encoding_spec(canonical).pattern, name_or_regex
-    compile_training_pattern(name_or_regex)
-    return name_or_regex, None

@@ -57,12 +57,6 @@ class EncodingSpec:
 _spec_lock = threading.Lock()
 
 
-def tiktoken_version() -> str:
-    import tiktoken
-
-    return getattr(tiktoken, "__version__", "unknown")
-
-
 def encoding_names() -> list[str]:
     """Names of the OpenAI encodings in the installed tiktoken's registry."""
     from tiktoken_ext import openai_public

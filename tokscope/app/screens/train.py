@@ -31,7 +31,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.geometry import Region, Size
 from textual.reactive import var
 from textual.screen import Screen

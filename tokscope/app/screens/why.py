@@ -543,9 +543,8 @@ class WhyScreen(Screen):
     # ----- other ------------------------------------------------------------------------------
 
     def action_vocabulary(self) -> None:
-        from .vocab import VocabScreen
-
-        self.app.push_screen(VocabScreen())
+        # through the app's registry of screens: the vocabulary browser opens this screen in turn
+        self.app.action_open_feature("tokscope.app.screens.vocab:VocabScreen")  # type: ignore[attr-defined]
 
     def action_close(self) -> None:
         if isinstance(self.focused, Input):

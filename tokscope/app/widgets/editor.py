@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-from ..render import NAMED
+from ...core.display import NAMED
 
 
 @lru_cache(maxsize=1)

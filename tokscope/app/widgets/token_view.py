@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -15,7 +14,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.document import PARTIAL, SPECIAL, Document
+from ...core.document import SPECIAL, Document
 from ..render import BOTH, IDS, TEXT, piece_units, row_of
 
 
@@ -81,7 +80,6 @@ class Palette:
         self.id_dim = Style(italic=True, dim=True)
         self.plain = Style(color="#8a8a8a")
 
-    RANK_LABELS = ("byte", "early", "", "", "", "late")
 
     def rank_bucket(self, rank: int, n_vocab: int) -> int:
         if rank < 256:

@@ -1,0 +1,156 @@
+"""What the subcommands share: options, reading the input text, JSON output, special-token handling.
+
+Every subcommand is a thin shell over the same core calls the explorer makes. Errors are one line
+on standard error with exit code 1 (2 for usage), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import contextmanager
+from typing import Any
+
+from ..core.errors import TokscopeError
+from ..sources.text_input import DEFAULT_MAX_BYTES, InputError, decode_input, read_bytes_limited, read_stdin
+
+__all__ = ["DEFAULT_MAX_BYTES", "InputError", "PROG", "UsageError", "decode_input", "read_bytes_limited"]
+
+PROG = "tokscope"
+
+
+class UsageError(TokscopeError):
+    """Bad arguments: exit code 2."""
+
+
+def add_encoding_option(parser: argparse.ArgumentParser, *, multiple: bool = False) -> None:
+    from ..sources.registry import DEFAULT_ENCODING
+
+    if multiple:
+        parser.add_argument(
+            "-e", "--encoding", action="append", dest="encodings", metavar="NAME",
+            help="an encoding name or a saved tokenizer's name or path (repeat for more)",
+        )
+    else:
+        parser.add_argument(
+            "-e", "--encoding", default=DEFAULT_ENCODING, metavar="NAME",
+            help=f"encoding name, or a saved tokenizer's name or path (default: {DEFAULT_ENCODING})",
+        )
+
+
+def add_input_options(parser: argparse.ArgumentParser, *, text: bool = True) -> None:
+    if text:
+        parser.add_argument("text", nargs="?", metavar="TEXT", help="the text (default: read -f FILE or standard input)")
+    parser.add_argument("-f", "--file", metavar="FILE", help="read the text from FILE")
+    parser.add_argument(
+        "--errors", choices=("strict", "replace"), default="strict",
+        help="how to treat bytes that are not UTF-8: refuse (strict, default) or use U+FFFD",
+    )
+    parser.add_argument(
+        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
+        help=f"refuse inputs larger than N bytes (default: {DEFAULT_MAX_BYTES})",
+    )
+
+
+def read_text(args: argparse.Namespace) -> str:
+    """The input text from TEXT, ``-f FILE`` or standard input, in that order."""
+    text = getattr(args, "text", None)
+    if text is not None and args.file:
+        raise UsageError("give either TEXT or -f FILE, not both")
+    if text is not None:
+        return text
+    limit = args.max_bytes
+    if args.file:
+        if args.file == "-":
+            return read_stdin(limit, args.errors)
+        return decode_input(read_bytes_limited(args.file, limit), args.file, args.errors)
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("no input: give TEXT, -f FILE, or pipe text into standard input")
+    return read_stdin(limit, args.errors)
+
+
+def load_encoding(name: str):  # -> Tokenizer
+    from ..sources.registry import load
+
+    return load(name)
+
+
+def print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=None, separators=(",", ":"))
+    sys.stdout.write("\n")
+
+
+def piece_json(piece: Any) -> dict[str, Any]:
+    return {
+        "id": piece.id,
+        "bytes": piece.bytes.hex(),
+        "text": piece.text,
+        "start": piece.start,
+        "end": piece.end,
+        "byte_start": piece.byte_start,
+        "byte_end": piece.byte_end,
+        "partial": piece.partial,
+        "special": piece.special,
+    }
+
+
+def parse_allowed_special(value: str | None) -> Any:
+    if value is None:
+        return ()
+    if value == "all":
+        return "all"
+    return frozenset(t for t in value.split(",") if t)
+
+
+def encode_args(args: argparse.Namespace) -> dict[str, Any]:
+    """Special-token arguments for the core from ``--allow-special`` / ``--special-as-text``."""
+    if getattr(args, "special_as_text", False):
+        return {"allowed_special": (), "disallowed_special": ()}
+    return {"allowed_special": parse_allowed_special(getattr(args, "allow_special", None)), "disallowed_special": "all"}
+
+
+SPECIAL_HINT = (
+    "text contains the special token {token!r}; pass --allow-special {token!r} (or all) to encode it "
+    "as a special token, or --special-as-text to encode it as ordinary text"
+)
+
+
+@contextmanager
+def special_hint():
+    """Turn the core's refusal of special-token text into the command line's advice."""
+    from ..core.errors import DisallowedSpecialError
+
+    try:
+        yield
+    except DisallowedSpecialError as exc:
+        raise DisallowedSpecialError(exc.token, hint=SPECIAL_HINT) from None
+
+
+def note_unknown_specials(tokenizer: Any, args: argparse.Namespace) -> None:
+    """Say which ``--allow-special`` strings are not special tokens of ``tokenizer`` (they are
+    encoded as the text they are, as tiktoken does)."""
+    allowed = parse_allowed_special(getattr(args, "allow_special", None))
+    if allowed == "all" or getattr(args, "special_as_text", False):
+        return
+    for name in sorted(set(allowed) - tokenizer.special_tokens_set):
+        print(f"{PROG}: note: {name!r} is not a special token of {tokenizer.name}; it is encoded as text",
+              file=sys.stderr)
+
+
+def run_encode(tokenizer: Any, text: str, args: argparse.Namespace, **extra: Any) -> list[Any]:
+    note_unknown_specials(tokenizer, args)
+    with special_hint():
+        return tokenizer.pieces(text, **encode_args(args), **extra)
+
+
+def add_special_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--allow-special", metavar="all|TOKEN,...",
+        help="encode these special tokens found in the text as special tokens (default: refuse them)",
+    )
+    group.add_argument(
+        "--special-as-text", action="store_true",
+        help="encode special-token look-alikes in the text as ordinary text",
+    )
