@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import bisect
 import threading
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -111,7 +110,7 @@ def _merge(tokenizer: Tokenizer, data: bytes, max_rank: int | None = None) -> li
 
 def parents_of(tokenizer: Tokenizer, token_id: int) -> Parents | None:
     """The parents of a token, from the full index when it is built, else ``Tokenizer.parents``."""
-    index = _indexes.get(tokenizer)
+    index = _slot(tokenizer).index
     if index is not None:
         return index.parents(token_id)
     return tokenizer.parents(token_id)
@@ -238,14 +237,24 @@ class MergeIndex:
         return tuple(out)
 
 
-_indexes: weakref.WeakKeyDictionary[Tokenizer, MergeIndex] = weakref.WeakKeyDictionary()
-_index_lock = threading.Lock()
-_building: weakref.WeakKeyDictionary[Tokenizer, threading.Lock] = weakref.WeakKeyDictionary()
+class _IndexSlot:
+    """Where a tokenizer keeps its merge index: the index once built, and the lock its one builder
+    holds (kept with the tokenizer through :meth:`Tokenizer.derived`)."""
+
+    __slots__ = ("index", "lock")
+
+    def __init__(self) -> None:
+        self.index: MergeIndex | None = None
+        self.lock = threading.Lock()
+
+
+def _slot(tokenizer: Tokenizer) -> _IndexSlot:
+    return tokenizer.derived("merges.index", _IndexSlot)
 
 
 def has_index(tokenizer: Tokenizer) -> bool:
     """True once the full index is built for ``tokenizer`` (so "used in" answers at once)."""
-    return tokenizer in _indexes
+    return _slot(tokenizer).index is not None
 
 
 def _check(cancel: threading.Event | None) -> None:
@@ -330,21 +339,18 @@ def build_index(
     ``progress(done, total)`` is called every few thousand tokens; setting ``cancel`` stops with
     :class:`CancelledError` (nothing is cached).
     """
-    index = _indexes.get(tokenizer)
-    if index is not None:
-        return index
-    with _index_lock:
-        lock = _building.setdefault(tokenizer, threading.Lock())
+    slot = _slot(tokenizer)
+    if slot.index is not None:
+        return slot.index
     # one builder per tokenizer: a second caller waits (still hearing its cancel) and shares the result
-    while not lock.acquire(timeout=0.05):
+    while not slot.lock.acquire(timeout=0.05):
         _check(cancel)
     try:
-        index = _indexes.get(tokenizer)
-        if index is not None:
-            return index
-        return _build_index(tokenizer, progress, cancel)
+        if slot.index is None:
+            slot.index = _build_index(tokenizer, progress, cancel)
+        return slot.index
     finally:
-        lock.release()
+        slot.lock.release()
 
 
 def _build_index(
@@ -398,11 +404,9 @@ def _build_index(
                 bucket.append(rank)
     _check(cancel)
     index = MergeIndex(parents, uses)
-    with _index_lock:
-        _indexes.setdefault(tokenizer, index)
     if progress is not None:
         progress(total, total)
-    return _indexes[tokenizer]
+    return index
 
 
 def reference_parents(tokenizer: Tokenizer, token_id: int) -> Parents | None:
@@ -479,15 +483,9 @@ def _used_in_direct(tokenizer: Tokenizer, token_id: int) -> tuple[Use, ...] | No
 # ----- the rank cut-off -----------------------------------------------------------------------
 
 
-_merge_ranks: weakref.WeakKeyDictionary[Tokenizer, list[int]] = weakref.WeakKeyDictionary()
-
-
 def _sorted_merge_ranks(tokenizer: Tokenizer) -> list[int]:
-    found = _merge_ranks.get(tokenizer)
-    if found is None:
-        found = sorted(rank for data, rank in tokenizer.ranks.items() if len(data) > 1)
-        _merge_ranks[tokenizer] = found
-    return found
+    return tokenizer.derived(
+        "merges.ranks", lambda: sorted(rank for data, rank in tokenizer.ranks.items() if len(data) > 1))
 
 
 def full_max_rank(tokenizer: Tokenizer) -> int:

@@ -16,7 +16,6 @@ first, then by id) and can be limited; the total number of matches is always rep
 from __future__ import annotations
 
 import threading
-import weakref
 from bisect import bisect_right
 from itertools import accumulate, compress, repeat
 from operator import contains
@@ -88,20 +87,10 @@ class _Table:
         return out
 
 
-_tables: weakref.WeakKeyDictionary[Tokenizer, _Table] = weakref.WeakKeyDictionary()
-_lock = threading.Lock()
-
-
 def _table(tokenizer: Tokenizer) -> _Table:
-    """The search table of ``tokenizer`` (built once per tokenizer; shared with ``merges``)."""
-    table = _tables.get(tokenizer)
-    if table is None:
-        with _lock:
-            table = _tables.get(tokenizer)
-            if table is None:
-                table = _Table(tokenizer)
-                _tables[tokenizer] = table
-    return table
+    """The search table of ``tokenizer`` (built once per tokenizer and kept with it; shared with
+    ``merges``)."""
+    return tokenizer.derived("vocab.table", lambda: _Table(tokenizer))
 
 
 def compile_search(pattern: str) -> regex.Pattern[str]:
