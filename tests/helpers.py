@@ -33,3 +33,43 @@ def flat(doc: Document) -> dict:
 SUSPECTS = [chr(661), chr(2191), chr(8349)]
 BLOCK_TEXTS = st.lists(st.sampled_from(list("ab AB12 \n\t.,'é👍你\u0301-") + ["  ", "\n\n", "'s", "123456"] + SUSPECTS),
                        max_size=60).map("".join)
+
+
+# ----- text that finds the corners of tokenizers ---------------------------------------------------
+
+#: strings where tokenizers disagree if any: line breaks, odd spaces, contractions in odd cases,
+#: combining marks, ZWJ emoji, digits of several scripts, code points whose Unicode class moved,
+#: lone surrogates, special-token look-alikes
+TRICKY = [
+    "\r\n", "\r", "\n", "\n\n", " \n", "  \n ", "\u00a0", "\u2028", "\u3000", "\u202f", "\x85", "\x0b", "\x0c",
+    "\x1c", "\x1d", "\x1e", "\x1f", "\t", "   ", " ", "'s", "'S", "'LL", "'ll", "'Ll", "'re", "'VE", "'d", "'M",
+    "'t", "'ſ", "ſ", "\u212a", "'\u212a", "’s", "'", "\"", "e\u0301", "\u0301\u0302", "a\u0308", "\u0915\u094d\u0937",
+    "👨\u200d👩\u200d👧\u200d👦", "🏳\ufe0f\u200d🌈", "\u200d", "\ufe0f", "👍🏽", "0", "123", "1234567", "3.14",
+    "１２３", "٣٤٥", "Ⅻ", "中文字", "한국어", "ไทย", "Ελληνικά", "Привет", "שלום", "مرحبا", "İı", "ß", "ǅ",
+    "ʕ", "\u0558", "\u0c5c", "\u1acf", "\ua7cb", "\U00011de0", "\U0001e5d0", "\ud800", "\udfff", "\ud83d", "/", "//",
+    "...", "!?", "$", "<|", "|>", "<|endoftext|>", "Hello", "HELLO", "hELLo", "CamelCase", "x86_64",
+]
+
+
+def unicode_texts(lookalikes: list[str] | tuple[str, ...] = (), max_parts: int = 24):
+    """Text built from runs of any code point, the :data:`TRICKY` strings, whitespace, digits,
+    contraction letters and ``lookalikes`` (a tokenizer's special tokens and near misses)."""
+    parts = [
+        st.text(st.characters(exclude_categories=()), max_size=6),  # any code point, lone surrogates too
+        st.text(st.characters(codec="utf-8"), max_size=10),
+        st.sampled_from(TRICKY),
+        st.text(alphabet=" \t\r\n\u00a0\x0b\x0c", min_size=1, max_size=8),
+        st.text(alphabet="0123456789", min_size=1, max_size=9),
+        st.text(alphabet="aAsStTlLdDmMrReEvV'’ſ", min_size=1, max_size=8),
+    ]
+    if lookalikes:
+        parts.append(st.sampled_from(sorted(lookalikes)))
+    return st.lists(st.one_of(*parts), max_size=max_parts).map("".join)
+
+
+def lookalikes_of(specials) -> list[str]:
+    """Special tokens and strings one edit away from them (for :func:`unicode_texts`)."""
+    out: set[str] = set()
+    for special in specials:
+        out.update({special, special[:-1], special[1:], special[:-2], special[2:], special.upper()})
+    return sorted(out)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import ALPHABET, BLOCK_TEXTS, SUSPECTS, flat, small_blocks, texts
+from helpers import BLOCK_TEXTS, SUSPECTS, flat, small_blocks, texts
 
 from tokscope.core.document import Document, diff_span
 from tokscope.core.errors import CancelledError

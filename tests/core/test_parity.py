@@ -14,6 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import unicode_texts
+
 from tokscope.core import DisallowedSpecialError, fix_surrogates, is_whole_utf8
 from tokscope.sources import tiktoken_adapter as tk
 from tokscope.sources.tiktoken_adapter import reference_for
@@ -38,27 +40,8 @@ def _special_lookalikes() -> list[str]:
     return sorted(out)[:400]
 
 
-TRICKY = [
-    "\r\n", "\r", "\n", "\n\n", " \n", "  \n ", "\u00a0", "\u2028", "\u3000", "\u202f", "\x85", "\x0b", "\x0c",
-    "\x1c", "\x1d", "\x1e", "\x1f", "\t", "   ", " ", "'s", "'S", "'LL", "'ll", "'Ll", "'re", "'VE", "'d", "'M",
-    "'t", "'ſ", "ſ", "\u212a", "'\u212a", "’s", "'", "\"", "e\u0301", "\u0301\u0302", "a\u0308", "\u0915\u094d\u0937",
-    "👨\u200d👩\u200d👧\u200d👦", "🏳\ufe0f\u200d🌈", "\u200d", "\ufe0f", "👍🏽", "0", "123", "1234567", "3.14",
-    "１２３", "٣٤٥", "Ⅻ", "中文字", "한국어", "ไทย", "Ελληνικά", "Привет", "שלום", "مرحبا", "İı", "ß", "ǅ",
-    "ʕ", "\u0558", "\u0c5c", "\u1acf", "\ua7cb", "\U00011de0", "\U0001e5d0", "\ud800", "\udfff", "\ud83d", "/", "//",
-    "...", "!?", "$", "<|", "|>", "<|endoftext|>", "Hello", "HELLO", "hELLo", "CamelCase", "x86_64",
-]
 LOOKALIKES = _special_lookalikes()
-
-pieces_st = st.one_of(
-    st.text(st.characters(exclude_categories=()), max_size=6),  # any code point, lone surrogates too
-    st.text(st.characters(codec="utf-8"), max_size=10),
-    st.sampled_from(TRICKY),
-    st.sampled_from(LOOKALIKES),
-    st.text(alphabet=" \t\r\n\u00a0\x0b\x0c", min_size=1, max_size=8),
-    st.text(alphabet="0123456789", min_size=1, max_size=9),
-    st.text(alphabet="aAsStTlLdDmMrReEvV'’ſ", min_size=1, max_size=8),
-)
-texts = st.lists(pieces_st, max_size=24).map("".join)
+texts = unicode_texts(LOOKALIKES)
 
 
 # ----- checks ------------------------------------------------------------------------------------
