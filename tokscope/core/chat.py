@@ -1465,8 +1465,17 @@ def _accepts(func: Callable[..., Any], name: str) -> bool:
         return False
 
 
+#: every byte value that is not a UTF-8 continuation byte (deleted to count continuation bytes)
+_NOT_CONTINUATION = bytes(b for b in range(256) if not 0x80 <= b < 0xC0)
+
+
 class _Encoder:
-    """The tokenizer calls the chat core makes: ordinary text, and pieces with offsets."""
+    """The tokenizer calls the chat core makes: ordinary text, and tokens with character offsets.
+
+    Offsets come from the tokens' bytes when the tokenizer has ``token_bytes`` and its tokens
+    spell the text byte for byte (fast: the tokenizer's own ``encode``), else from ``pieces``,
+    else (``encode`` alone) from encoding prefixes at the part boundaries.
+    """
 
     def __init__(self, tokenizer: Any) -> None:
         self.tok = tokenizer
@@ -1474,7 +1483,11 @@ class _Encoder:
         self.extra: dict[str, Any] = {"add_special_tokens": False} if _accepts(tokenizer.encode, "add_special_tokens") else {}
         pieces = getattr(tokenizer, "pieces", None)
         self.has_pieces = callable(pieces)
+        self.pieces_extra = self.extra if self.has_pieces and _accepts(pieces, "add_special_tokens") else {}
+        self.token_bytes = getattr(tokenizer, "token_bytes", None)
+        self.exact = self.has_pieces or callable(self.token_bytes)
         self._cache: dict[str, int] = {}
+        self._info: dict[int, tuple[int, int, bool]] = {}
 
     def ordinary(self, text: str) -> list[int]:
         return list(self.tok.encode(text, allowed_special=(), disallowed_special=(), **self.extra))
@@ -1487,18 +1500,47 @@ class _Encoder:
                 self._cache[text] = n
         return n
 
-    def pieces(self, text: str, allowed: Collection[str] = ()) -> list[tuple[int, int, int]]:
-        if not self.has_pieces:
-            raise AttributeError
-        extra = self.extra if _accepts(self.tok.pieces, "add_special_tokens") else {}
-        return [(p.id, p.start, p.end) for p in self.tok.pieces(text, allowed_special=allowed, disallowed_special=(), **extra)]
+    def _by_bytes(self, text: str, ids: list[int]) -> tuple[list[int], list[int]] | None:
+        info = self._info
+        token_bytes = self.token_bytes
+        starts: list[int] = []
+        ends: list[int] = []
+        chars = 0
+        total = 0
+        try:
+            for tid in ids:
+                entry = info.get(tid)
+                if entry is None:
+                    data = token_bytes(tid)
+                    # (byte length, characters begun, starts inside a character)
+                    entry = (len(data), len(data) - len(data.translate(None, _NOT_CONTINUATION)),
+                             bool(data) and 0x80 <= data[0] < 0xC0)
+                    info[tid] = entry
+                total += entry[0]
+                starts.append(chars - 1 if entry[2] else chars)
+                chars += entry[1]
+                ends.append(chars)
+        except Exception:  # noqa: BLE001 - an id without bytes: use another way
+            return None
+        if total != len(text.encode("utf-8")) or chars != len(text):
+            return None  # the tokenizer changes the text (normalizes it): its tokens do not spell it
+        return starts, ends
 
-    def run(self, text: str, cuts: Sequence[int]) -> list[tuple[int, int, int]]:
-        """The tokens of ordinary ``text`` with character offsets; ``cuts`` are the part
-        boundaries inside it (used to place tokens when the tokenizer has no ``pieces``)."""
+    def tokens(self, text: str, allowed: Collection[str] = (), cuts: Sequence[int] = ()) -> tuple[list[int], list[int], list[int]] | None:
+        """``(ids, starts, ends)`` of ``text`` with ``allowed`` special tokens read as such;
+        ``None`` when offsets cannot be had with specials (the caller encodes run by run)."""
+        if callable(self.token_bytes):
+            ids = list(self.tok.encode(text, allowed_special=allowed, disallowed_special=(), **self.extra))
+            placed = self._by_bytes(text, ids)
+            if placed is not None:
+                return ids, placed[0], placed[1]
         if self.has_pieces:
-            return self.pieces(text)
-        return _tokens_by_prefixes(self.ordinary, text, cuts)
+            got = self.tok.pieces(text, allowed_special=allowed, disallowed_special=(), **self.pieces_extra)
+            return [p.id for p in got], [p.start for p in got], [p.end for p in got]
+        if allowed:
+            return None
+        placed = _tokens_by_prefixes(self.ordinary, text, cuts)
+        return [t[0] for t in placed], [t[1] for t in placed], [t[2] for t in placed]
 
 
 def _tokens_by_prefixes(encode: Callable[[str], list[int]], text: str, cuts: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -1538,6 +1580,9 @@ def _tokens_by_prefixes(encode: Callable[[str], list[int]], text: str, cuts: Seq
     return out
 
 
+_KIND_LETTER = {_SPECIAL: TEMPLATE, _TEXT: TEMPLATE, _CONTENT: CONTENT, _TOOLS: TOOLS}
+
+
 def _encode(enc: _Encoder, r: _Rendering) -> tuple[list[int], list[str], list[tuple[int, int]], list[int], dict[str, FormatToken]]:
     parts = r.parts
     starts = []
@@ -1545,84 +1590,83 @@ def _encode(enc: _Encoder, r: _Rendering) -> tuple[list[int], list[str], list[tu
     for p in parts:
         starts.append(pos)
         pos += len(p.text)
+    part_ends = [st + len(p.text) for st, p in zip(starts, parts)]
     text = "".join(p.text for p in parts)
     # a special part that is not a special token of this tokenizer (nor assumed) is template text
-    real_special = []
-    for p in parts:
-        real_special.append(p.kind == _SPECIAL and (p.text in enc.specials or p.text in r.assumed))
-    # runs of ordinary text between real special tokens (and harmony's piece boundaries)
-    segments: list[tuple[str, int, int]] = []  # ("special", part, 0) or ("run", first part, last part + 1)
-    run_start: int | None = None
-    for k, p in enumerate(parts):
-        if real_special[k]:
-            if run_start is not None:
-                segments.append(("run", run_start, k))
-                run_start = None
-            segments.append(("special", k, k + 1))
-            continue
-        if run_start is not None and r.piecewise and p.new_run:
-            segments.append(("run", run_start, k))
-            run_start = None
-        if run_start is None:
-            run_start = k
-    if run_start is not None:
-        segments.append(("run", run_start, len(parts)))
+    real_special = [p.kind == _SPECIAL and (p.text in enc.specials or p.text in r.assumed) for p in parts]
 
-    tokens: list[tuple[int, int, int]] = []  # (id, start, end) in text
-    whole = None
-    if not r.piecewise and enc.has_pieces and not r.assumed:
-        whole = _whole_text(enc, text, parts, starts, real_special)
-    if whole is not None:
-        tokens = whole
+    placed = None
+    if not r.piecewise and not r.assumed:
+        placed = _whole_text(enc, text, parts, starts, real_special)
+    if placed is not None:
+        ids, tstart, tend = placed
     else:
-        for kind, a, b in segments:
-            if kind == "special":
-                p = parts[a]
-                tid = enc.specials.get(p.text, r.assumed.get(p.text))
-                tokens.append((tid, starts[a], starts[a] + len(p.text)))
-                continue
-            lo = starts[a]
-            hi = starts[b - 1] + len(parts[b - 1].text)
+        ids, tstart, tend = [], [], []
+        run_start: int | None = None
+
+        def flush(a: int, b: int) -> None:
+            lo, hi = starts[a], part_ends[b - 1]
             if hi <= lo:
+                return
+            got = enc.tokens(text[lo:hi], (), [starts[k] - lo for k in range(a + 1, b)])
+            assert got is not None
+            ids.extend(got[0])
+            tstart.extend(x + lo for x in got[1])
+            tend.extend(x + lo for x in got[2])
+
+        for k, p in enumerate(parts):
+            if real_special[k]:
+                if run_start is not None:
+                    flush(run_start, k)
+                    run_start = None
+                ids.append(enc.specials.get(p.text, r.assumed.get(p.text)))
+                tstart.append(starts[k])
+                tend.append(part_ends[k])
                 continue
-            cuts = [starts[k] - lo for k in range(a + 1, b)]
-            for tid, s, e in enc.run(text[lo:hi], cuts):
-                tokens.append((tid, s + lo, e + lo))
+            if run_start is not None and r.piecewise and p.new_run:
+                flush(run_start, k)
+                run_start = None
+            if run_start is None:
+                run_start = k
+        if run_start is not None:
+            flush(run_start, len(parts))
 
     # attribute every token to the parts it overlaps
-    ids: list[int] = []
     kinds: list[str] = []
-    offsets: list[tuple[int, int]] = []
     owners: list[int] = []
-    k = 0
     nparts = len(parts)
-    for tid, s, e in tokens:
+    k = 0
+    for s, e in zip(tstart, tend):
         if e <= s:
             e = s + 1
-        while k < nparts and starts[k] + len(parts[k].text) <= s:
+        while k < nparts and part_ends[k] <= s:
             k += 1
-        j = k
+        if k >= nparts:
+            kinds.append(TEMPLATE)
+            owners.append(parts[-1].owner if parts else _PREFIX)
+            continue
+        part = parts[k]
+        if e <= part_ends[k]:
+            kinds.append(_KIND_LETTER[part.kind])
+            owners.append(part.owner)
+            continue
         has_content = has_other = has_tools = False
-        owner = parts[min(k, nparts - 1)].owner if nparts else _PREFIX
+        j = k
         while j < nparts and starts[j] < e:
             pk = parts[j].kind
-            if parts[j].text:
-                if pk == _CONTENT:
-                    has_content = True
-                elif pk == _TOOLS:
-                    has_tools = True
-                else:
-                    has_other = True
+            if pk == _CONTENT:
+                has_content = True
+            elif pk == _TOOLS:
+                has_tools = True
+            else:
+                has_other = True
             j += 1
         if has_content:
             kinds.append(MIXED if (has_other or has_tools) else CONTENT)
-        elif has_tools:
-            kinds.append(TOOLS)
         else:
-            kinds.append(TEMPLATE)
-        ids.append(tid)
-        offsets.append((s, min(e, len(text))))
-        owners.append(owner)
+            kinds.append(TOOLS if has_tools else TEMPLATE)
+        owners.append(part.owner)
+    offsets = list(zip(tstart, tend))
 
     report: dict[str, FormatToken] = {}
     uses: dict[str, int] = {}
@@ -1640,9 +1684,12 @@ def _encode(enc: _Encoder, r: _Rendering) -> tuple[list[int], list[str], list[tu
     return ids, kinds, offsets, owners, report
 
 
-def _whole_text(enc: _Encoder, text: str, parts: list[_Part], starts: list[int], real_special: list[bool]) -> list[tuple[int, int, int]] | None:
+def _whole_text(enc: _Encoder, text: str, parts: list[_Part], starts: list[int],
+                real_special: list[bool]) -> tuple[list[int], list[int], list[int]] | None:
     """Encode the whole rendered text in one call with the template's special tokens allowed,
     when that cannot read anything else as a special token; else ``None`` (encode run by run)."""
+    if not enc.exact:
+        return None
     allowed = {p.text for p, real in zip(parts, real_special) if real}
     pattern = _special_regex(allowed)
     expected = {(starts[k], starts[k] + len(p.text)) for k, (p, real) in enumerate(zip(parts, real_special)) if real}
@@ -1651,10 +1698,7 @@ def _whole_text(enc: _Encoder, text: str, parts: list[_Part], starts: list[int],
             if found.span() not in expected:
                 return None
     # another special token spelled in text stays text either way (it is not allowed)
-    try:
-        return enc.pieces(text, allowed)
-    except AttributeError:
-        return None
+    return enc.tokens(text, allowed)
 
 
 # ----- warnings --------------------------------------------------------------------------------
@@ -1839,9 +1883,13 @@ def count_chat(
             kind, index, role = "message", owner, conv.messages[owner].role
         spans.append(Span(kind, index, role, k, j, offsets[k][0], offsets[j - 1][1], content))
         k = j
+    by_message: dict[int, list[Span]] = {}
+    for span in spans:
+        if span.message is not None:
+            by_message.setdefault(span.message, []).append(span)
     per_message = []
     for i, m in enumerate(conv.messages):
-        own = [s for s in spans if s.message == i]
+        own = by_message.get(i, [])
         per_message.append(MessageCount(i, m.role, sum(s.tokens for s in own), sum(s.content_tokens for s in own),
                                         tuple((s.start, s.end) for s in own)))
 
