@@ -336,3 +336,42 @@ def test_any_content_matches_openai_harmony(encoding, tok, user, reply, reasonin
 def test_conversation_object_with_tools(tok):
     conv = parse_conversation({"messages": [{"role": "user", "content": "hi"}], "tools": [CLOCK]})
     assert count_chat(tok, conv, "harmony").tool_tokens > 0
+
+
+JSON_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+                        st.floats(allow_nan=False, allow_infinity=False), TEXT)
+JSON_VALUE = st.recursive(JSON_SCALAR, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text("abcxyz_", min_size=1, max_size=4), inner, max_size=3)),
+    max_leaves=6)
+NAMES = st.text("abcdefghij_", min_size=1, max_size=6)
+
+
+def _decorate(schema):
+    return st.fixed_dictionaries({}, optional={
+        "description": TEXT, "default": JSON_VALUE, "nullable": st.booleans(), "title": TEXT,
+        "examples": st.lists(st.one_of(TEXT, st.integers()), max_size=2),
+        "enum": st.lists(st.one_of(TEXT, st.integers()), max_size=3),
+    }).map(lambda extra: {**schema, **extra})
+
+
+LEAF = st.sampled_from(["string", "number", "integer", "boolean", "null", "array", "weird"]).map(
+    lambda t: {"type": t}).flatmap(_decorate)
+SCHEMA = st.recursive(LEAF, lambda inner: st.one_of(
+    st.dictionaries(NAMES, inner, max_size=3).flatmap(lambda props: st.fixed_dictionaries(
+        {"type": st.just("object"), "properties": st.just(props)},
+        optional={"required": st.lists(st.sampled_from(sorted(props) or ["x"]), max_size=2), "description": TEXT})),
+    st.lists(inner, min_size=1, max_size=3).map(lambda v: {"oneOf": v}).flatmap(_decorate),
+    inner.map(lambda items: {"type": "array", "items": items}),
+    st.lists(st.sampled_from(["string", "integer", "null", 3]), max_size=3).map(lambda t: {"type": t}),
+), max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(schema=SCHEMA, description=TEXT)
+def test_any_tool_schema_matches_openai_harmony(encoding, tok, schema, description):
+    params = {"type": "object", "properties": {"arg": schema}}
+    tools = [{"type": "function", "function": {"name": "f", "description": description, "parameters": params}},
+             {"type": "function", "function": {"name": "g", "description": description, "parameters": schema}}]
+    messages = [{"role": "user", "content": "hi"}]
+    got = count_chat(tok, messages, "harmony", tools=tools)
+    assert list(got.ids) == render(encoding, messages, tools)

@@ -10,7 +10,9 @@ message framing (``<|start|>``, ``<|channel|>``...) is in :mod:`tokscope.core.ch
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 DEFAULT_IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
@@ -20,26 +22,143 @@ REASONING_EFFORTS = ("low", "medium", "high")
 
 
 def rust_lines(text: str) -> list[str]:
-    """Split like Rust's ``str::lines``: on ``\\n``, dropping one ``\\r`` before it, and no
-    empty last line after a final newline.
+    r"""Split like Rust's ``str::lines``: on ``\n`` (dropping a ``\r`` right before it), with
+    no empty last line after a final newline; a ``\r`` not followed by ``\n`` stays.
 
-    >>> rust_lines("a\\r\\nb\\n"), rust_lines(""), rust_lines("a\\n\\nb"), rust_lines("x\\ry")
-    (['a', 'b'], [], ['a', '', 'b'], ['x\\ry'])
+    >>> rust_lines("a\r\nb\n"), rust_lines(""), rust_lines("a\n\nb"), rust_lines("x\ry\r")
+    (['a', 'b'], [], ['a', '', 'b'], ['x\ry\r'])
     """
     if not text:
         return []
     lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    last = lines.pop()
+    out = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def _serde_float(x: float) -> str:
+    """A float as serde_json writes it (Rust's shortest round-trip form, ``ryu``).
+
+    >>> [_serde_float(v) for v in (1e20, 1.5, 2.0, 1e15, 1e16, 0.0001, 1e-05, 1e-06, 1.25e-7, -0.0)]
+    ['1e20', '1.5', '2.0', '1000000000000000.0', '1e16', '0.0001', '0.00001', '1e-6', '1.25e-7', '-0.0']
+    """
+    if x != x or x in (float("inf"), float("-inf")):
+        return "null"  # serde_json writes non-finite floats as null
+    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    if x == 0:
+        return sign + "0.0"
+    digits_tuple, exponent = Decimal(repr(abs(x))).as_tuple()[1:]
+    digits = "".join(map(str, digits_tuple)).rstrip("0")
+    k = int(exponent) + (len(digits_tuple) - len(digits))
+    length = len(digits)
+    kk = length + k  # 10**(kk-1) <= x < 10**kk
+    if 0 <= k and kk <= 16:
+        out = digits + "0" * k + ".0"
+    elif 0 < kk <= 16:
+        out = digits[:kk] + "." + digits[kk:]
+    elif -5 < kk <= 0:
+        out = "0." + "0" * -kk + digits
+    elif length == 1:
+        out = f"{digits}e{kk - 1}"
+    else:
+        out = f"{digits[0]}.{digits[1:]}e{kk - 1}"
+    return sign + out
+
+
+_U64_MAX = 2**64 - 1
+_POW10 = [float(f"1e{k}") for k in range(309)]
+
+
+def serde_number(text: str) -> int | float:
+    """The number serde_json reads from JSON number ``text`` without its ``float_roundtrip``
+    feature: the digits as a 64-bit integer (digits past 64 bits dropped) times a power of ten
+    in floating point, which can be one unit in the last place off the true value.
+
+    >>> serde_number("12"), serde_number("1e-63"), serde_number("100000000000000000000"), serde_number("-0")
+    (12, 9.999999999999999e-64, 1e+20, -0.0)
+    """
+    i = 0
+    positive = True
+    if text.startswith("-"):
+        positive, i = False, 1
+    significand = 0
+    exponent = 0
+    overflowed = is_float = False
+    while i < len(text) and "0" <= text[i] <= "9":
+        digit = ord(text[i]) - 48
+        if overflowed or significand * 10 + digit > _U64_MAX:
+            overflowed = is_float = True
+            exponent += 1
+        else:
+            significand = significand * 10 + digit
+        i += 1
+    if i < len(text) and text[i] == ".":
+        is_float = True
+        i += 1
+        while i < len(text) and "0" <= text[i] <= "9":
+            digit = ord(text[i]) - 48
+            if overflowed or significand * 10 + digit > _U64_MAX:
+                overflowed = True
+            else:
+                significand = significand * 10 + digit
+                exponent -= 1
+            i += 1
+    if i < len(text) and text[i] in "eE":
+        is_float = True
+        i += 1
+        sign = 1
+        if i < len(text) and text[i] in "+-":
+            sign = -1 if text[i] == "-" else 1
+            i += 1
+        exponent += sign * int(text[i:] or "0")
+    if not is_float:
+        if positive:
+            return significand
+        return -significand if 0 < significand <= 2**63 else -float(significand)
+    f = float(significand)
+    while True:
+        if abs(exponent) <= 308:
+            f = f * _POW10[exponent] if exponent >= 0 else f / _POW10[-exponent]
+            break
+        if f == 0 or exponent >= 0:
+            break
+        f /= 1e308
+        exponent += 308
+    return f if positive else -f
+
+
+def _number_text(value: int | float) -> str:
+    # openai-harmony's Python side writes the number as Python's json does; serde_json reads it
+    # back (see serde_number) and writes it again
+    read = serde_number(json.dumps(value)) if math.isfinite(value) else None
+    if read is None:
+        return "null"
+    return str(read) if isinstance(read, int) else _serde_float(read)
 
 
 def json_text(value: Any) -> str:
-    """A JSON value written compactly, as serde_json's ``Display`` writes it.
+    """A JSON value written compactly, as openai-harmony's renderer writes it (serde_json's
+    ``Display`` of what serde_json read from Python's JSON).
 
-    >>> json_text(10), json_text([1, "a"]), json_text({"k": None}), json_text("é")
-    ('10', '[1,"a"]', '{"k":null}', '"é"')
+    >>> json_text(10), json_text([1, "a"]), json_text({"k": None}), json_text("é"), json_text(10**20)
+    ('10', '[1,"a"]', '{"k":null}', '"é"', '1e20')
     """
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        return _number_text(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{json_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(json_text(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
