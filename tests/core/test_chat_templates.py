@@ -694,3 +694,55 @@ def test_conversation_reuse(toys):
     conv = parse_conversation(CONVERSATIONS["system"])
     fmt = TemplateFormat(ChatTemplate.from_jinja(QWEN, special_tokens=FAMILIES["qwen"][1]))
     assert count_chat(mine, conv, fmt).ids == count_chat(mine, CONVERSATIONS["system"], fmt).ids
+
+
+def test_llama31_tools_in_the_first_user_message(toys):
+    source, special, _ = FAMILIES["llama31"]
+    mine, ref = toys["llama31"]
+    messages = CONVERSATIONS["tools"]
+    expected = hf_render(source, special, messages, [WEATHER], True)
+    got = count_chat(mine, messages, TemplateFormat(ChatTemplate.from_jinja(source, special_tokens=special)),
+                     tools=[WEATHER])
+    assert got.text == expected
+    assert list(got.ids) == ref.encode(expected, allowed_special="all")
+    check_tiling(got)
+    # the first user message is written after the tool definitions, in the same turn
+    user = got.messages[1]
+    assert content_ids(got, 1) == mine.encode("Weather in Paris?")
+    assert got.spans[0].kind == "prefix" and user.rendered
+
+
+RAG = r"""{{- bos_token }}
+{%- if documents %}{{- '<|im_start|>system\nDocuments:\n' }}
+{%- for doc in documents %}{{- '[' + loop.index|string + '] ' + doc.title + ': ' + doc.text + '\n' }}{%- endfor %}
+{{- '<|im_end|>\n' }}{%- endif %}
+{%- for m in messages %}{{- '<|im_start|>' + m.role + '\n' + m.content + '<|im_end|>\n' }}{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}"""
+
+
+def test_documents_are_passed_as_transformers_does(toys):
+    mine, ref = toys["qwen"]
+    documents = [{"title": "Tokens", "text": "BPE merges pairs."}, {"title": "Chat", "text": "Templates <|im_end|> text."}]
+    special = {"bos_token": "<|endoftext|>"}
+    expected = hf_render(RAG, special, CONVERSATIONS["plain"], None, True, documents=documents)
+    got = count_chat(mine, CONVERSATIONS["plain"], TemplateFormat(
+        ChatTemplate.from_jinja(RAG, special_tokens=special), documents=documents))
+    assert got.text == expected
+    assert got.spans[0].kind == "prefix"
+    # the look-alike inside a document is text, not the control token
+    im_end = mine.special_tokens["<|im_end|>"]
+    assert got.ids.count(im_end) == 2
+    assert ref.encode(expected, allowed_special="all").count(im_end) == 3
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content[::-1] }}<|im_end|>\n{% endfor %}",
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content|length }}:{{ m.content|upper }}<|im_end|>\n{% endfor %}",
+])
+def test_templates_that_rewrite_content_still_tile(toys, source):
+    mine, ref = toys["chatml"]
+    messages = CONVERSATIONS["system"]
+    got = count_chat(mine, messages, TemplateFormat(ChatTemplate.from_jinja(source)))
+    check_tiling(got)
+    assert list(got.ids) == ref.encode(got.text, allowed_special="all")
+    assert "attribution" in [w.kind for w in got.warnings]

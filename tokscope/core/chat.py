@@ -1288,28 +1288,33 @@ def _turn_start(gen_text: str | None, specials: Mapping[str, int]) -> str | None
     return best
 
 
-def _cut_after_first_special(text: str, lo: int, hi: int, special_re: regex.Pattern[str] | None,
-                             need_two: bool = False) -> int:
-    """Where a gap between two messages' contents is cut when no turn-start token is known: after
-    the first special token (the previous turn's end) and the whitespace after it, else after the
-    first run of newlines, else at the start of the gap."""
-    if special_re is not None:
-        hits = list(special_re.finditer(text, lo, hi))
-        if hits and (not need_two or len(hits) >= 2):
-            cut = hits[0].end()
-            while cut < hi and text[cut].isspace():
-                cut += 1
-            return cut
-        if need_two:
-            return lo
-    if need_two:
+def _cut_gap(text: str, lo: int, hi: int, special_re: regex.Pattern[str] | None, leading: bool) -> int:
+    """Where the template text between two messages' contents (``text[lo:hi]``) is cut when no
+    turn-start token is known: after the first special token (the previous turn's end) and the
+    whitespace after it, else after the first run of newlines, else at ``lo``. Before the first
+    message (``leading``) the prefix ends after the first special token only when the gap holds
+    two or more (a BOS, then the turn's own start); otherwise it is all the first message's.
+
+    >>> import regex
+    >>> specials = regex.compile("|".join(map(regex.escape, ["<s>", "[INST]", "</s>"])))
+    >>> text = "<s>[INST] Hi [/INST] Hello</s>[INST] Bye"
+    >>> _cut_gap(text, 0, 10, specials, True), _cut_gap(text, 26, 37, specials, False)
+    (3, 30)
+    """
+    hits = list(special_re.finditer(text, lo, hi)) if special_re is not None else []
+    if leading:
+        return hits[0].end() if len(hits) >= 2 else lo
+    if hits:
+        cut = hits[0].end()
+        while cut < hi and text[cut].isspace():
+            cut += 1
+        return cut
+    newline = text.find("\n", lo, hi)
+    if newline < 0:
         return lo
-    nl = text.find("\n", lo, hi)
-    if nl >= 0:
-        while nl < hi and text[nl] == "\n":
-            nl += 1
-        return nl
-    return lo
+    while newline < hi and text[newline] == "\n":
+        newline += 1
+    return newline
 
 
 def _owners(text: str, ranges: list[tuple[int, int, int]], conv: Conversation, start_token: str | None,
@@ -1346,7 +1351,7 @@ def _owners(text: str, ranges: list[tuple[int, int, int]], conv: Conversation, s
         elif hits:
             cut = hits[-1]
         else:
-            cut = _cut_after_first_special(text, prev_end, start, special_re, need_two=prev_msg == _PREFIX)
+            cut = _cut_gap(text, prev_end, start, special_re, leading=prev_msg == _PREFIX)
         cuts.append((max(cut, prev_end if prev_msg != _PREFIX else 0), msg))
         prev_msg, prev_end = msg, end
     if regions:
