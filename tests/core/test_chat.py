@@ -331,3 +331,17 @@ def test_context_window(model, tokens):
 def test_context_windows_for_encodings():
     assert {w.tokens for w in context_windows_for("cl100k_base")} == {8_192, 128_000, 16_385}
     assert context_windows_for("gpt2") == ()
+
+
+def test_chat_modules_import_only_the_standard_library_regex_and_jinja2():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; before = set(sys.modules)\n"
+        "import tokscope.core.chat, tokscope.core.chat_template, tokscope.core.harmony\n"
+        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        "print(','.join(sorted(new - set(sys.stdlib_module_names) - {'tokscope', 'regex', 'jinja2', 'markupsafe'})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -200,3 +200,25 @@ def test_transformers_globals_and_filters():
               "{{ ns.n }}|{% generation %}gen{% endgeneration %}|{{ bos_token }}")
     out = render(source, variables={"bos_token": "<s>"})
     assert out == '4|{"a": "<é>", "b": 1}|[\n  1,\n  2\n]|1|2|gen|<s>'
+
+
+def test_cancel_stops_a_render():
+    from tokscope.core.errors import CancelledError
+
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    start = time.monotonic()
+    with pytest.raises(CancelledError):
+        render("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+               RenderLimits(seconds=30), cancel=cancel)
+    assert time.monotonic() - start < 5
+
+
+def test_cancel_stops_count_chat(load):
+    from tokscope.core.errors import CancelledError
+
+    cancel = threading.Event()
+    cancel.set()
+    for fmt in ("harmony", TemplateFormat(ChatTemplate.from_jinja("{{ messages[0].content }}"))):
+        with pytest.raises(CancelledError):
+            count_chat(load("o200k_harmony"), MESSAGES, fmt, cancel=cancel)

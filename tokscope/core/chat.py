@@ -41,6 +41,7 @@ import bisect
 import inspect
 import json
 import re
+import threading
 import types
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ import regex
 
 from . import harmony as hm
 from .chat_template import DEFAULT_LIMITS, ChatTemplate, ChatTemplateError, RenderLimits, render_template
-from .errors import TokscopeError
+from .errors import CancelledError, TokscopeError
 from .tokenizer import fix_surrogates
 
 __all__ = [
@@ -1171,7 +1172,8 @@ def _special_regex(strings: Collection[str]) -> regex.Pattern[str] | None:
     return regex.compile("|".join(regex.escape(s) for s in alternatives))
 
 
-def _render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any, gen: bool) -> _Rendering:
+def _render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any, gen: bool,
+                          cancel: threading.Event | None = None) -> _Rendering:
     template = fmt.template
     tools_given = bool(conv.tools)
     name, source = template.select(tools=tools_given, name=fmt.template_name)
@@ -1182,7 +1184,8 @@ def _render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: An
 
     def render(msgs: list[dict[str, Any]], with_gen: bool, tools_arg: Any = tools, docs: Any = documents) -> str:
         return render_template(source, messages=msgs, tools=tools_arg, documents=docs,
-                               add_generation_prompt=with_gen, variables=variables, limits=fmt.limits)
+                               add_generation_prompt=with_gen, variables=variables, limits=fmt.limits,
+                               cancel=cancel)
 
     real = render(messages, gen)
     other = render(messages, not gen)
@@ -1815,7 +1818,13 @@ def _resolve_format(fmt: Any, tokenizer: Any, template: ChatTemplate | None) -> 
     raise ChatFormatError(f"unknown chat format {fmt!r}; choose one of {', '.join(FORMAT_NAMES)} or auto")
 
 
-def _render(conv: Conversation, fmt: ChatFormat, tokenizer: Any, gen: bool) -> _Rendering:
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise CancelledError("counting the conversation was cancelled")
+
+
+def _render(conv: Conversation, fmt: ChatFormat, tokenizer: Any, gen: bool,
+            cancel: threading.Event | None = None) -> _Rendering:
     if isinstance(fmt, ChatMLFormat):
         r = _render_chatml(conv, fmt, tokenizer, gen)
     elif isinstance(fmt, HarmonyFormat):
@@ -1823,7 +1832,7 @@ def _render(conv: Conversation, fmt: ChatFormat, tokenizer: Any, gen: bool) -> _
     elif isinstance(fmt, Llama3Format):
         r = _render_llama3(conv, fmt, gen)
     else:
-        r = _render_with_template(conv, fmt, tokenizer, gen)
+        r = _render_with_template(conv, fmt, tokenizer, gen, cancel)
     _collect_user_strings(r, conv)
     return r
 
@@ -1845,6 +1854,7 @@ def count_chat(
     tools: Any = None,
     add_generation_prompt: bool = True,
     template: ChatTemplate | None = None,
+    cancel: threading.Event | None = None,
 ) -> ChatCount:
     """Render ``conversation`` in ``format`` and count it with ``tokenizer``.
 
@@ -1853,7 +1863,9 @@ def count_chat(
     ``template`` the model's chat template for ``"template"`` (and for ``"auto"``).
     ``add_generation_prompt`` (default on, as an API call is counted) appends the assistant
     header the model answers after. The tokenizer needs ``encode(text, allowed_special=...,
-    disallowed_special=...)`` and ``special_tokens``; with ``pieces`` token offsets are exact.
+    disallowed_special=...)`` and ``special_tokens``; with ``token_bytes`` or ``pieces`` token
+    offsets are exact. Setting ``cancel`` stops with :class:`CancelledError` (checked between
+    steps and while a template renders).
 
     >>> from tokscope.sources import registry
     >>> c = count_chat(registry.load("o200k_harmony"), [{"role": "user", "content": "Hi"}], "harmony")
@@ -1864,8 +1876,10 @@ def count_chat(
     fmt = _resolve_format(format, tokenizer, template)
     enc = _Encoder(tokenizer)
     _check_roles(conv, enc.specials)
-    r = _render(conv, fmt, tokenizer, add_generation_prompt)
+    r = _render(conv, fmt, tokenizer, add_generation_prompt, cancel)
+    _check_cancel(cancel)
     ids, kinds, offsets, owners, report = _encode(enc, r)
+    _check_cancel(cancel)
     text = "".join(p.text for p in r.parts)
     name = getattr(tokenizer, "name", "") or type(tokenizer).__name__
     n = len(conv.messages)
@@ -1911,7 +1925,7 @@ def count_chat(
     tool_tokens = None
     if conv.tools:
         bare = count_chat(tokenizer, Conversation(conv.messages, ()), fmt,
-                          add_generation_prompt=add_generation_prompt, template=template)
+                          add_generation_prompt=add_generation_prompt, template=template, cancel=cancel)
         tool_tokens = len(ids) - bare.total
     return ChatCount(fmt.name, name, text, tuple(ids), "".join(kinds), tuple(offsets), tuple(spans),
                      tuple(per_message), tuple(report.values()), tuple(warnings), tool_tokens, add_generation_prompt)

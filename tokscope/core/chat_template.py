@@ -30,6 +30,7 @@ import contextvars
 import json
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ import jinja2.utils
 from jinja2.exceptions import SecurityError, TemplateError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .errors import TokscopeError
+from .errors import CancelledError, TokscopeError
 
 #: the names a template sees that callers may not replace with extra variables
 RESERVED = frozenset({"messages", "tools", "documents", "add_generation_prompt"})
@@ -101,15 +102,18 @@ def one_line(text: str, limit: int = 300) -> str:
 
 
 class _Budget:
-    __slots__ = ("deadline", "max_chars", "seconds", "ticks")
+    __slots__ = ("cancel", "deadline", "max_chars", "seconds", "ticks")
 
-    def __init__(self, limits: RenderLimits) -> None:
+    def __init__(self, limits: RenderLimits, cancel: threading.Event | None = None) -> None:
         self.seconds = limits.seconds
         self.max_chars = limits.max_chars
         self.deadline = time.monotonic() + limits.seconds
         self.ticks = 0
+        self.cancel = cancel
 
     def check_time(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise CancelledError("rendering the chat template was cancelled")
         if time.monotonic() > self.deadline:
             raise TemplateLimitError(
                 f"chat template stopped after {self.seconds:g} s (it may loop without end); "
@@ -408,11 +412,13 @@ def render_template(
     add_generation_prompt: bool = False,
     variables: Mapping[str, Any] | None = None,
     limits: RenderLimits = DEFAULT_LIMITS,
+    cancel: threading.Event | None = None,
 ) -> str:
     """Render a chat template as ``apply_chat_template(..., tokenize=False)`` would.
 
     ``variables`` holds the special-token strings and any extra template variables; they may not
-    replace ``messages``, ``tools``, ``documents`` or ``add_generation_prompt``.
+    replace ``messages``, ``tools``, ``documents`` or ``add_generation_prompt``. Setting
+    ``cancel`` stops the render with :class:`~tokscope.core.errors.CancelledError`.
 
     >>> render_template("{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}"
     ...                 "{% if add_generation_prompt %}<assistant>{% endif %}",
@@ -430,7 +436,7 @@ def render_template(
         raise ChatTemplateError(f"template variable {clash[0]!r} is set by tokscope itself; pass it another way")
     context = {**extra, "messages": messages, "tools": tools, "documents": documents,
                "add_generation_prompt": add_generation_prompt}
-    budget = _Budget(limits)
+    budget = _Budget(limits, cancel)
     token = _budget.set(budget)
     previous = sys.gettrace()
     sys.settrace(_tracer(budget))
@@ -445,6 +451,8 @@ def render_template(
     except ChatTemplateError as exc:
         if isinstance(exc, TemplateLimitError) and exc.line is None:
             raise _wrap_error(exc) from None
+        raise
+    except CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - every template failure becomes one line
         raise _wrap_error(exc) from None
