@@ -448,6 +448,14 @@ def test_mistral_system_inside_the_last_user_turn(toys):
     assert order.index(0) > order.index(2)
 
 
+def test_tools_the_template_ignores(toys):
+    mine, _ = toys["mistral"]
+    fmt = TemplateFormat(ChatTemplate.from_jinja(MISTRAL, special_tokens=FAMILIES["mistral"][1]))
+    got = count_chat(mine, CONVERSATIONS["plain"], fmt, tools=[WEATHER])
+    assert got.tool_tokens == 0
+    assert "unused-tools" in [w.kind for w in got.warnings]
+
+
 def test_gemma_maps_roles_and_trims(toys):
     mine, _ = toys["gemma"]
     fmt = TemplateFormat(ChatTemplate.from_jinja(GEMMA, special_tokens=FAMILIES["gemma"][1]))

@@ -512,10 +512,17 @@ class FormatToken:
 
 @dataclass(frozen=True, slots=True)
 class ChatWarning:
-    """Something a reader of the count should know: ``kind`` is one of ``special-in-content``,
-    ``format-lookalike``, ``not-special``, ``double-bos``, ``unknown-role``, ``approximate``,
-    ``dropped``, ``merged`` or ``attribution``; ``message`` is one line; ``index`` the input
-    message concerned, if any."""
+    """Something a reader of the count should know; ``message`` is one line, ``index`` the input
+    message concerned (if any). The kinds:
+
+    ``special-in-content``: message text spells a special token (encoded as text; how a
+    runtime that reads special tokens in text would differ); ``format-lookalike``: it spells a
+    control string the format writes as plain text here; ``not-special``: control strings of the
+    format that are not special tokens of this tokenizer; ``double-bos``; ``unknown-role``;
+    ``approximate``: a part of the rendering that is a guess; ``dropped``: content the format
+    leaves out; ``merged``: tokens joining template text and content; ``attribution``: the
+    template rewrote the messages, so the content was located by search; ``unused-tools``.
+    """
 
     kind: str
     message: str
@@ -1927,6 +1934,10 @@ def count_chat(
         bare = count_chat(tokenizer, Conversation(conv.messages, ()), fmt,
                           add_generation_prompt=add_generation_prompt, template=template, cancel=cancel)
         tool_tokens = len(ids) - bare.total
+        if tool_tokens == 0:
+            warnings.append(ChatWarning(
+                "unused-tools", f"the {fmt.name} format writes no tool definitions here, so the model never sees "
+                f"the {len(conv.tools)} tool{'s' if len(conv.tools) > 1 else ''} given"))
     return ChatCount(fmt.name, name, text, tuple(ids), "".join(kinds), tuple(offsets), tuple(spans),
                      tuple(per_message), tuple(report.values()), tuple(warnings), tool_tokens, add_generation_prompt)
 
