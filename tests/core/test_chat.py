@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core import chat, chat_template, harmony
+from tokscope.core import chat, chat_template, context, harmony
 from tokscope.core.chat import (CONTENT, MIXED, TEMPLATE, TOOLS, ChatFormatError, ChatInputError, ChatMLFormat,
                                 Llama3Format, chat_formats, context_window, context_windows_for, count_chat,
                                 parse_conversation, pick_format)
@@ -23,7 +23,7 @@ WEATHER = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 
 
-@pytest.mark.parametrize("module", [chat, chat_template, harmony])
+@pytest.mark.parametrize("module", [chat, chat_template, context, harmony])
 def test_doctests(module):
     failed, attempted = doctest.testmod(module)
     assert failed == 0 and attempted > 0
@@ -339,7 +339,7 @@ def test_chat_modules_import_only_the_standard_library_regex_and_jinja2():
 
     code = (
         "import sys; before = set(sys.modules)\n"
-        "import tokscope.core.chat, tokscope.core.chat_template, tokscope.core.harmony\n"
+        "import tokscope.core.chat, tokscope.core.chat_template, tokscope.core.harmony, tokscope.core.context\n"
         "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "print(','.join(sorted(new - set(sys.stdlib_module_names) - {'tokscope', 'regex', 'jinja2', 'markupsafe'})))\n"
     )

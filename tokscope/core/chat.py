@@ -50,7 +50,9 @@ from typing import Any
 import regex
 
 from . import harmony as hm
-from .chat_template import DEFAULT_LIMITS, ChatTemplate, ChatTemplateError, RenderLimits, render_template
+from .chat_template import (DEFAULT_LIMITS, REASONING_KEYS, ChatTemplate, RenderLimits, locate_content, render_template,
+                            strings_of)
+from .context import CONTEXT_WINDOWS, ENCODING_MODELS, ContextWindow, context_window, context_windows_for
 from .errors import CancelledError, TokscopeError
 from .tokenizer import fix_surrogates
 
@@ -58,7 +60,8 @@ __all__ = [
     "ChatInputError", "ChatFormatError", "ToolCall", "Tool", "Message", "Conversation", "parse_conversation",
     "ChatMLFormat", "HarmonyFormat", "Llama3Format", "TemplateFormat", "FORMAT_NAMES",
     "Span", "MessageCount", "FormatToken", "ChatWarning", "ChatCount", "count_chat",
-    "FormatInfo", "chat_formats", "pick_format", "ContextWindow", "context_window", "context_windows_for",
+    "FormatInfo", "chat_formats", "pick_format",
+    "ContextWindow", "context_window", "context_windows_for", "CONTEXT_WINDOWS", "ENCODING_MODELS",
     "TEMPLATE", "CONTENT", "MIXED", "TOOLS",
 ]
 
@@ -77,8 +80,6 @@ class ChatFormatError(TokscopeError, ValueError):
 KNOWN_ROLES = ("system", "developer", "user", "assistant", "tool")
 #: content part types that carry text, and the key that holds it
 TEXT_PART_TYPES = {"text": "text", "input_text": "text", "output_text": "text", "refusal": "refusal"}
-#: message keys an assistant's reasoning may come under (the first one present wins)
-REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 
 
 def _freeze(value: Any) -> Any:
@@ -891,67 +892,6 @@ def _render_harmony(conv: Conversation, fmt: HarmonyFormat, gen: bool) -> _Rende
 
 
 
-def _core(text: str) -> tuple[str, str, str]:
-    """Split ``text`` into leading whitespace, core and trailing whitespace (``str.strip`` rules).
-
-    >>> _core("  hi there\\n")
-    ('  ', 'hi there', '\\n')
-    """
-    core = text.strip()
-    if not core:
-        return text, "", ""
-    lead = text[: len(text) - len(text.lstrip())]
-    return lead, core, text[len(lead) + len(core):]
-
-
-class _Markers:
-    """Private-use characters that wrap the strings a template receives, so the rendered text
-    says where each one landed: ``open id`` / ``close id`` around content, ``lit`` / ``unlit``
-    around special-token look-alikes in other strings."""
-
-    def __init__(self, base: int) -> None:
-        self.open, self.close, self.stop, self.lit, self.unlit = (chr(base + k) for k in range(5))
-        self.digit0 = base + 16
-        digits = "".join(chr(self.digit0 + d) for d in range(16))
-        self.pattern = re.compile(
-            f"([{re.escape(self.open)}{re.escape(self.close)}])([{re.escape(digits)}]+){re.escape(self.stop)}"
-            f"|([{re.escape(self.lit)}{re.escape(self.unlit)}])|([{re.escape(self.stop)}{re.escape(digits)}])"
-        )
-        self.all_chars = re.compile(f"[{re.escape(chr(base))}-{re.escape(chr(base + 31))}]")
-
-    def tag(self, j: int) -> str:
-        return "".join(chr(self.digit0 + int(d, 16)) for d in format(j, "x")) + self.stop
-
-    def number(self, digits: str) -> int:
-        return int("".join(format(ord(c) - self.digit0, "x") for c in digits), 16)
-
-
-def _pick_markers(*texts: str) -> _Markers | None:
-    for base in (0xF0000, 0x100000, 0xFFF00):
-        probe = re.compile(f"[{re.escape(chr(base))}-{re.escape(chr(base + 31))}]")
-        if not any(probe.search(t) for t in texts):
-            return _Markers(base)
-    return None
-
-
-def _strings_of(value: Any) -> list[str]:
-    out: list[str] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, Mapping):
-            for k, x in v.items():
-                out.append(str(k))
-                walk(x)
-        elif isinstance(v, (list, tuple)):
-            for x in v:
-                walk(x)
-
-    walk(value)
-    return out
-
-
 def _template_messages(conv: Conversation, parse_arguments: bool) -> list[dict[str, Any]]:
     """The messages as ``apply_chat_template`` hands them to a template: keys holding ``None``
     dropped, reasoning also under ``reasoning_content`` and ``thinking``, tool-call arguments
@@ -973,202 +913,6 @@ def _template_messages(conv: Conversation, parse_arguments: bool) -> list[dict[s
                     if isinstance(value, dict):
                         fn["arguments"] = value
         out.append(msg)
-    return out
-
-
-class _MarkPlan:
-    """Which strings of the messages get content markers, and the bookkeeping to read them back."""
-
-    def __init__(self, markers: _Markers, look_alike: regex.Pattern[str] | None, level: str, edges: str) -> None:
-        self.markers = markers
-        self.look_alike = look_alike
-        self.level = level  # "full": content, reasoning, tool calls; "content": content and reasoning; "none"
-        # "outer": markers around the whole string; "inner": around its core, inside the leading
-        # and trailing whitespace (so trim and strip still see it); "core": the core alone, the
-        # probe that tells whether the template kept that whitespace
-        self.edges_mode = edges
-        self.owner: list[int] = []  # marked string id -> message index
-        self.edges: list[tuple[str, str]] = []  # marked string id -> (leading, trailing) whitespace outside
-
-    def lit(self, text: str) -> str:
-        if self.look_alike is None:
-            return text
-        m = self.markers
-        return self.look_alike.sub(lambda x: m.lit + x.group() + m.unlit, text)
-
-    def content(self, text: str, message: int) -> str:
-        if not text:
-            return text  # nothing to find, and "" must stay falsy for the template
-        lead, core, trail = _core(text)
-        j = len(self.owner)
-        self.owner.append(message)
-        m = self.markers
-        if self.edges_mode == "outer":
-            self.edges.append(("", ""))
-            return m.open + m.tag(j) + self.lit(text) + m.close + m.tag(j)
-        self.edges.append((lead, trail))
-        if self.edges_mode == "core":
-            lead = trail = ""
-        return self.lit(lead) + m.open + m.tag(j) + self.lit(core) + m.close + m.tag(j) + self.lit(trail)
-
-    def other(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.lit(value)
-        if isinstance(value, dict):
-            return {k: self.other(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.other(v) for v in value]
-        return value
-
-    def message(self, msg: dict[str, Any], i: int) -> dict[str, Any]:
-        out = {}
-        for key, value in msg.items():
-            if key == "role":
-                out[key] = value
-            elif self.level != "none" and key == "content" and isinstance(value, str):
-                out[key] = self.content(value, i)
-            elif self.level != "none" and key == "content" and isinstance(value, list):
-                parts = []
-                for part in value:
-                    if isinstance(part, dict) and isinstance(part.get("text"), str):
-                        part = {**{k: self.other(v) for k, v in part.items() if k != "text"},
-                                "text": self.content(part["text"], i)}
-                        parts.append(part)
-                    else:
-                        parts.append(self.other(part))
-                out[key] = parts
-            elif self.level != "none" and key in REASONING_KEYS and isinstance(value, str):
-                out[key] = self.content(value, i)
-            elif self.level == "full" and key == "tool_calls" and isinstance(value, list):
-                out[key] = [self._call(c, i) for c in value]
-            else:
-                out[key] = self.other(value)
-        return out
-
-    def _call(self, call: Any, i: int) -> Any:
-        if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
-            return self.other(call)
-        fn = dict(call["function"])
-        for key in ("name", "arguments"):
-            if key in fn:
-                fn[key] = self._leaves(fn[key], i)
-        return {**{k: self.other(v) for k, v in call.items() if k != "function"}, "function": fn}
-
-    def _leaves(self, value: Any, i: int) -> Any:
-        if isinstance(value, str):
-            return self.content(value, i)
-        if isinstance(value, dict):
-            return {k: self._leaves(v, i) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._leaves(v, i) for v in value]
-        return value
-
-
-@dataclass(slots=True)
-class _Marked:
-    """A marked rendering read back: the text without markers, the content ranges
-    ``(start, end, string id)``, the look-alike ranges, and the markers in order with the text
-    before each (``segments``; ``tail`` is the text after the last)."""
-
-    text: str
-    content: list[tuple[int, int, int]]
-    literal: list[tuple[int, int]]
-    segments: list[tuple[str, int | None, str]]
-    tail: str
-
-
-def _read_markers(marked: str, plan: _MarkPlan) -> _Marked | None:
-    """Strip the markers from a marked rendering; ``None`` when the template broke a pair."""
-    m = plan.markers
-    out: list[str] = []
-    segments: list[tuple[str, int | None, str]] = []
-    pos = 0
-    length = 0
-    content: list[tuple[int, int, int]] = []
-    literal: list[tuple[int, int]] = []
-    open_id: int | None = None
-    open_at = 0
-    lit_at: int | None = None
-    for found in m.pattern.finditer(marked):
-        chunk = marked[pos:found.start()]
-        out.append(chunk)
-        length += len(chunk)
-        pos = found.end()
-        if found.group(4) is not None:
-            return None  # stray digits or terminator: a marker was cut
-        if found.group(3) is not None:
-            if found.group(3) == m.lit:
-                if lit_at is not None:
-                    return None
-                lit_at = length
-                segments.append(("lit", None, chunk))
-            else:
-                if lit_at is None:
-                    return None
-                literal.append((lit_at, length))
-                lit_at = None
-                segments.append(("unlit", None, chunk))
-            continue
-        j = m.number(found.group(2))
-        if j >= len(plan.owner):
-            return None
-        if found.group(1) == m.open:
-            if open_id is not None:
-                return None
-            open_id, open_at = j, length
-            segments.append(("open", j, chunk))
-        else:
-            if open_id != j:
-                return None
-            content.append((open_at, length, j))
-            open_id = None
-            segments.append(("close", j, chunk))
-    if open_id is not None or lit_at is not None:
-        return None
-    tail = marked[pos:]
-    out.append(tail)
-    return _Marked("".join(out), content, literal, segments, tail)
-
-
-def _kept_edges(marked: _Marked, probe: _Marked | None, plan: _MarkPlan) -> tuple[set[int], set[int]]:
-    """Which marked strings kept their leading and trailing whitespace in the rendering.
-
-    ``probe`` is the rendering with every string reduced to its core: where the two differ by a
-    string's own whitespace, the template kept it; where they agree, the template stripped it.
-    """
-    kept_lead: set[int] = set()
-    kept_trail: set[int] = set()
-    if probe is None or [(k, j) for k, j, _ in marked.segments] != [(k, j) for k, j, _ in probe.segments]:
-        return kept_lead, kept_trail
-    texts = [seg for _, _, seg in marked.segments] + [marked.tail]
-    probes = [seg for _, _, seg in probe.segments] + [probe.tail]
-    kinds = [(k, j) for k, j, _ in marked.segments]
-    for t, (seg, base) in enumerate(zip(texts, probes)):
-        before = kinds[t - 1] if t > 0 else None
-        after = kinds[t] if t < len(kinds) else None
-        trail = plan.edges[before[1]][1] if before and before[0] == "close" else ""
-        lead = plan.edges[after[1]][0] if after and after[0] == "open" else ""
-        for p, q in ((trail, lead), (trail, ""), ("", lead), ("", "")):
-            if seg == p + base + q:
-                if p:
-                    kept_trail.add(before[1])
-                if q:
-                    kept_lead.add(after[1])
-                break
-    return kept_lead, kept_trail
-
-
-def _content_ranges(marked: _Marked, plan: _MarkPlan, probe: _Marked | None) -> list[tuple[int, int, int]]:
-    """The content ranges ``(start, end, message)``, widened over the whitespace the template kept."""
-    kept_lead, kept_trail = _kept_edges(marked, probe, plan) if plan.edges_mode == "inner" else (set(), set())
-    out = []
-    for start, end, j in marked.content:
-        lead, trail = plan.edges[j]
-        if j in kept_lead:
-            start -= len(lead)
-        if j in kept_trail:
-            end += len(trail)
-        out.append((start, end, plan.owner[j]))
     return out
 
 
@@ -1204,40 +948,22 @@ def _render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: An
     r = _Rendering([], bos=template.bos_token)
     r.adds_bos = fmt.tokenizer_adds_bos if fmt.tokenizer_adds_bos is not None else template.add_bos_token
 
-    # markers: content ranges and literal (look-alike) ranges in the real rendering
-    user_texts = _strings_of(messages) + _strings_of(tools) + _strings_of(documents)
+    # where the message strings landed: content ranges, and look-alikes of special tokens
+    user_texts = strings_of(messages) + strings_of(tools) + strings_of(documents)
     look_alike = special_re if special_re is not None and any(special_re.search(t) for t in user_texts) else None
-    markers = _pick_markers(source, real, other, *user_texts, *_strings_of(variables))
-    ranges: list[tuple[int, int, int]] = []
-    literal: list[tuple[int, int]] = []
-    found = False
-    level = "none"
-    if markers is not None:
-        for level, edges in (("full", "outer"), ("full", "inner"), ("content", "outer"), ("content", "inner"),
-                             ("none", "outer")):
-            plan = _MarkPlan(markers, look_alike, level, edges)
-            result = _marked_render(render, plan, messages, tools, documents, gen)
-            if result is None or result.text != real:
-                if level == "none":
-                    break
-                continue
-            probe = None
-            if edges == "inner" and any(lead or trail for lead, trail in plan.edges):
-                core_plan = _MarkPlan(markers, look_alike, level, "core")
-                probe = _marked_render(render, core_plan, messages, tools, documents, gen)
-            ranges = _content_ranges(result, plan, probe)
-            literal = result.literal
-            found = True
-            break
-    if not found:
-        level = "none"
-        if look_alike is not None:
-            r.warnings.append(ChatWarning(
-                "attribution", "the template rewrites the messages, so tokscope cannot tell its own special tokens "
-                "from look-alikes in the messages; every special token spelled in the messages is counted as text"))
-            spelled = {x.group() for t in user_texts for x in look_alike.finditer(t)}
-            literal = [(x.start(), x.end()) for x in look_alike.finditer(real) if x.group() in spelled]
-    if level == "none" and any(_core(p)[1] for m in conv.messages for p in m.parts):
+    located = locate_content(lambda msgs, tools_arg, docs: render(msgs, gen, tools_arg, docs), real, messages,
+                             tools, documents, look_alike=look_alike,
+                             avoid=(source, other, *user_texts, *strings_of(variables)))
+    ranges = list(located.content)
+    literal = list(located.literal)
+    level = located.level
+    if not located.marked and look_alike is not None:
+        r.warnings.append(ChatWarning(
+            "attribution", "the template rewrites the messages, so tokscope cannot tell its own special tokens "
+            "from look-alikes in the messages; every special token spelled in the messages is counted as text"))
+        spelled = {x.group() for t in user_texts for x in look_alike.finditer(t)}
+        literal = [(x.start(), x.end()) for x in look_alike.finditer(real) if x.group() in spelled]
+    if level == "none" and any(p.strip() for m in conv.messages for p in m.parts):
         ranges = _search_contents(real, conv)
         r.warnings.append(ChatWarning(
             "attribution", "the template transforms message content, so tokscope located each message's content "
@@ -1257,23 +983,13 @@ def _render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: An
     return r
 
 
-def _marked_render(render: Callable[..., str], plan: _MarkPlan, messages: list[dict[str, Any]], tools: Any,
-                   documents: Any, gen: bool) -> _Marked | None:
-    marked_messages = [plan.message(msg, i) for i, msg in enumerate(messages)]
-    try:
-        marked = render(marked_messages, gen, plan.other(tools), plan.other(documents))
-    except ChatTemplateError:
-        return None
-    return _read_markers(marked, plan)
-
-
 def _search_contents(text: str, conv: Conversation) -> list[tuple[int, int, int]]:
     """Content ranges found by searching each message's text in order (the fallback)."""
     ranges = []
     pos = 0
     for i, m in enumerate(conv.messages):
         for part in m.parts:
-            _, core, _ = _core(part)
+            core = part.strip()
             if not core:
                 continue
             at = text.find(core, pos)
@@ -2013,80 +1729,3 @@ def pick_format(tokenizer: Any, template: ChatTemplate | None = None) -> str:
         if all(s in specials for s in FORMAT_TOKENS[fmt][:3]):
             return fmt
     return "chatml"
-
-
-# ----- context windows ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ContextWindow:
-    """A model's context size in tokens (``None``: unknown) and where the figure comes from."""
-
-    model: str
-    tokens: int | None
-    note: str = ""
-
-    @property
-    def label(self) -> str:
-        """``'128,000 tokens'`` or ``'unknown'``."""
-        return f"{self.tokens:,} tokens" if self.tokens is not None else "unknown"
-
-    def remaining(self, used: int) -> int | None:
-        """Tokens left after ``used`` (negative when over), ``None`` when the size is unknown."""
-        return None if self.tokens is None else self.tokens - used
-
-
-#: published context sizes (input and output together), most specific pattern first
-CONTEXT_WINDOWS: tuple[tuple[str, int, str], ...] = (
-    (r"gpt-4\.1", 1_047_576, "OpenAI"),
-    (r"gpt-4o", 128_000, "OpenAI"),
-    (r"gpt-4-turbo|gpt-4-\d{4}-preview", 128_000, "OpenAI"),
-    (r"gpt-4-32k", 32_768, "OpenAI"),
-    (r"gpt-4(?!\.|o)", 8_192, "OpenAI"),
-    (r"gpt-3\.5-turbo", 16_385, "OpenAI"),
-    (r"o1-mini", 128_000, "OpenAI"),
-    (r"\bo1\b|o1-preview|o3-mini|\bo3\b|o4-mini", 200_000, "OpenAI"),
-    (r"gpt-oss", 131_072, "OpenAI, gpt-oss model card"),
-    (r"llama-?3\.[123]", 131_072, "Meta"),
-    (r"llama-?3\b", 8_192, "Meta"),
-    (r"qwen3", 32_768, "Qwen; 131,072 with YaRN scaling"),
-    (r"qwen2\.5", 32_768, "Qwen; 131,072 with YaRN scaling"),
-    (r"gemma-?3-1b", 32_768, "Google"),
-    (r"gemma-?3", 131_072, "Google"),
-    (r"gemma-?2", 8_192, "Google"),
-    (r"phi-?4", 16_384, "Microsoft"),
-    (r"mistral-7b-instruct-v0\.[23]", 32_768, "Mistral AI"),
-    (r"mistral-nemo", 128_000, "Mistral AI"),
-)
-
-#: the models of OpenAI's encodings, for the context sizes an encoding's count may be held to
-ENCODING_MODELS: dict[str, tuple[str, ...]] = {
-    "o200k_base": ("gpt-4o", "gpt-4o-mini", "gpt-4.1", "o1", "o3", "o4-mini"),
-    "cl100k_base": ("gpt-4", "gpt-4-turbo", "gpt-3.5-turbo"),
-    "o200k_harmony": ("gpt-oss-20b", "gpt-oss-120b"),
-}
-
-
-def context_window(model: str) -> ContextWindow:
-    """The context size of a model by name (any case, with or without its organisation).
-
-    >>> context_window("meta-llama/Llama-3.1-8B-Instruct").label, context_window("gpt-4o-mini").tokens
-    ('131,072 tokens', 128000)
-    >>> context_window("my-own-model").label
-    'unknown'
-    """
-    key = model.lower().rsplit("/", 1)[-1].replace("_", "-").replace(" ", "-")
-    key = key.replace("meta-llama-3", "llama-3")
-    for pattern, tokens, note in CONTEXT_WINDOWS:
-        if re.search(pattern, key):
-            return ContextWindow(model, tokens, note)
-    return ContextWindow(model, None, "not in tokscope's table")
-
-
-def context_windows_for(encoding: str) -> tuple[ContextWindow, ...]:
-    """The context sizes of the models that use one of OpenAI's encodings (empty if none known).
-
-    >>> [w.tokens for w in context_windows_for("o200k_harmony")]
-    [131072, 131072]
-    """
-    return tuple(context_window(m) for m in ENCODING_MODELS.get(encoding, ()))

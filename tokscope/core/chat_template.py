@@ -42,6 +42,7 @@ import jinja2
 import jinja2.ext
 import jinja2.nodes
 import jinja2.utils
+import regex
 from jinja2.exceptions import SecurityError, TemplateError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -460,6 +461,341 @@ def render_template(
         sys.settrace(previous)
         _budget.reset(token)
     return "".join(out)
+
+
+# ----- where the messages landed in a rendering --------------------------------------------------
+
+#: message keys an assistant's reasoning may come under (the first one present wins)
+REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
+
+
+def _core(text: str) -> tuple[str, str, str]:
+    """Split ``text`` into leading whitespace, core and trailing whitespace (``str.strip`` rules).
+
+    >>> _core("  hi there\\n")
+    ('  ', 'hi there', '\\n')
+    """
+    core = text.strip()
+    if not core:
+        return text, "", ""
+    lead = text[: len(text) - len(text.lstrip())]
+    return lead, core, text[len(lead) + len(core):]
+
+
+class _Markers:
+    """Private-use characters that wrap the strings a template receives, so the rendered text
+    says where each one landed: ``open id`` / ``close id`` around content, ``lit`` / ``unlit``
+    around special-token look-alikes in other strings."""
+
+    def __init__(self, base: int) -> None:
+        self.open, self.close, self.stop, self.lit, self.unlit = (chr(base + k) for k in range(5))
+        self.digit0 = base + 16
+        digits = "".join(chr(self.digit0 + d) for d in range(16))
+        self.pattern = re.compile(
+            f"([{re.escape(self.open)}{re.escape(self.close)}])([{re.escape(digits)}]+){re.escape(self.stop)}"
+            f"|([{re.escape(self.lit)}{re.escape(self.unlit)}])|([{re.escape(self.stop)}{re.escape(digits)}])"
+        )
+        self.all_chars = re.compile(f"[{re.escape(chr(base))}-{re.escape(chr(base + 31))}]")
+
+    def tag(self, j: int) -> str:
+        return "".join(chr(self.digit0 + int(d, 16)) for d in format(j, "x")) + self.stop
+
+    def number(self, digits: str) -> int:
+        return int("".join(format(ord(c) - self.digit0, "x") for c in digits), 16)
+
+
+def _pick_markers(*texts: str) -> _Markers | None:
+    for base in (0xF0000, 0x100000, 0xFFF00):
+        probe = re.compile(f"[{re.escape(chr(base))}-{re.escape(chr(base + 31))}]")
+        if not any(probe.search(t) for t in texts):
+            return _Markers(base)
+    return None
+
+
+def strings_of(value: Any) -> list[str]:
+    """Every string in JSON data, keys included.
+
+    >>> strings_of({"a": ["b", 1, {"c": "d"}]})
+    ['a', 'b', 'c', 'd']
+    """
+    out: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, Mapping):
+            for k, x in v.items():
+                out.append(str(k))
+                walk(x)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return out
+
+
+
+
+class _MarkPlan:
+    """Which strings of the messages get content markers, and the bookkeeping to read them back."""
+
+    def __init__(self, markers: _Markers, look_alike: regex.Pattern[str] | None, level: str, edges: str) -> None:
+        self.markers = markers
+        self.look_alike = look_alike
+        self.level = level  # "full": content, reasoning, tool calls; "content": content and reasoning; "none"
+        # "outer": markers around the whole string; "inner": around its core, inside the leading
+        # and trailing whitespace (so trim and strip still see it); "core": the core alone, the
+        # probe that tells whether the template kept that whitespace
+        self.edges_mode = edges
+        self.owner: list[int] = []  # marked string id -> message index
+        self.edges: list[tuple[str, str]] = []  # marked string id -> (leading, trailing) whitespace outside
+
+    def lit(self, text: str) -> str:
+        if self.look_alike is None:
+            return text
+        m = self.markers
+        return self.look_alike.sub(lambda x: m.lit + x.group() + m.unlit, text)
+
+    def content(self, text: str, message: int) -> str:
+        if not text:
+            return text  # nothing to find, and "" must stay falsy for the template
+        lead, core, trail = _core(text)
+        j = len(self.owner)
+        self.owner.append(message)
+        m = self.markers
+        if self.edges_mode == "outer":
+            self.edges.append(("", ""))
+            return m.open + m.tag(j) + self.lit(text) + m.close + m.tag(j)
+        self.edges.append((lead, trail))
+        if self.edges_mode == "core":
+            lead = trail = ""
+        return self.lit(lead) + m.open + m.tag(j) + self.lit(core) + m.close + m.tag(j) + self.lit(trail)
+
+    def other(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.lit(value)
+        if isinstance(value, dict):
+            return {k: self.other(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.other(v) for v in value]
+        return value
+
+    def message(self, msg: dict[str, Any], i: int) -> dict[str, Any]:
+        out = {}
+        for key, value in msg.items():
+            if key == "role":
+                out[key] = value
+            elif self.level != "none" and key == "content" and isinstance(value, str):
+                out[key] = self.content(value, i)
+            elif self.level != "none" and key == "content" and isinstance(value, list):
+                parts = []
+                for part in value:
+                    if isinstance(part, dict) and isinstance(part.get("text"), str):
+                        part = {**{k: self.other(v) for k, v in part.items() if k != "text"},
+                                "text": self.content(part["text"], i)}
+                        parts.append(part)
+                    else:
+                        parts.append(self.other(part))
+                out[key] = parts
+            elif self.level != "none" and key in REASONING_KEYS and isinstance(value, str):
+                out[key] = self.content(value, i)
+            elif self.level == "full" and key == "tool_calls" and isinstance(value, list):
+                out[key] = [self._call(c, i) for c in value]
+            else:
+                out[key] = self.other(value)
+        return out
+
+    def _call(self, call: Any, i: int) -> Any:
+        if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+            return self.other(call)
+        fn = dict(call["function"])
+        for key in ("name", "arguments"):
+            if key in fn:
+                fn[key] = self._leaves(fn[key], i)
+        return {**{k: self.other(v) for k, v in call.items() if k != "function"}, "function": fn}
+
+    def _leaves(self, value: Any, i: int) -> Any:
+        if isinstance(value, str):
+            return self.content(value, i)
+        if isinstance(value, dict):
+            return {k: self._leaves(v, i) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._leaves(v, i) for v in value]
+        return value
+
+
+@dataclass(slots=True)
+class _Marked:
+    """A marked rendering read back: the text without markers, the content ranges
+    ``(start, end, string id)``, the look-alike ranges, and the markers in order with the text
+    before each (``segments``; ``tail`` is the text after the last)."""
+
+    text: str
+    content: list[tuple[int, int, int]]
+    literal: list[tuple[int, int]]
+    segments: list[tuple[str, int | None, str]]
+    tail: str
+
+
+def _read_markers(marked: str, plan: _MarkPlan) -> _Marked | None:
+    """Strip the markers from a marked rendering; ``None`` when the template broke a pair."""
+    m = plan.markers
+    out: list[str] = []
+    segments: list[tuple[str, int | None, str]] = []
+    pos = 0
+    length = 0
+    content: list[tuple[int, int, int]] = []
+    literal: list[tuple[int, int]] = []
+    open_id: int | None = None
+    open_at = 0
+    lit_at: int | None = None
+    for found in m.pattern.finditer(marked):
+        chunk = marked[pos:found.start()]
+        out.append(chunk)
+        length += len(chunk)
+        pos = found.end()
+        if found.group(4) is not None:
+            return None  # stray digits or terminator: a marker was cut
+        if found.group(3) is not None:
+            if found.group(3) == m.lit:
+                if lit_at is not None:
+                    return None
+                lit_at = length
+                segments.append(("lit", None, chunk))
+            else:
+                if lit_at is None:
+                    return None
+                literal.append((lit_at, length))
+                lit_at = None
+                segments.append(("unlit", None, chunk))
+            continue
+        j = m.number(found.group(2))
+        if j >= len(plan.owner):
+            return None
+        if found.group(1) == m.open:
+            if open_id is not None:
+                return None
+            open_id, open_at = j, length
+            segments.append(("open", j, chunk))
+        else:
+            if open_id != j:
+                return None
+            content.append((open_at, length, j))
+            open_id = None
+            segments.append(("close", j, chunk))
+    if open_id is not None or lit_at is not None:
+        return None
+    tail = marked[pos:]
+    out.append(tail)
+    return _Marked("".join(out), content, literal, segments, tail)
+
+
+def _kept_edges(marked: _Marked, probe: _Marked | None, plan: _MarkPlan) -> tuple[set[int], set[int]]:
+    """Which marked strings kept their leading and trailing whitespace in the rendering.
+
+    ``probe`` is the rendering with every string reduced to its core: where the two differ by a
+    string's own whitespace, the template kept it; where they agree, the template stripped it.
+    """
+    kept_lead: set[int] = set()
+    kept_trail: set[int] = set()
+    if probe is None or [(k, j) for k, j, _ in marked.segments] != [(k, j) for k, j, _ in probe.segments]:
+        return kept_lead, kept_trail
+    texts = [seg for _, _, seg in marked.segments] + [marked.tail]
+    probes = [seg for _, _, seg in probe.segments] + [probe.tail]
+    kinds = [(k, j) for k, j, _ in marked.segments]
+    for t, (seg, base) in enumerate(zip(texts, probes)):
+        before = kinds[t - 1] if t > 0 else None
+        after = kinds[t] if t < len(kinds) else None
+        trail = plan.edges[before[1]][1] if before and before[0] == "close" else ""
+        lead = plan.edges[after[1]][0] if after and after[0] == "open" else ""
+        for p, q in ((trail, lead), (trail, ""), ("", lead), ("", "")):
+            if seg == p + base + q:
+                if p:
+                    kept_trail.add(before[1])
+                if q:
+                    kept_lead.add(after[1])
+                break
+    return kept_lead, kept_trail
+
+
+def _content_ranges(marked: _Marked, plan: _MarkPlan, probe: _Marked | None) -> list[tuple[int, int, int]]:
+    """The content ranges ``(start, end, message)``, widened over the whitespace the template kept."""
+    kept_lead, kept_trail = _kept_edges(marked, probe, plan) if plan.edges_mode == "inner" else (set(), set())
+    out = []
+    for start, end, j in marked.content:
+        lead, trail = plan.edges[j]
+        if j in kept_lead:
+            start -= len(lead)
+        if j in kept_trail:
+            end += len(trail)
+        out.append((start, end, plan.owner[j]))
+    return out
+
+
+
+
+def _marked_render(render: Callable[..., str], plan: _MarkPlan, messages: Sequence[Mapping[str, Any]], tools: Any,
+                   documents: Any) -> _Marked | None:
+    marked_messages = [plan.message(dict(msg), i) for i, msg in enumerate(messages)]
+    try:
+        marked = render(marked_messages, plan.other(tools), plan.other(documents))
+    except ChatTemplateError:
+        return None
+    return _read_markers(marked, plan)
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where the messages' strings landed in a rendering.
+
+    ``content`` holds ``(start, end, message index)`` ranges of message text; ``literal`` the
+    ranges of special-token look-alikes that came from the inputs (text, never control tokens);
+    ``level`` says which strings could be followed: ``full`` (content, reasoning, tool calls),
+    ``content`` (content and reasoning) or ``none``; ``marked`` is False when no marked
+    rendering read back at all (nothing could be located).
+    """
+
+    content: tuple[tuple[int, int, int], ...]
+    literal: tuple[tuple[int, int], ...]
+    level: str
+    marked: bool
+
+
+def locate_content(render: Callable[[list[dict[str, Any]], Any, Any], str], real: str,
+                   messages: Sequence[Mapping[str, Any]], tools: Any = None, documents: Any = None, *,
+                   look_alike: regex.Pattern[str] | None = None, avoid: Sequence[str] = ()) -> Located:
+    """Find the messages' strings in ``real``, the rendering of ``render(messages, tools, documents)``.
+
+    The strings are wrapped in private-use marker characters (chosen absent from ``real`` and
+    ``avoid``) and the template rendered again; the markers' places are read back only when
+    removing them gives ``real`` exactly, so a template that inspects or rewrites the strings
+    (``trim``, ``split``, ``length``...) cannot mislead. In order: every string whole, then each
+    string's core inside its leading and trailing whitespace (for templates that strip it, with a
+    probe telling whether the whitespace was kept), then content and reasoning only, then none.
+    ``look_alike`` matches the special tokens whose spellings in the inputs must stay text.
+
+    >>> render = lambda m, t, d: "".join(f"<{x['role']}>{x['content'].strip()}</{x['role']}>" for x in m)
+    >>> messages = [{"role": "user", "content": " Hi "}, {"role": "bot", "content": "Yo"}]
+    >>> real = render(messages, None, None)
+    >>> located = locate_content(render, real, messages)
+    >>> [real[s:e] for s, e, _ in located.content], located.level
+    (['Hi', 'Yo'], 'full')
+    """
+    markers = _pick_markers(real, *avoid)
+    if markers is None:
+        return Located((), (), "none", False)
+    for level, edges in (("full", "outer"), ("full", "inner"), ("content", "outer"), ("content", "inner"),
+                         ("none", "outer")):
+        plan = _MarkPlan(markers, look_alike, level, edges)
+        result = _marked_render(render, plan, messages, tools, documents)
+        if result is None or result.text != real:
+            continue
+        probe = None
+        if edges == "inner" and any(lead or trail for lead, trail in plan.edges):
+            probe = _marked_render(render, _MarkPlan(markers, look_alike, level, "core"), messages, tools, documents)
+        return Located(tuple(_content_ranges(result, plan, probe)), tuple(result.literal), level, True)
+    return Located((), (), "none", False)
 
 
 # ----- templates and where they come from ------------------------------------------------------
