@@ -1,4 +1,5 @@
-"""tokscope's byte-level BPE core: standard library and ``regex`` only.
+"""tokscope's byte-level BPE core: standard library and ``regex`` only (and, for chat templates
+only, ``jinja2`` in its sandbox; ``chat_template`` is not imported here).
 
 Plain data in, frozen dataclasses out. Nothing here imports Textual, Rich or tiktoken.
 """
