@@ -128,23 +128,24 @@ def _lower_split(text: str, pattern: regex.Pattern[str], table: dict[str, str]) 
     return "".join(parts)
 
 
-def lowercase_pieces(text: str) -> list[tuple[int, int] | tuple[str, int]] | str:
-    """Lowercase ``text``: the new text when every character maps to one character, else the
-    :meth:`~.normalized.NormalizedText.rebuild` pieces (``İ`` becomes two characters aligned to
-    it)."""
-    low = lowercase_str(text)
-    if len(low) == len(text):
-        return low
-    pieces: list[tuple[int, int] | tuple[str, int]] = []
-    last = 0
-    for i, c in enumerate(text):
-        lc = lowercase_str(c)
-        if len(lc) != 1:
-            pieces.append((last, i))
-            pieces.append((lc, i))
-            last = i + 1
-    pieces.append((last, len(text)))
-    return pieces
+def lowercase_parts(text: str) -> tuple[str, list[int]]:
+    """Lowercase ``text`` one character per character: the lowercased text with each ``İ`` left
+    in place, and the positions of those ``İ`` (the one character whose lowercase is two,
+    ``i`` + U+0307, in Rust's tables as in Python's).
+
+    >>> lowercase_parts("AİB")
+    ('aİb', [1])
+    """
+    if "\u0130" not in text:
+        return lowercase_str(text), []
+    parts = text.split("\u0130")
+    positions = []
+    k = 0
+    for part in parts[:-1]:
+        k += len(part)
+        positions.append(k)
+        k += 1
+    return "\u0130".join(lowercase_str(p) for p in parts), positions
 
 
 # ----- normalization (Unicode 9.0 via Python's 14.0 data) -----------------------------------------

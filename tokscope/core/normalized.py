@@ -332,33 +332,48 @@ class NormalizedText:
     def with_sources(self, start: int, end: int, new: str, sources: Sequence[int]) -> NormalizedText:
         """Characters ``[start, end)`` replaced by ``new``, whose character ``k`` aligns as this
         text's character ``sources[k]`` (``-1``: the empty span at ``original_start``)."""
+        return self.edit([(start, end, new, sources)])
+
+    def edit(self, edits: Iterable[tuple[int, int, str, Sequence[int]]]) -> NormalizedText:
+        """Several :meth:`with_sources` at once: ``(start, end, new, sources)`` for sorted,
+        disjoint spans; the rest of the text keeps its characters and alignments.
+
+        >>> t = NormalizedText.identity("abcd", 0).edit([(1, 3, "XYZ", [1, 1, 2])])
+        >>> t.text, t.alignments()
+        ('aXYZd', [(0, 1), (1, 2), (1, 2), (2, 3), (3, 4)])
+        """
         n = len(self.text)
-        if len(new) != len(sources):
-            raise ValueError("one source per new character")
-        b = _Builder()
-        b.copy(self, 0, start)
-        i, m = 0, len(sources)
-        while i < m:
-            src = sources[i]
-            if src >= n:
-                raise ValueError("transform consumed more characters than the text has")
-            j = i + 1
-            if src >= 0:
-                while j < m and sources[j] == sources[j - 1] + 1 and sources[j] < n:
-                    j += 1
-                if j - i > 1:
-                    b.copy(self, src, src + (j - i))
-                    i = j
-                    continue
-            while j < m and sources[j] == src:
-                j += 1
-            b.repeat(self._span_of(src), j - i)
-            i = j
-        b.copy(self, end, n)
         text = self.text
-        return NormalizedText._from_builder(
-            text[:start] + new + text[end:], self.original_start, self.original_end, b
-        )
+        b = _Builder()
+        parts: list[str] = []
+        last = 0
+        for start, end, new, sources in edits:
+            if len(new) != len(sources):
+                raise ValueError("one source per new character")
+            parts.append(text[last:start])
+            b.copy(self, last, start)
+            parts.append(new)
+            i, m = 0, len(sources)
+            while i < m:
+                src = sources[i]
+                if src >= n:
+                    raise ValueError("transform consumed more characters than the text has")
+                j = i + 1
+                if src >= 0:
+                    while j < m and sources[j] == sources[j - 1] + 1 and sources[j] < n:
+                        j += 1
+                    if j - i > 1:
+                        b.copy(self, src, src + (j - i))
+                        i = j
+                        continue
+                while j < m and sources[j] == src:
+                    j += 1
+                b.repeat(self._span_of(src), j - i)
+                i = j
+            last = end
+        parts.append(text[last:])
+        b.copy(self, last, n)
+        return NormalizedText._from_builder("".join(parts), self.original_start, self.original_end, b)
 
     def remove_spans(self, spans: Sequence[tuple[int, int]]) -> NormalizedText:
         """The text without the characters of ``spans`` (sorted, disjoint): HF's ``filter``
