@@ -149,7 +149,42 @@ def measure() -> dict[str, list[int]]:
     got = per_char(N.StripAccents(), items)
     res["COMBINING"] = [ord(i) for i, g in zip(items, got) if g == ""]
     res.update(measure_onig())
+    res["_scripts"] = measure_scripts()  # type: ignore[assignment]
     return res
+
+
+def measure_scripts() -> list[list[int]]:
+    """HF's UnicodeScripts classes: which code points count as one script (SentencePiece's table
+    with its Han merges), found by asking the pre-tokenizer where it cuts. Characters of no
+    script (they never cut) are left out."""
+    us = P.UnicodeScripts()
+
+    def cuts(s: str) -> list[str]:
+        return [t for t, _ in us.pre_tokenize_str(s)]
+
+    latin, greek = "a", "\u03b1"
+    scripted = []
+    for c in CPS:
+        ch = chr(c)
+        if cuts(latin + ch + greek) == [latin + ch, greek] and cuts(greek + ch + latin) == [greek + ch, latin]:
+            continue  # no script: joins whatever is around it
+        scripted.append(c)
+    # runs of neighbouring code points of one script, then runs merged into classes
+    runs: list[list[int]] = []
+    for c in scripted:
+        if runs and runs[-1][-1] == c - 1 and len(cuts(chr(c - 1) + chr(c))) == 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    classes: list[list[int]] = []
+    for run in runs:
+        for cls in classes:
+            if len(cuts(chr(cls[0]) + chr(run[0]))) == 1:
+                cls.extend(run)
+                break
+        else:
+            classes.append(list(run))
+    return classes
 
 
 #: The properties whose Oniguruma classes are measured (``tokscope.core.onig`` supports these).
@@ -200,6 +235,7 @@ def main() -> None:
     res = measure()
     lower_map: dict[int, str] = res.pop("_lower_map")  # type: ignore[assignment]
     residue: dict[str, list[int]] = res.pop("_onig_residue")  # type: ignore[assignment]
+    scripts: list[list[int]] = res.pop("_scripts")  # type: ignore[assignment]
     doc = {
         "NFD_INERT": "code points Python 14.0 decomposes canonically but HF's Unicode 9.0 tables leave alone",
         "NFKD_INERT": "code points Python 14.0 decomposes for compatibility but HF leaves alone",
@@ -244,6 +280,14 @@ def main() -> None:
         body = ranges(cps)[1:-1].strip() or '""'
         lines.append(f'    "{name}": {body},')
     lines.append("}")
+    lines.append("")
+    lines.append("#: HF's UnicodeScripts: one entry per script (numbered by first appearance), each the code")
+    lines.append("#: points of that script; code points in none have no script (they never cut)")
+    lines.append("UNICODE_SCRIPTS = (")
+    for cls in scripts:
+        body = ranges(cls)[1:-1].strip().replace("\n    ", "\n        ")
+        lines.append(f"    (\n        {body}\n    ),")
+    lines.append(")")
     lines.append("")
     lines.append("#: Rust's char::to_lowercase where it differs from Python's str.lower (code point -> lowercase)")
     lines.append("LOWER_DIFF = {")

@@ -17,6 +17,7 @@ crate (its alignment rules included) with Python's ``unicodedata`` (14.0) restri
 
 from __future__ import annotations
 
+import bisect
 import functools
 import unicodedata
 from collections.abc import Iterable
@@ -76,6 +77,71 @@ def class_pattern(name: str, negate: bool = False) -> str:
 def compiled_class(name: str, suffix: str = "", negate: bool = False) -> regex.Pattern[str]:
     """``class_pattern(name) + suffix`` compiled (``suffix`` ``"+"`` finds runs)."""
     return regex.compile(class_pattern(name, negate) + suffix)
+
+
+class RangeSet:
+    """A set of code points as sorted ranges, searched in a text through a regex class made of
+    only the ranges the text touches (a class of hundreds of ranges is slow in the ``regex``
+    module; the few a given text needs are not).
+
+    >>> digits = RangeSet([(0x30, 0x39), (0x660, 0x669)])
+    >>> digits.finder("a1٢b", "+").findall("a1٢b")
+    ['1٢']
+    >>> digits.finder("abc") is None
+    True
+    """
+
+    __slots__ = ("ranges", "_starts", "_cache")
+
+    def __init__(self, ranges: Iterable[tuple[int, int]]) -> None:
+        self.ranges = sorted(ranges)
+        self._starts = [a for a, _ in self.ranges]
+        self._cache: dict[tuple, regex.Pattern[str]] = {}
+
+    def __contains__(self, c: str) -> bool:
+        cp = ord(c)
+        i = bisect.bisect_right(self._starts, cp) - 1
+        return i >= 0 and cp <= self.ranges[i][1]
+
+    def present(self, text: str) -> tuple[tuple[int, int], ...]:
+        """The ranges that hold a character of ``text``."""
+        hit = set()
+        starts, ranges = self._starts, self.ranges
+        for c in set(text):
+            cp = ord(c)
+            i = bisect.bisect_right(starts, cp) - 1
+            if i >= 0 and cp <= ranges[i][1]:
+                hit.add(i)
+        return tuple(ranges[i] for i in sorted(hit))
+
+    def class_for(self, text: str, negate: bool = False) -> str | None:
+        """A regex class that matches exactly this set's characters on ``text`` (``None``: the
+        text holds none of them)."""
+        present = self.present(text)
+        if not present:
+            return None
+        return char_class(present, negate)
+
+    def finder(self, text: str, suffix: str = "", template: str = "{}") -> regex.Pattern[str] | None:
+        """``template`` with ``{}`` replaced by :meth:`class_for` ``+ suffix``, compiled (cached
+        per set of ranges); ``None`` when ``text`` holds none of the characters."""
+        present = self.present(text)
+        if not present:
+            return None
+        key = (present, suffix, template)
+        pattern = self._cache.get(key)
+        if pattern is None:
+            if len(self._cache) > 512:
+                self._cache.clear()
+            pattern = regex.compile(template.format(char_class(present) + suffix))
+            self._cache[key] = pattern
+        return pattern
+
+
+@functools.cache
+def table(name: str) -> RangeSet:
+    """Table ``name`` of :mod:`.hf_tables` as a :class:`RangeSet`."""
+    return RangeSet(parse_ranges(getattr(hf_tables, name)))
 
 
 #: Rust's ``char::is_whitespace`` (the White_Space property).
@@ -332,8 +398,11 @@ def unstable_runs(form: str, text: str) -> list[tuple[int, int]]:
     """
     if text.isascii():
         return []
+    finder = table(_MAYBE[form]).finder(text, "+")
+    if finder is None:
+        return []
     spans = []
-    for m in compiled_class(_MAYBE[form], "+").finditer(text):
+    for m in finder.finditer(text):
         s, e = m.span()
         spans.append((max(s - 1, 0), e))
     merged: list[tuple[int, int]] = []

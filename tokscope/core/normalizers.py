@@ -15,6 +15,7 @@ object of a ``tokenizer.json``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence as Seq
 from typing import Any
 
@@ -24,7 +25,8 @@ from .byte_alphabet import BYTE_TO_CHAR
 from .errors import TokenizerFileError, UnsupportedComponentError
 from .hf_unicode import (
     WHITESPACE,
-    compiled_class,
+    RangeSet,
+    table,
     lowercase_parts,
     lowercase_str,
     normalize_changes,
@@ -170,9 +172,18 @@ class Strip(_Base):
         return text
 
 
-def _remove_class(text: NormalizedText, pattern: regex.Pattern[str]) -> NormalizedText:
+def _remove_class(text: NormalizedText, chars: RangeSet | regex.Pattern[str]) -> NormalizedText:
+    """``text`` without the characters of ``chars`` (HF's ``filter``)."""
+    pattern = chars.finder(text.text, "+") if isinstance(chars, RangeSet) else chars
+    if pattern is None:
+        return text
     spans = [m.span() for m in pattern.finditer(text.text)]
     return text.remove_spans(spans) if spans else text
+
+
+def _remove_str(text: str, chars: RangeSet) -> str:
+    pattern = chars.finder(text, "+")
+    return pattern.sub("", text) if pattern is not None else text
 
 
 class StripAccents(_Base):
@@ -185,12 +196,12 @@ class StripAccents(_Base):
     def normalize(self, text: NormalizedText) -> NormalizedText:
         if text.text.isascii():
             return text
-        return _remove_class(text, compiled_class("COMBINING", "+"))
+        return _remove_class(text, table("COMBINING"))
 
     def normalize_str(self, text: str) -> str:
         if text.isascii():
             return text
-        return compiled_class("COMBINING", "+").sub("", text)
+        return _remove_str(text, table("COMBINING"))
 
 
 class Prepend(_Base):
@@ -280,24 +291,38 @@ _NON_ASCII = regex.compile(r"[^\x00-\x7f]+")
 _ASCII_STANDINS = str.maketrans({b: BYTE_TO_CHAR[b] for b in range(128)})
 
 
+#: ``str.translate`` table from a Latin-1 character (one byte) to its byte-level stand-in
+_BYTE_STANDINS = str.maketrans({b: BYTE_TO_CHAR[b] for b in range(256)})
+
+
 def to_byte_level(text: NormalizedText) -> NormalizedText:
     """Each character replaced by the stand-ins of its UTF-8 bytes, all aligned to it (HF's
-    ByteLevel transform: the first byte replaces the character, the others are inserted)."""
+    ByteLevel transform: the first byte replaces the character, the others are inserted).
+
+    >>> t = to_byte_level(NormalizedText.identity("aé", 3))
+    >>> t.text, t.alignments()
+    ('aÃ©', [(3, 4), (4, 5), (4, 5)])
+    """
     t = text.text
+    standins = t.encode("utf-8").decode("latin-1").translate(_BYTE_STANDINS)
+    if len(standins) == len(t):
+        return text.with_text(standins)
+    if text._runs is None:
+        # build the runs directly: a block of its bytes' stand-ins per character
+        o = text.original_start
+        sizes = list(map(len, map(str.encode, t)))
+        starts = list(itertools.accumulate(sizes, initial=0))
+        starts.pop()
+        runs = [(o + k, o + k + 1, False) for k in range(len(t))]
+        return NormalizedText(standins, text.original_start, text.original_end, starts, runs)
     edits = []
     for m in _NON_ASCII.finditer(t):
         s, e = m.span()
-        new = []
         sources: list[int] = []
         for k in range(s, e):
-            data = t[k].encode("utf-8")
-            new.extend(BYTE_TO_CHAR[b] for b in data)
-            sources.extend([k] * len(data))
-        edits.append((s, e, "".join(new), sources))
-    out = text.edit(edits) if edits else text
-    # the ASCII characters between the edits keep their alignment and take their stand-ins (the
-    # stand-ins of the other bytes are not ASCII, so this leaves them alone)
-    return out.with_text(out.text.translate(_ASCII_STANDINS))
+            sources.extend([k] * len(t[k].encode("utf-8")))
+        edits.append((s, e, "\0" * len(sources), sources))
+    return text.edit(edits).with_text(standins)
 
 
 class BertNormalizer(_Base):
@@ -330,7 +355,7 @@ class BertNormalizer(_Base):
     def normalize(self, text: NormalizedText) -> NormalizedText:
         if self.clean_text:
             if not text.text.isascii() or _ASCII_CONTROL.search(text.text):
-                text = _remove_class(text, compiled_class("BERT_REMOVED", "+"))
+                text = _remove_class(text, table("BERT_REMOVED"))
             text = text.with_text(text.text.translate(self._SPACES))
         if self.handle_chinese_chars and not text.text.isascii():
             pieces: list[tuple[int, int] | tuple[str, int]] = []
@@ -346,7 +371,7 @@ class BertNormalizer(_Base):
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip and not text.text.isascii():
             text = NFD().normalize(text)
-            text = _remove_class(text, compiled_class("MN", "+"))
+            text = _remove_class(text, table("MN"))
         if self.lowercase:
             text = Lowercase().normalize(text)
         return text
@@ -354,13 +379,13 @@ class BertNormalizer(_Base):
     def normalize_str(self, text: str) -> str:
         if self.clean_text:
             if not text.isascii() or _ASCII_CONTROL.search(text):
-                text = compiled_class("BERT_REMOVED", "+").sub("", text)
+                text = _remove_str(text, table("BERT_REMOVED"))
             text = text.translate(self._SPACES)
         if self.handle_chinese_chars and not text.isascii():
             text = self._CJK.sub(lambda m: " " + m.group() + " ", text)
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip and not text.isascii():
-            text = compiled_class("MN", "+").sub("", _nf_str("NFD", text))
+            text = _remove_str(_nf_str("NFD", text), table("MN"))
         if self.lowercase:
             text = lowercase_str(text)
         return text

@@ -36,13 +36,13 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import regex
 
 from . import hf_tables
 from .errors import TokenizerFileError, UnsupportedComponentError
-from .hf_unicode import char_class, parse_ranges
+from .hf_unicode import RangeSet, char_class, parse_ranges
 from .normalized import Matches, matches_from_spans
 
 #: Longest pattern accepted (a tokenizer file's patterns are a few hundred characters).
@@ -185,6 +185,16 @@ class _Class:
         suspects |= differ
         add = "|" + _ranges_class(belong) if belong else ""
         return f"(?:(?!{_ranges_class(differ)}){plain}{add})"
+
+
+def _range_set(cps: Iterable[int]) -> RangeSet:
+    ranges: list[tuple[int, int]] = []
+    for cp in sorted(cps):
+        if ranges and cp == ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
+    return RangeSet(ranges)
 
 
 def _ranges_class(cps: set[int]) -> str:
@@ -554,7 +564,7 @@ class OnigPattern:
         except regex.error as exc:
             raise TokenizerFileError(f"invalid regex {pattern!r}: {exc}") from None
         self._pinned: regex.Pattern[str] | None = None
-        self._suspect: re.Pattern[str] | None = None
+        self._suspect: RangeSet | None = None
         self._lock: threading.Lock | None = threading.Lock()
 
     def __repr__(self) -> str:
@@ -569,7 +579,7 @@ class OnigPattern:
                 return
             pinned, suspects = translate_onig(self.pattern)
             if suspects:
-                self._suspect = re.compile(_ranges_class(set(suspects)))
+                self._suspect = _range_set(suspects)
                 self._pinned = regex.compile(pinned)
             self._lock = None
 
@@ -579,7 +589,7 @@ class OnigPattern:
             return self.plain
         if self._lock is not None:
             self._build_pinned()
-        if self._suspect is None or self._suspect.search(text) is None:
+        if self._suspect is None or not self._suspect.present(text):
             return self.plain
         return self._pinned  # type: ignore[return-value]
 
@@ -604,6 +614,22 @@ class OnigPattern:
             raise TokenizerFileError(
                 f"regex {self.pattern!r} took more than {timeout:.0f} s on a text of {len(text)} characters"
             ) from None
+
+    def isolated(self, text: str) -> list[str] | None:
+        """The pieces of ``text`` under HF's ``isolated`` behavior when the matches tile the text
+        with no gap and no empty match (then only their strings are needed: the fast path);
+        ``None`` otherwise."""
+        pat = self.for_text(text)
+        timeout = TIMEOUT_BASE + TIMEOUT_PER_CHAR * len(text)
+        try:
+            pieces = pat.findall(text, timeout=timeout) if pat.groups == 0 else None
+        except TimeoutError:
+            raise TokenizerFileError(
+                f"regex {self.pattern!r} took more than {timeout:.0f} s on a text of {len(text)} characters"
+            ) from None
+        if pieces is None or sum(map(len, pieces)) != len(text) or "" in pieces:
+            return None
+        return pieces
 
     def _spans_exact(self, pat: regex.Pattern[str], text: str, timeout: float) -> list[tuple[int, int]]:
         # the onig crate: search from the end of the last match; an empty match where the last
