@@ -196,7 +196,7 @@ ONIG_SCRIPTS = (
     "Han Hiragana Katakana Hangul Latin Greek Cyrillic Arabic Hebrew Thai Devanagari Bengali "
     "Tamil Telugu Georgian Armenian Ethiopic Khmer Lao Myanmar Common Inherited"
 ).split()
-ONIG_OTHER = {"SPACE": r"\s", "WORD": r"\w", "DIGIT": r"\d", "Alpha": r"\p{Alpha}"}
+ONIG_OTHER = {"SPACE": r"\s", "WORD": r"\w", "WORD_IN_CLASS": r"[\w]", "DIGIT": r"\d", "Alpha": r"\p{Alpha}"}
 
 
 def measure_onig() -> dict[str, list[int]]:
@@ -224,7 +224,7 @@ def measure_onig() -> dict[str, list[int]]:
     props.update(ONIG_OTHER)
     for name, cls in props.items():
         got = onig(cls)
-        expected = rx(cls) - new
+        expected = rx(cls.replace("[\\w]", "\\w")) - new
         if name in ("C", "Cn"):
             expected |= new
         res["_onig_residue"][name] = sorted(got ^ expected)

@@ -438,6 +438,7 @@ ONIG_RESIDUE = {
     "Inherited": "",
     "SPACE": "",
     "WORD": "B2-B3 B9 BC-BE 200C-200D ",
+    "WORD_IN_CLASS": "200C-200D ",
     "DIGIT": "",
     "Alpha": "",
 }

@@ -10,10 +10,12 @@ What differs, and how it is translated (each measured against ``tokenizers``):
   switched on inside a group (``a(?i)b|c``) covers the rest of the group, alternatives included.
 * ``{n,m}+`` is not possessive: it is ``{n,m}`` repeated (``(?:X{n,m})+``); ``?+ *+ ++`` are.
 * ``\h`` is a hex digit, ``\x{...}`` a code point, ``\e`` ESC, ``\R`` a line break.
-* ``(?i)`` folds case fully (``ß`` matches ``ss``): translated to the ``regex`` module's full case
-  folding, which covers a character of the pattern matching several of the text, but not several
-  letters of the pattern matching one character of the text (``(?i:ss)`` against ``ß``): a known
-  deviation.
+* ``(?i)`` folds case fully in Oniguruma (``(?i:ß)`` matches ``ss`` and ``(?i:ss)`` matches
+  ``ß``); it is translated to the ``regex`` module's simple case folding, which matches every
+  one-character fold (``ſ``/``s``, ``K``/``k``, ``ẞ``/``ß``) but no multi-character one: a known
+  deviation (the ``regex`` module's own full folding is no better: ``(?fi:ß)`` does not even
+  match ``ß``). The contraction groups of GPT-2-style patterns (``(?i:'s|'t|...)``) are not
+  affected: no multi-character fold gives their letters.
 * ``\p{...}``, ``\s``, ``\w``, ``\d`` follow Oniguruma's Unicode (16.0): classes are pinned with
   the measured tables of :mod:`.hf_tables` (the same technique as :mod:`.unicode_pattern`), and,
   as :class:`~.unicode_pattern.ChunkPattern` does, the pinned form is used only on text that holds
@@ -77,7 +79,7 @@ _GC_LONG = {
 def _property_names() -> dict[str, str]:
     out = {}
     for name in hf_tables.ONIG_RESIDUE:
-        if name not in ("SPACE", "WORD", "DIGIT"):
+        if name not in ("SPACE", "WORD", "WORD_IN_CLASS", "DIGIT"):
             out[_loose(name)] = name
     for long, short in _GC_LONG.items():
         out[long] = short
@@ -90,7 +92,7 @@ def _loose(name: str) -> str:
 
 def _regex_class_of(name: str) -> str:
     """The ``regex`` module's class for measured property ``name``."""
-    return {"SPACE": r"\s", "WORD": r"\w", "DIGIT": r"\d"}.get(name, r"\p{%s}" % name)
+    return {"SPACE": r"\s", "WORD": r"\w", "WORD_IN_CLASS": r"\w", "DIGIT": r"\d"}.get(name, r"\p{%s}" % name)
 
 
 @functools.cache
@@ -145,8 +147,8 @@ class _Class:
         for item in self.items:
             if item[0] == "prop":
                 name, neg = item[1], item[2]
-                if name in ("SPACE", "WORD", "DIGIT"):
-                    parts.append({"SPACE": r"\S", "WORD": r"\W", "DIGIT": r"\D"}[name] if neg else _regex_class_of(name))
+                if name in ("SPACE", "WORD", "WORD_IN_CLASS", "DIGIT"):
+                    parts.append({"SPACE": r"\S", "WORD": r"\W", "WORD_IN_CLASS": r"\W", "DIGIT": r"\D"}[name] if neg else _regex_class_of(name))
                 else:
                     parts.append((r"\P{%s}" if neg else r"\p{%s}") % name)
             else:
@@ -251,7 +253,7 @@ class _Translator:
             raise _Unsupported(f"property \\p{{{body}}}")
         return ("prop", name, negated)
 
-    def read_code_point(self) -> int:
+    def read_code_point(self) -> int | None:
         # after "\x"
         if self.peek() == "{":
             end = self.p.find("}", self.i)
@@ -268,8 +270,10 @@ class _Translator:
                 raise self.error("bad \\x escape")
             self.i = m.end()
             cp = int(m.group(), 16)
-        if cp > 0x10FFFF or 0xD800 <= cp < 0xE000:
-            raise self.error("code point out of range")
+        if cp > 0x10FFFF:
+            return None  # Oniguruma accepts it; it matches nothing
+        if 0xD800 <= cp < 0xE000:
+            raise self.error("surrogate code point")
         return cp
 
     def read_escape(self, in_class: bool) -> _Item:
@@ -283,13 +287,20 @@ class _Translator:
             return self.read_property(c == "P")
         if c in _CLASS_SHORTHAND:
             name, neg = _CLASS_SHORTHAND[c]
+            if in_class and name == "WORD":
+                name = "WORD_IN_CLASS"  # Oniguruma's \w in a class leaves out ² ³ ¹ ¼ ½ ¾
             return ("prop", name, neg)
         if c == "h":
             return ("text", "0-9a-fA-F")
         if c == "H":
             return ("negtext", "0-9a-fA-F")
         if c == "x":
-            return ("text", f"\\U{self.read_code_point():08x}")
+            cp = self.read_code_point()
+            if cp is None:
+                if in_class:
+                    raise _Unsupported("a code point beyond U+10FFFF in a class")
+                return ("atom", "(?!)")
+            return ("text", f"\\U{cp:08x}")
         if c == "u":
             m = re.compile(r"[0-9A-Fa-f]{4}").match(self.p, self.i)
             if not m:
@@ -326,6 +337,12 @@ class _Translator:
             return ("atom", f"(?:(?<={w})(?={w})|(?<!{w})(?!{w}))")
         if c in "123456789":
             return ("atom", "\\" + c)
+        if c == "k":
+            m = re.compile(r"<([A-Za-z_]\w*)>").match(self.p, self.i)
+            if not m:
+                raise _Unsupported("\\k without a <name>")
+            self.i = m.end()
+            return ("atom", f"(?P={m.group(1)})")
         if c.isalnum():
             raise _Unsupported(f"escape \\{c}")
         return ("text", "\\" + c)
@@ -476,11 +493,13 @@ class _Translator:
 
     def flags(self, on: str, off: str) -> str:
         def conv(f: str) -> str:
-            return "".join({"i": "fi", "m": "s", "x": "x"}[ch] for ch in f)
+            if "x" in f:
+                raise _Unsupported("extended mode (?x)")
+            return "".join({"i": "i", "m": "s"}[ch] for ch in f)
 
         result = conv(on)
         if off:
-            result += "-" + conv(off).replace("fi", "i")
+            result += "-" + conv(off)
         return result
 
     def read_class(self) -> str:
@@ -535,7 +554,7 @@ def translate_onig(pattern: str, *, pin: bool = True) -> tuple[str, frozenset[in
     >>> translate_onig(r"a{1,2}+$", pin=False)[0]
     '(?:a{1,2})+(?=\\n|\\Z)'
     >>> translate_onig(r"(?i:'s)|\x{41}", pin=False)[0]
-    "(?fi:'s)|\\U00000041"
+    "(?i:'s)|\\U00000041"
 
     Raises :class:`_Unsupported` for constructs it cannot translate exactly, and
     :class:`TokenizerFileError` for malformed patterns.
