@@ -284,7 +284,7 @@ class ByteLevel(_Base):
         return to_byte_level(text)
 
     def normalize_str(self, text: str) -> str:
-        return "".join([BYTE_TO_CHAR[b] for b in text.encode("utf-8")])
+        return "".join([BYTE_TO_CHAR[b] for b in text.encode("utf-8", "surrogatepass")])
 
 
 _NON_ASCII = regex.compile(r"[^\x00-\x7f]+")
@@ -304,13 +304,13 @@ def to_byte_level(text: NormalizedText) -> NormalizedText:
     ('aÃ©', [(3, 4), (4, 5), (4, 5)])
     """
     t = text.text
-    standins = t.encode("utf-8").decode("latin-1").translate(_BYTE_STANDINS)
+    standins = t.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_STANDINS)
     if len(standins) == len(t):
         return text.with_text(standins)
     if text._runs is None:
         # build the runs directly: a block of its bytes' stand-ins per character
         o = text.original_start
-        sizes = list(map(len, map(str.encode, t)))
+        sizes = [1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in t]
         starts = list(itertools.accumulate(sizes, initial=0))
         starts.pop()
         runs = [(o + k, o + k + 1, False) for k in range(len(t))]
@@ -320,7 +320,7 @@ def to_byte_level(text: NormalizedText) -> NormalizedText:
         s, e = m.span()
         sources: list[int] = []
         for k in range(s, e):
-            sources.extend([k] * len(t[k].encode("utf-8")))
+            sources.extend([k] * len(t[k].encode("utf-8", "surrogatepass")))
         edits.append((s, e, "\0" * len(sources), sources))
     return text.edit(edits).with_text(standins)
 

@@ -115,7 +115,7 @@ class CharsMap:
     def _transform(self, piece: str) -> str | None:
         """HF's ``Precompiled::transform``: the replacement of the shortest key that is a prefix
         of ``piece``, or ``None``."""
-        values = self._prefix_values(piece.encode("utf-8"))
+        values = self._prefix_values(piece.encode("utf-8", "surrogatepass"))
         if not values:
             return None
         start = values[0]
@@ -136,7 +136,7 @@ class CharsMap:
         starts with ``c`` (a longer sequence)."""
         got = self._char_cache.get(c)
         if got is None:
-            got = self._transform(c) is not None or self._walks(c.encode("utf-8"))
+            got = self._transform(c) is not None or self._walks(c.encode("utf-8", "surrogatepass"))
             self._char_cache[c] = got
         return got
 
@@ -145,7 +145,7 @@ class CharsMap:
     def _grapheme(self, g: str) -> list[tuple[str, str]] | None:
         """How HF rewrites grapheme ``g``: ``[(old_part, new_part), ...]`` covering ``g``, or
         ``None`` when nothing changes."""
-        if len(g.encode("utf-8")) < 6:
+        if len(g.encode("utf-8", "surrogatepass")) < 6:
             norm = self.transform(g)
             if norm is not None:
                 return [(g, norm)]
