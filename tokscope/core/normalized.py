@@ -247,6 +247,12 @@ class NormalizedText:
         n = len(self.text)
         if not 0 <= start <= end <= n:
             raise IndexError((start, end))
+        if start == 0 and end == n and n and self._runs is not None:
+            # the whole text: from the first run's start to the last run's end
+            ostart, oend = self._runs[0][0], self._runs[-1][1]
+            if (ostart, oend) == (self.original_start, self.original_end):
+                return self
+            return NormalizedText(self.text, ostart, oend, self._starts, self._runs)
         ostart, oend = self.original_span(start, end)
         if start == 0 and end == n and (ostart, oend) == (self.original_start, self.original_end):
             return self
@@ -433,6 +439,13 @@ class NormalizedText:
         """
         if not self.text or not s:
             return self
+        if self._runs is None:
+            o, n = self.original_start, len(self.text)
+            starts, runs = [0], [(o, o + 1, False)]
+            if n > 1:
+                starts.append(len(s) + 1)
+                runs.append((o + 1, o + n, True))
+            return NormalizedText(s + self.text, o, self.original_end, starts, runs)
         return self.rebuild([(s + self.text[0], 0), (1, len(self.text))])
 
     def append(self, s: str) -> NormalizedText:

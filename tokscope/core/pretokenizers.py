@@ -310,6 +310,8 @@ class Metaspace(_Base):
                 split = split.prepend(rep)
         if not self.split:
             return [split]
+        if rep not in split.text[1:]:
+            return split.slices([(0, len(split.text))])  # one chunk (the common case)
         return _char_split(split, self._rep, "merged_with_next")
 
 
