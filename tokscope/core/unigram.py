@@ -41,6 +41,7 @@ _MAX_AGENDA = 100_000
 _MIN_AGENDA = 512
 
 _END = ""  # key of a trie node's id (no character is the empty string)
+_UNREACHED = -math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,12 +248,15 @@ class Unigram:
         """The ``n`` best segmentations, best first, as Hugging Face's ``Lattice::nbest`` finds
         them (an A* search back from the end over the lattice). Segmentations of exactly equal
         score may come in another order than Hugging Face's heap gives them. Without an
-        ``unk_id``, a chunk with a character no entry covers has no segmentation: ``()``."""
+        ``unk_id`` only real paths count: where Hugging Face's lattice gives up at a position
+        that starts no entry (even one inside a longer entry), this still finds the paths."""
         if n <= 0 or not text:
             return () if n <= 0 else (Segmentation((), (), (), 0.0),)
-        if n == 1:
+        if n == 1 and self.unk_id is not None:
             return (self.best(text),)
         lattice = _Lattice(self, text)
+        if n == 1:
+            return tuple(lattice.viterbi_path())
         return tuple(lattice.nbest(n))
 
 
@@ -263,7 +267,7 @@ class _Lattice:
         n = len(text)
         self.text = text
         # node: [id, pos, length, score, backtrace_score]
-        self.bos = [-1, 0, 0, 0.0, 0.0]
+        self.bos = [-1, 0, 0, 0.0, 0.0]  # BOS is reached with score 0
         self.eos = [-2, n, 0, 0.0, 0.0]
         self.begin: list[list[list]] = [[] for _ in range(n + 1)]
         self.end: list[list[list]] = [[] for _ in range(n + 1)]
@@ -285,8 +289,6 @@ class _Lattice:
                         single = True
             if not single and model.unk_id is not None:
                 self._insert(i, 1, model.unk_score, model.unk_id)
-        # without an unk_id a character may be left with no node: then there is no path at all
-        self.complete = all(self.begin[p] for p in range(n))
         self._viterbi()
 
     def _insert(self, pos: int, length: int, score: float, token_id: int) -> None:
@@ -295,19 +297,43 @@ class _Lattice:
         self.end[pos + length].append(node)
 
     def _viterbi(self) -> None:
+        """Each node's best score from BOS through it (``-inf`` for a node no path reaches, which
+        only happens without an unk_id) and its best predecessor (the first of equal ones)."""
+        self.prev: dict[int, list] = {}  # id(node) -> the best node before it
         for pos in range(len(self.text) + 1):
             for right in self.begin[pos]:
                 best = None
                 for left in self.end[pos]:
+                    if left[4] == _UNREACHED:
+                        continue
                     score = left[4] + right[3]
                     if best is None or score > best:
                         best = score
-                right[4] = best if best is not None else 0.0
+                        self.prev[id(right)] = left
+                right[4] = _UNREACHED if best is None else best
+
+    def viterbi_path(self) -> list[Segmentation]:
+        """The best path as Hugging Face's ``Lattice::viterbi`` finds it (none if no path)."""
+        nodes = []
+        node = self.prev.get(id(self.eos))
+        while node is not None and node is not self.bos:
+            nodes.append(node)
+            node = self.prev.get(id(node))
+        if node is None:
+            return []
+        nodes.reverse()
+        text = self.text
+        return [
+            Segmentation(
+                tuple(text[m[1] : m[1] + m[2]] for m in nodes),
+                tuple(m[0] for m in nodes),
+                tuple((m[1], m[1] + m[2]) for m in nodes),
+                self.eos[4],
+            )
+        ]
 
     def nbest(self, n: int) -> list[Segmentation]:
         text = self.text
-        if not self.complete:
-            return []
         counter = itertools.count()
         # agenda entries: (-fx, order, node, next_hypothesis, gx); a hypothesis is (node, next, gx)
         agenda: list[tuple[float, int, list, Any, float]] = []
@@ -334,6 +360,8 @@ class _Lattice:
                     break
                 continue
             for left in self.end[node[1]]:
+                if left[4] == _UNREACHED:
+                    continue
                 fx = left[4] + gx
                 heapq.heappush(agenda, (-fx, next(counter), left, hypothesis, left[3] + gx))
             if len(agenda) > _MAX_AGENDA:
