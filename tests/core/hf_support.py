@@ -92,6 +92,14 @@ def hf_model_from_json(model_obj: dict):
     return tokenizers.Tokenizer.from_str(json.dumps(doc))
 
 
+def ours_from_json(model_obj: dict):
+    """tokscope's model from the same JSON text :func:`hf_model_from_json` reads, floats read as
+    Hugging Face reads them (``models.load_json``)."""
+    from tokscope.core import models
+
+    return models.from_json(models.load_json(json.dumps(model_obj)))
+
+
 def bare_encode(hf_tokenizer, text: str) -> list[tuple[int, int, int]]:
     if not text:
         return []

@@ -5,6 +5,7 @@ against every segmentation enumerated by brute force."""
 from __future__ import annotations
 
 import doctest
+import json
 import math
 
 import pytest
@@ -17,17 +18,19 @@ from hf_support import (
     bare_encode,
     hf_encode,
     hf_model_from_json,
+    ours_from_json,
     pre_tokenized_words,
     sample_texts,
     texts_st,
     trained,
     with_byte_tokens,
 )
+import tokenizers
 from tokenizers import models as hf_models
 
 from tokscope.core import unigram
 from tokscope.core.errors import TokenizerFileError
-from tokscope.core.models import from_json
+from tokscope.core.models import from_json, hf_json_float, load_json
 from tokscope.core.unigram import Unigram
 
 POOL = ["a", "b", "c", "é", "中", "👍", "\u0301", "▁", "<unk>"]
@@ -110,7 +113,7 @@ def test_trained_vocabularies_match_on_every_sample(vocab_size, byte_fallback):
     obj = trained("unigram", vocab_size=vocab_size, pre="metaspace")["model"]
     if byte_fallback:
         obj = with_byte_tokens(obj, missing=(0xA9, 0xE4))
-    ours, hf = from_json(obj), hf_model_from_json(obj)
+    ours, hf = ours_from_json(obj), hf_model_from_json(obj)
     for text in sample_texts().values():
         for word in pre_tokenized_words(text, "metaspace"):
             assert ours.tokenize(word) == bare_encode(hf, word), word
@@ -122,8 +125,61 @@ def test_trained_vocabularies_match_on_every_sample(vocab_size, byte_fallback):
 @given(texts_st)
 def test_trained_vocabulary_matches_on_generated_text(text):
     obj = with_byte_tokens(trained("unigram", vocab_size=1600, pre="metaspace")["model"], missing=(0xA9,))
-    ours, hf = from_json(obj), hf_model_from_json(obj)
+    ours, hf = ours_from_json(obj), hf_model_from_json(obj)
     assert ours.tokenize(text) == bare_encode(hf, text)
+
+
+# ----- scores as Hugging Face reads them ------------------------------------------------------
+
+
+def _held_by_hf(model_json_text: str) -> list[float]:
+    """The scores a ``tokenizers`` Unigram holds after reading the model's JSON text as it is
+    (written back in the shortest form, which reads back exactly)."""
+    doc = (
+        '{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null, '
+        '"pre_tokenizer": null, "post_processor": null, "decoder": null, "model": ' + model_json_text + "}"
+    )
+    held = json.loads(tokenizers.Tokenizer.from_str(doc).to_str())
+    return [score for _, score in held["model"]["vocab"]]
+
+
+def test_scores_are_read_as_hugging_face_reads_them():
+    """Hugging Face's JSON reader rounds some decimals one unit in the last place away from the
+    correct float; ``load_json`` does as it does, a plain ``json.loads`` does not."""
+    text = json.dumps(trained("unigram", vocab_size=1600, pre="metaspace")["model"])
+    held = _held_by_hf(text)
+    assert [score for _, score in load_json(text)["vocab"]] == held
+    plain = [score for _, score in json.loads(text)["vocab"]]
+    assert sum(a != b for a, b in zip(plain, held)) > 10
+
+
+NUMBERS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    # (an integer literal is read as an integer; past 2**64 Hugging Face drops digits, unlike
+    # Python, but no vocabulary has integer scores that large)
+    st.from_regex(r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?", fullmatch=True).filter(
+        lambda t: "." in t or "e" in t.lower() or len(t.lstrip("-")) <= 18
+    ),
+)
+
+
+@FUZZ
+@given(st.lists(NUMBERS, min_size=1, max_size=20))
+def test_hf_json_float_is_what_tokenizers_reads(numbers):
+    vocab = ", ".join(f'["p{i}", {number}]' for i, number in enumerate(numbers))
+    text = '{"type": "Unigram", "unk_id": null, "vocab": [' + vocab + "]}"
+    try:
+        held = _held_by_hf(text)
+    except Exception:  # out of range for Hugging Face
+        with pytest.raises(ValueError):
+            for number in numbers:
+                if "." in number or "e" in number.lower():
+                    hf_json_float(number)
+                else:
+                    raise ValueError("an integer Hugging Face refuses as a score")
+        return
+    ours = [float(s) for _, s in json.loads(text, parse_float=hf_json_float)["vocab"]]
+    assert ours == held
 
 
 # ----- best and n best -------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from hf_support import (
     bare_encode,
     hf_encode,
     hf_model_from_json,
+    ours_from_json,
     package_file,
     pre_tokenized_words,
     sample_texts,
@@ -66,7 +67,7 @@ def test_too_long_counts_code_points_as_hugging_face(bert):
 @pytest.mark.parametrize("options", [{"vocab_size": 300}, {"vocab_size": 800}, {"vocab_size": 500, "limit_alphabet": 50}])
 def test_trained_vocabularies_match_on_every_sample(options):
     obj = trained("wordpiece", **options)["model"]
-    ours, hf = from_json(obj), hf_model_from_json(obj)
+    ours, hf = ours_from_json(obj), hf_model_from_json(obj)
     for text in sample_texts().values():
         for word in pre_tokenized_words(text, "whitespace"):
             assert ours.tokenize(word) == bare_encode(hf, word), word
@@ -145,7 +146,7 @@ def test_from_json_needs_every_field():
 
 def test_wordlevel_trained_matches_on_every_sample():
     obj = trained("wordlevel", vocab_size=400)["model"]
-    ours, hf = from_json(obj), hf_model_from_json(obj)
+    ours, hf = ours_from_json(obj), hf_model_from_json(obj)
     assert ours.kind == "wordlevel"
     for text in sample_texts().values():
         for word in pre_tokenized_words(text, "whitespace"):
