@@ -128,6 +128,8 @@ def trained(kind: str, **options) -> dict:
     if kind == "bpe":
         decoration = {k: options[k] for k in ("continuing_subword_prefix", "end_of_word_suffix") if k in options}
         model = models.BPE(unk_token="<unk>", fuse_unk=options.pop("fuse_unk", False), **decoration)
+        if pre == "bytelevel":  # every byte's stand-in, as GPT-2-style vocabularies have
+            options.setdefault("initial_alphabet", pre_tokenizers.ByteLevel.alphabet())
         trainer = trainers.BpeTrainer(special_tokens=["<unk>"], show_progress=False, **options)
     elif kind == "wordpiece":
         model = models.WordPiece(unk_token="[UNK]")
