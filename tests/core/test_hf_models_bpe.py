@@ -162,6 +162,7 @@ def test_scan_heap_and_reference_agree(spec, data):
     reference = model.pair_merges()
     word = "".join(words) * data.draw(st.integers(1, 3))
     initial = model.initial_symbols(word)
+    assert model._symbols(word)[0] == initial  # the run-copying path builds the same symbols
     expected = merge_reference(initial, reference)
     scan = list(initial)
     heap = list(initial)
@@ -182,10 +183,9 @@ def test_long_words_cut_where_no_merge_crosses(spec, data):
     if options["ignore_merges"] and word in vocab:
         return
     try:
-        ids, lens = model._symbols(word)
+        expected = model._encode_word(word)
     except TokenizerFileError:
         return
-    expected = bpe_merges._with_offsets(word, ids, model._merge(ids, lens))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bpe_merges, "CUT_THRESHOLD", 2)
         assert model.tokenize(word) == expected
@@ -428,6 +428,15 @@ def test_a_merge_naming_a_missing_token_is_refused(merges, needle):
         BPE({"a": 0, "b": 1, "ab": 2}, merges)
     with pytest.raises(Exception):
         hf_models.BPE({"a": 0, "b": 1, "ab": 2}, merges)
+
+
+def test_no_whole_word_shortcut_without_ignore_merges():
+    # "abc" is a token, but no merge builds it from "ab" + "c": Hugging Face gives two tokens, so
+    # the core may not take a word that is a token as one (only ignore_merges does that).
+    vocab = {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}
+    merges = [("a", "b"), ("b", "c")]
+    assert BPE(vocab, merges).tokenize("abc") == hf_encode(hf_models.BPE(vocab, merges), "abc") == [(3, 0, 2), (2, 2, 3)]
+    assert BPE(vocab, merges, ignore_merges=True).tokenize("abc") == [(5, 0, 3)]
 
 
 def test_prefix_cut_blindly_as_hugging_face_does():

@@ -52,7 +52,7 @@ CACHE_CAPACITY = 100_000
 REPLAY_LIMIT = 2048
 
 _MASK = 0xFFFFFFFF
-_NONE = 1 << 80  # above every packed (rank, new id)
+_NONE = 1 << 100  # above every packed (rank, new id)
 
 #: ``<0xE2>``-style names of the 256 bytes, as byte-fallback vocabularies spell them.
 BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
@@ -295,7 +295,7 @@ class BPE:
         self.end_of_word_suffix = end_of_word_suffix or None
         self.ignore_merges = bool(ignore_merges)
         self._rules: list[MergeRule] = []
-        # (left << 32 | right) -> (rank << 32 | result); a pair listed twice keeps its last rank,
+        # (left << 32 | right) -> (rank << 64 | result); a pair listed twice keeps its last rank,
         # as Hugging Face's map does.
         self._merges: dict[int, int] = {}
         self._build_merges(parse_merges(merges))
@@ -337,7 +337,7 @@ class BPE:
                 raise TokenizerFileError(f"{where}: the merged token {new!r} is not in the vocabulary")
             if rank > _MASK:
                 raise TokenizerFileError("the merge list is too long")
-            self._merges[a_id << 32 | b_id] = rank << 32 | new_id
+            self._merges[a_id << 32 | b_id] = rank << 64 | new_id
             self._rules.append(MergeRule(rank, a_id, b_id, new_id))
 
     # ----- the Model protocol -------------------------------------------------------------------
@@ -383,19 +383,79 @@ class BPE:
             cuts = self._cut_points(text)
             if cuts:
                 return self._tokenize_cut(text, cuts)
-        ids, lens = self._symbols(text)
+        return self._encode_word(text)
+
+    def _encode_word(self, word: str) -> list[tuple[int, int, int]]:
+        """One word merged, with its offsets (no cache, no cuts)."""
+        ids, lens = self._symbols(word)
         ends = self._merge(ids, lens)
-        return _with_offsets(text, ids, ends)
+        if lens is None:  # one symbol per character: the ends are character offsets already
+            out = []
+            start = 0
+            for t, end in zip(ids, ends):
+                out.append((t, start, end))
+                start = end
+            return out
+        return _with_offsets(word, ids, ends)
 
     def _symbols(self, word: str) -> tuple[list[int], list[int] | None]:
-        """The symbols of ``word`` before any merge, and each one's length in bytes (``None`` when
-        every symbol is one byte of an ASCII word), as Hugging Face's ``merge_word`` builds them."""
-        vocab = self._vocab
+        """The symbols of ``word`` before any merge, and each one's length in bytes, as Hugging
+        Face's ``merge_word`` builds them; ``None`` for the lengths when every character of the word
+        is a token (one symbol per character, so offsets are counted in characters directly)."""
         if self._plain:
-            ids = list(map(vocab.get, word))
+            ids = list(map(self._vocab.get, word))
             if None not in ids:
-                return ids, (None if word.isascii() else [len(c.encode()) for c in word])  # type: ignore[return-value]
+                return ids, None  # type: ignore[return-value]
+            return self._symbols_plain(word, ids)
         ids, lens, _ = self._symbols_slow(word)
+        return ids, lens
+
+    def _symbols_plain(self, word: str, found: list[int | None]) -> tuple[list[int], list[int]]:
+        """:meth:`_symbols_slow` for a word with no prefix or suffix, given each character's id
+        (``None`` for the unknown ones): the runs of known characters are copied whole."""
+        ids: list[int] = []
+        lens: list[int] = []
+        unk: list[int] | None = None  # [id, byte length] of a pending unknown
+        byte_ids = self._byte_ids
+        prev = 0
+        n = len(word)
+        while prev < n:
+            try:
+                i = found.index(None, prev)
+            except ValueError:
+                i = n
+            if i > prev:
+                if unk is not None:
+                    ids.append(unk[0])
+                    lens.append(unk[1])
+                    unk = None
+                ids.extend(found[prev:i])  # type: ignore[arg-type]
+                lens.extend(_utf8_lengths(word[prev:i]))
+            if i == n:
+                break
+            raw = word[i].encode()
+            if self.byte_fallback:
+                fallback = [byte_ids[b] for b in raw]
+                if None not in fallback:
+                    ids.extend(fallback)  # type: ignore[arg-type]
+                    lens.extend([1] * len(raw))
+                    prev = i + 1
+                    continue
+            if self.unk_token is not None:
+                if unk is not None and self.fuse_unk:
+                    unk[1] += len(raw)
+                else:
+                    unk_id = self._vocab.get(self.unk_token)
+                    if unk_id is None:
+                        raise TokenizerFileError(f"the unknown token {self.unk_token!r} is not in the vocabulary")
+                    if unk is not None:
+                        ids.append(unk[0])
+                        lens.append(unk[1])
+                    unk = [unk_id, len(raw)]
+            prev = i + 1
+        if unk is not None:
+            ids.append(unk[0])
+            lens.append(unk[1])
         return ids, lens
 
     def _symbols_slow(self, word: str) -> tuple[list[int], list[int], list[tuple[str, int, int]]]:
@@ -455,7 +515,8 @@ class BPE:
 
     def _merge(self, ids: list[int], lens: list[int] | None) -> list[int]:
         """Merge ``ids`` in place; returns each final symbol's end as a byte offset (the sum of
-        its initial symbols' lengths, as Hugging Face counts offsets)."""
+        its initial symbols' lengths, as Hugging Face counts offsets), or with ``lens`` ``None``
+        as a count of initial symbols."""
         if len(ids) >= HEAP_THRESHOLD or self._always_heap:
             bounds = self._merge_heap(ids)
         else:
@@ -470,7 +531,7 @@ class BPE:
         return [cum[b] for b in bounds]
 
     def _merge_scan(self, ids: list[int]) -> list[int]:
-        """The list scan for short words: each pair's packed ``rank << 32 | result``, updated only
+        """The list scan for short words: each pair's packed ``rank << 64 | result``, updated only
         next to each merge; the minimum is the lowest rank and ``index`` finds the leftmost."""
         get = self._merges.get
         n = len(ids)
@@ -502,31 +563,29 @@ class BPE:
         get = self._merges.get
         n = len(ids)
         sym = ids[:]
-        nxt = list(range(1, n + 1))
+        nxt = list(range(1, n + 1))  # n: last symbol; n + 1: a symbol merged into its left
         prv = list(range(-1, n - 1))
-        alive = [True] * n
         heap = []
         for i in range(n - 1):
             v = get(sym[i] << 32 | sym[i + 1])
             if v is not None:
-                heap.append((v >> 32) << 64 | i << 32 | (v & _MASK))
+                heap.append(v | i << 32)
         heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
+        gone = n + 1
         while heap:
             top = pop(heap)
             pos = (top >> 32) & _MASK
-            if not alive[pos]:
-                continue
             right = nxt[pos]
-            if right >= n:
+            if right >= n:  # gone, or the last symbol
                 continue
             new = top & _MASK
             v = get(sym[pos] << 32 | sym[right])
             if v is None or (v & _MASK) != new:
                 continue
             sym[pos] = new
-            alive[right] = False
             after = nxt[right]
+            nxt[right] = gone
             nxt[pos] = after
             if after < n:
                 prv[after] = pos
@@ -534,11 +593,11 @@ class BPE:
             if before >= 0:
                 v = get(sym[before] << 32 | new)
                 if v is not None:
-                    push(heap, (v >> 32) << 64 | before << 32 | (v & _MASK))
+                    push(heap, v | before << 32)
             if after < n:
                 v = get(new << 32 | sym[after])
                 if v is not None:
-                    push(heap, (v >> 32) << 64 | pos << 32 | (v & _MASK))
+                    push(heap, v | pos << 32)
         ids.clear()
         ends = []
         i = 0
@@ -587,8 +646,7 @@ class BPE:
             piece = word[start:end]
             hit = self._cache.get(piece)
             if hit is None:
-                ids, lens = self._symbols(piece)
-                hit = tuple(_with_offsets(piece, ids, self._merge(ids, lens)))
+                hit = tuple(self._encode_word(piece))
                 if len(piece) < CACHE_MAX_CHARS:
                     if len(self._cache) >= CACHE_CAPACITY:
                         self._cache.clear()
@@ -623,7 +681,7 @@ class BPE:
         if a is None or b is None:
             return None
         v = self._merges.get(a << 32 | b)
-        return None if v is None else MergeRule(v >> 32, a, b, v & _MASK)
+        return None if v is None else MergeRule(v >> 64, a, b, v & _MASK)
 
     def merges_into(self, token_id: int) -> tuple[MergeRule, ...]:
         """Every merge that makes ``token_id``, lowest rank first (only those in force: of a pair
@@ -631,7 +689,7 @@ class BPE:
         if self._produced_by is None:
             produced: dict[int, list[int]] = {}
             for rule in self._rules:
-                if self._merges.get(rule.left << 32 | rule.right, 0) >> 32 == rule.rank:
+                if self._merges.get(rule.left << 32 | rule.right, 0) >> 64 == rule.rank:
                     produced.setdefault(rule.result, []).append(rule.rank)
             self._produced_by = produced
         return tuple(self._rules[r] for r in self._produced_by.get(token_id, ()))
@@ -701,7 +759,7 @@ class BPE:
         for i in range(n - 1):
             v = get(sym[i] << 32 | sym[i + 1])
             if v is not None:
-                heap.append((v >> 32, i, v & _MASK))
+                heap.append((v >> 64, i, v & _MASK))
         heapq.heapify(heap)
         order = []
         while heap:
@@ -723,21 +781,32 @@ class BPE:
             if before >= 0:
                 v = get(sym[before] << 32 | new)
                 if v is not None:
-                    heapq.heappush(heap, (v >> 32, before, v & _MASK))
+                    heapq.heappush(heap, (v >> 64, before, v & _MASK))
             if after < n:
                 v = get(new << 32 | sym[after])
                 if v is not None:
-                    heapq.heappush(heap, (v >> 32, pos, v & _MASK))
+                    heapq.heappush(heap, (v >> 64, pos, v & _MASK))
         return order
 
     def pair_merges(self) -> dict[tuple[int, int], tuple[int, int]]:
         """The merge map as ``(left, right) -> (rank, result)``, the form :func:`merge_reference`
         takes."""
-        return {(k >> 32, k & _MASK): (v >> 32, v & _MASK) for k, v in self._merges.items()}
+        return {(k >> 32, k & _MASK): (v >> 64, v & _MASK) for k, v in self._merges.items()}
 
     def initial_symbols(self, word: str) -> list[int]:
         """The ids of ``word``'s symbols before any merge (for tests against the reference)."""
         return self._symbols_slow(word)[0]
+
+
+def _utf8_lengths(text: str) -> list[int]:
+    """The UTF-8 length of each character of ``text``.
+
+    >>> _utf8_lengths("aé€😀")
+    [1, 2, 3, 4]
+    """
+    if text.isascii():
+        return [1] * len(text)
+    return [1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in text]
 
 
 def _with_offsets(text: str, ids: list[int], byte_ends: list[int]) -> list[tuple[int, int, int]]:
