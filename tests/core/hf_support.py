@@ -201,13 +201,78 @@ def package_file(package: str, *parts: str) -> Path:
     return path
 
 
+def sentencepiece_pieces(path: str) -> list[tuple[str, float, int]]:
+    """``(piece, score, type)`` of every piece of a SentencePiece ``.model`` file, read straight
+    from its protobuf bytes (ModelProto field 1, each SentencePiece with its piece, score and type
+    in fields 1, 2 and 3), so no protobuf or sentencepiece package is needed."""
+    data = Path(path).read_bytes()
+
+    def varint(buf: bytes, i: int) -> tuple[int, int]:
+        shift = value = 0
+        while True:
+            b = buf[i]
+            i += 1
+            value |= (b & 0x7F) << shift
+            if b < 0x80:
+                return value, i
+            shift += 7
+
+    def fields(buf: bytes):
+        i = 0
+        while i < len(buf):
+            key, i = varint(buf, i)
+            number, wire = key >> 3, key & 7
+            if wire == 0:
+                value, i = varint(buf, i)
+            elif wire == 1:
+                value, i = buf[i : i + 8], i + 8
+            elif wire == 2:
+                size, i = varint(buf, i)
+                value, i = buf[i : i + size], i + size
+            elif wire == 5:
+                value, i = buf[i : i + 4], i + 4
+            else:
+                raise ValueError(f"unexpected protobuf wire type {wire}")
+            yield number, value
+
+    import struct
+
+    out = []
+    for number, value in fields(data):
+        if number != 1:
+            continue
+        piece, score, kind = "", 0.0, 1
+        for inner, item in fields(value):
+            if inner == 1:
+                piece = item.decode("utf-8")
+            elif inner == 2:
+                score = struct.unpack("<f", item)[0]
+            elif inner == 3:
+                kind = item
+        out.append((piece, score, kind))
+    return out
+
+
+def merges_from_vocab(vocab: dict[str, int]) -> list[tuple[str, str]]:
+    """A merge list for a SentencePiece BPE vocabulary as ``transformers`` derives one for
+    Llama/Mistral tokenizer.json files: every split of a piece into two pieces, ordered by the
+    merged piece's id, then by the lengths of the two parts (and within a piece by the parts' ids)."""
+    found = []
+    for merged, merged_id in vocab.items():
+        splits = [
+            (merged[:i], merged[i:])
+            for i in range(1, len(merged))
+            if merged[:i] in vocab and merged[i:] in vocab
+        ]
+        splits.sort(key=lambda lr: (vocab[lr[0]], vocab[lr[1]]))
+        found.extend((merged_id, left, right) for left, right in splits)
+    found.sort(key=lambda m: (m[0], len(m[1]), len(m[2])))
+    return [(left, right) for _, left, right in found]
+
+
 @functools.lru_cache(maxsize=None)
 def sentencepiece_bpe(path: str) -> tuple[dict[str, int], list[tuple[str, str]]]:
-    """The vocab and merges of a SentencePiece BPE model, converted as ``transformers`` converts
-    Llama/Mistral tokenizers (its ``generate_merges`` over the vocabulary in id order)."""
-    spm = pytest.importorskip("sentencepiece", reason="sentencepiece reads the Mistral model files")
-    convert = pytest.importorskip("transformers.convert_slow_tokenizer", reason="transformers converts SentencePiece BPE")
-    sp = spm.SentencePieceProcessor(model_file=path)
-    vocab = {sp.id_to_piece(i): i for i in range(sp.get_piece_size())}
-    merges = convert.generate_merges(vocab)
-    return vocab, [tuple(m) for m in merges]
+    """The vocab and merges of a SentencePiece BPE model as a Llama/Mistral tokenizer.json has
+    them (read with :func:`sentencepiece_pieces`, merges by :func:`merges_from_vocab`)."""
+    vocab = {piece: i for i, (piece, _, _) in enumerate(sentencepiece_pieces(path))}
+    return vocab, merges_from_vocab(vocab)

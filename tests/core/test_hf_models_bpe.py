@@ -396,6 +396,61 @@ def test_mistral_v1_long_repetitive_text_uses_cuts_and_heap(mistral):
     assert ours.tokenize(word) == hf_encode(hf, word)
 
 
+@pytest.fixture(scope="module")
+def gpt2():
+    """GPT-2's byte-level BPE as a Hugging Face vocab and merge list, built from the gpt2 ranks the
+    project's sources load (each token's merge is its parents)."""
+    from tokscope.core.byte_alphabet import to_alphabet
+    from tokscope.sources import registry
+
+    tok = registry.load("gpt2")
+    vocab = {to_alphabet(tok.token_bytes(i)): i for i in range(256 + tok.n_merges)}
+    merges = []
+    for i in range(256, 256 + tok.n_merges):
+        p = tok.parents(i)
+        merges.append((to_alphabet(tok.token_bytes(p.left)), to_alphabet(tok.token_bytes(p.right))))
+    return tok, BPE(vocab, merges), hf_models.BPE(vocab, merges)
+
+
+def test_gpt2_as_a_merge_list_matches_tokenizers_and_tiktoken_rules(gpt2):
+    from tokscope.core.byte_alphabet import to_alphabet
+
+    tok, ours, hf = gpt2
+    for name, text in sample_texts().items():
+        for chunk in tok.chunks(text):
+            piece = chunk.text
+            word = to_alphabet(piece.encode())
+            got = [t for t, _, _ in ours.tokenize(word)]
+            assert got == [t for t, _, _ in hf_encode(hf, word)], (name, piece)
+            assert got == list(tok.encode_chunk(piece)), (name, piece)
+
+
+@FUZZ
+@given(texts_st)
+def test_gpt2_as_a_merge_list_on_generated_text(gpt2, text):
+    from tokscope.core.byte_alphabet import to_alphabet
+
+    tok, ours, hf = gpt2
+    for chunk in tok.chunks(text):
+        word = to_alphabet(chunk.text.encode("utf-8", "surrogatepass"))
+        assert ours.tokenize(word) == hf_encode(hf, word)
+
+
+def test_the_sentencepiece_reader_of_these_tests():
+    """The helper that reads Mistral's .model file without protobuf, against sentencepiece and the
+    merges transformers derives (when those are installed)."""
+    spm = pytest.importorskip("sentencepiece")
+    convert = pytest.importorskip("transformers.convert_slow_tokenizer")
+    from hf_support import sentencepiece_pieces
+
+    path = str(package_file("mistral_common", "data", "tokenizer.model.v1"))
+    pieces = sentencepiece_pieces(path)
+    sp = spm.SentencePieceProcessor(model_file=path)
+    assert [(p, s) for p, s, _ in pieces] == [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
+    vocab, merges = sentencepiece_bpe(path)
+    assert merges == [tuple(m) for m in convert.generate_merges(vocab)]
+
+
 # ----- the file format and errors -----------------------------------------------------------------
 
 
