@@ -41,7 +41,6 @@ import tokenizers  # noqa: E402
 from tokenizers import models as hf_models, pre_tokenizers, trainers  # noqa: E402
 
 from tokscope.core import models  # noqa: E402
-from tokscope.core.bpe_merges import BPE  # noqa: E402
 from tokscope.core.byte_alphabet import to_alphabet  # noqa: E402
 
 

@@ -5,11 +5,10 @@ the explorer's parents and replay; errors."""
 
 from __future__ import annotations
 
-import doctest
 import json
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from hf_support import (
@@ -536,7 +535,3 @@ def test_two_tokens_of_one_id():
     for word in ["abc", "ababc", "xc"]:
         assert [t for t, _, _ in model.tokenize(word)] == [t for t, _, _ in hf_encode(hf, word)]
 
-
-def test_docstring_examples():
-    failed, attempted = doctest.testmod(bpe_merges)
-    assert failed == 0 and attempted > 0

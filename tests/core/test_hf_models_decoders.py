@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 
 import pytest
@@ -12,7 +11,6 @@ from hypothesis import strategies as st
 
 from hf_support import (
     FUZZ,
-    bare_encode,
     hf_model_from_json,
     ours_from_json,
     package_file,
@@ -25,7 +23,6 @@ import tokenizers
 from tokenizers import decoders as hf
 from tokenizers import models as hf_models
 
-from tokscope.core import decoders
 from tokscope.core.bpe_merges import BPE
 from tokscope.core.byte_alphabet import BYTE_TO_CHAR, to_alphabet
 from tokscope.core.decoders import (
@@ -284,7 +281,3 @@ def test_token_bytes_mid_text():
     assert token_bytes("hé", None) == "hé".encode()
     assert token_bytes("abc", Replace("b", "-")) == b"a-c"
 
-
-def test_docstring_examples():
-    failed, attempted = doctest.testmod(decoders)
-    assert failed == 0 and attempted > 0

@@ -4,7 +4,6 @@ sequences and pairs, with and without special tokens; reading them from tokenize
 
 from __future__ import annotations
 
-import doctest
 import json
 
 import pytest
@@ -13,10 +12,8 @@ from hypothesis import strategies as st
 
 from hf_support import FUZZ
 import tokenizers
-from tokenizers import models as hf_models
-from tokenizers import pre_tokenizers, processors as hf_processors
+from tokenizers import processors as hf_processors
 
-from tokscope.core import postprocessors
 from tokscope.core.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
 from tokscope.core.postprocessors import (
     BertProcessing,
@@ -187,7 +184,3 @@ def test_from_json_errors():
     assert isinstance(from_json(ROBERTA), RobertaProcessing)
     assert from_json(BERT).added_tokens(True) == 3
 
-
-def test_docstring_examples():
-    failed, attempted = doctest.testmod(postprocessors)
-    assert failed == 0 and attempted > 0

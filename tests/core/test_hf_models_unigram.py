@@ -4,7 +4,6 @@ against every segmentation enumerated by brute force."""
 
 from __future__ import annotations
 
-import doctest
 import json
 import math
 
@@ -278,7 +277,3 @@ def test_a_piece_listed_twice_is_found_under_its_last_id():
     assert model.tokenize("ab") == hf_encode(hf_models.Unigram(vocab, unk_id=0), "ab")
     assert model.token_to_id("a") == 2 and model.id_to_token(1) == "a" and model.vocab_size == 4
 
-
-def test_docstring_examples():
-    failed, attempted = doctest.testmod(unigram)
-    assert failed == 0 and attempted > 0

@@ -4,7 +4,6 @@ samples, random vocabularies; the greedy steps and why a word is unknown."""
 
 from __future__ import annotations
 
-import doctest
 
 import pytest
 from hypothesis import given
@@ -175,8 +174,3 @@ def test_wordlevel_errors_and_json():
         wordlevel.from_json({"type": "WordLevel", "vocab": {}})
     assert WordLevel({"a": 0, "<unk>": 1}).is_unknown("b")
 
-
-def test_docstring_examples():
-    for module in (wordpiece, wordlevel):
-        failed, attempted = doctest.testmod(module)
-        assert failed == 0 and attempted > 0
