@@ -433,7 +433,7 @@ class BPE:
                 lens.extend(_utf8_lengths(word[prev:i]))
             if i == n:
                 break
-            raw = word[i].encode()
+            raw = _utf8(word[i])
             if self.byte_fallback:
                 fallback = [byte_ids[b] for b in raw]
                 if None not in fallback:
@@ -468,7 +468,7 @@ class BPE:
         unk: list[int] | None = None  # [id, byte length, first char, end char]
         last = len(word) - 1
         for i, ch in enumerate(word):
-            size = len(ch.encode())
+            size = len(_utf8(ch))
             s = ch
             if i and prefix:
                 s = prefix + s
@@ -487,7 +487,7 @@ class BPE:
                 continue
             if self.byte_fallback:
                 byte_ids = self._byte_ids
-                fallback = [byte_ids[b] for b in s.encode()]
+                fallback = [byte_ids[b] for b in _utf8(s)]
                 if None not in fallback:
                     # a pending unknown stays pending: Hugging Face adds it after these bytes
                     ids.extend(fallback)  # type: ignore[arg-type]
@@ -630,7 +630,7 @@ class BPE:
         if self.unk_token is None or self.unk_token not in vocab:
             byte_ids = self._byte_ids
             for ch in set(word):
-                if ch not in vocab and not (self.byte_fallback and all(byte_ids[b] is not None for b in ch.encode())):
+                if ch not in vocab and not (self.byte_fallback and all(byte_ids[b] is not None for b in _utf8(ch))):
                     return []
         crossing = self._crossing_pairs()
         return [
@@ -798,6 +798,12 @@ class BPE:
         return self._symbols_slow(word)[0]
 
 
+def _utf8(text: str) -> bytes:
+    """``text`` in UTF-8; a lone surrogate (which no Hugging Face text can hold, and which the
+    tokenizer replaces before any model sees it) as its three WTF-8 bytes rather than an error."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 def _utf8_lengths(text: str) -> list[int]:
     """The UTF-8 length of each character of ``text``.
 
@@ -823,7 +829,7 @@ def _with_offsets(text: str, ids: list[int], byte_ends: list[int]) -> list[tuple
         return out
     char_at: list[int] = []  # char index of each byte
     for i, ch in enumerate(text):
-        char_at.extend([i] * len(ch.encode()))
+        char_at.extend([i] * len(_utf8(ch)))
     total = len(char_at)
     out = []
     start = 0

@@ -150,7 +150,7 @@ class Unigram:
             found = ids.get(piece)
             if found is None:
                 if self.byte_fallback:
-                    fallback = [ids.get(BYTE_TOKENS[b]) for b in piece.encode()]
+                    fallback = [ids.get(BYTE_TOKENS[b]) for b in piece.encode("utf-8", "surrogatepass")]
                     if None not in fallback:
                         out.extend([(t, start, end) for t in fallback])  # type: ignore[misc]
                         continue
