@@ -379,7 +379,7 @@ class BPE:
             whole = self._vocab.get(text)
             if whole is not None:
                 return [(whole, 0, len(text))]
-        if len(text) >= CUT_THRESHOLD and self._plain and not self.ignore_merges:
+        if len(text) >= CUT_THRESHOLD and self._plain and not self.ignore_merges and not self._always_heap:
             cuts = self._cut_points(text)
             if cuts:
                 return self._tokenize_cut(text, cuts)
@@ -625,7 +625,8 @@ class BPE:
         that are tokens themselves and that no merged token holds side by side. No merge can join
         the two sides (a merged symbol's token is its parts' tokens end to end), and merges on one
         side never touch the other, so each side merges as it would alone. Not used with a prefix
-        or suffix, nor when a character would be dropped (Hugging Face's offsets then shift)."""
+        or suffix, with two tokens of one id (ids then no longer spell their tokens), nor when a
+        character would be dropped (Hugging Face's offsets then shift)."""
         vocab = self._vocab
         if self.unk_token is None or self.unk_token not in vocab:
             byte_ids = self._byte_ids
