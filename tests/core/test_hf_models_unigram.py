@@ -243,6 +243,16 @@ def test_best_is_the_path_tokenize_takes(spec):
         assert tokens[0][1] == 0 and tokens[-1][2] == len(word)
 
 
+def test_nbest_without_an_unk_id_counts_real_paths_only():
+    """Known deviation (not visible through tokenizers' API, which has no n-best): without an
+    unk_id, Hugging Face's lattice finds no path at all when some position starts no entry, even
+    one inside a longer entry ("a" here, inside "ba"); tokscope lists the real paths."""
+    model = Unigram([("b", -1.0), ("ba", -1.0)])
+    assert [s.pieces for s in model.nbest("ba", 3)] == [("ba",)]
+    assert model.nbest("ba", 1) == (model.best("ba"),)
+    assert model.tokenize("ba") == hf_encode(hf_models.Unigram([("b", -1.0), ("ba", -1.0)]), "ba")
+
+
 def test_nbest_small_example():
     model = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -2.5)], unk_id=0)
     found = model.nbest("abx", 4)
