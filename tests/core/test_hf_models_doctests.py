@@ -1,0 +1,17 @@
+"""The worked examples in the docstrings of the Hugging Face model, post-processor and decoder
+modules run as tests (needing no optional package, unlike the parity tests beside this file)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["bpe_merges", "wordpiece", "unigram", "wordlevel", "models", "postprocessors", "decoders"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    failed, attempted = doctest.testmod(importlib.import_module(f"tokscope.core.{name}"))
+    assert failed == 0 and attempted > 0
