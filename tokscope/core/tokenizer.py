@@ -192,8 +192,11 @@ class Tokenizer:
         label = getattr(model, "label", None)
         if label:
             return label
-        return {"bpe": "byte-level BPE" if isinstance(model, RanksBPE) else "BPE", "wordpiece": "WordPiece",
-                "unigram": "Unigram", "wordlevel": "WordLevel"}.get(model.kind, model.kind)
+        if model.kind == "bpe":
+            if isinstance(model, RanksBPE) or _has_byte_level(self.decoder) or _has_byte_level(self.pre_tokenizer):
+                return "byte-level BPE"
+            return "byte-fallback BPE" if getattr(model, "byte_fallback", False) else "BPE"
+        return {"wordpiece": "WordPiece", "unigram": "Unigram", "wordlevel": "WordLevel"}.get(model.kind, model.kind)
 
     @property
     def restartable(self) -> bool:
@@ -241,10 +244,9 @@ class Tokenizer:
         return self._decoder
 
     def _model_token_bytes(self, token: str) -> bytes:
-        surface = getattr(self.decoder, "token_bytes", None)
-        if surface is not None:
-            return surface(token)
-        return token.encode("utf-8")
+        from .decoders import token_bytes
+
+        return token_bytes(token, self.decoder)
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes one token stands for; :class:`UnknownTokenError` names an id not in the vocabulary.
@@ -923,6 +925,15 @@ class Rows:
         self.flags.append(flags)
 
 
+def _has_byte_level(stage: Any) -> bool:
+    """Whether a pre-tokenizer or decoder is (or holds) Hugging Face's ByteLevel."""
+    if stage is None:
+        return False
+    if type(stage).__name__ == "ByteLevel":
+        return True
+    return any(_has_byte_level(s) for s in getattr(stage, "pretokenizers", getattr(stage, "decoders", ())))
+
+
 def _identity(text: str, offset: int) -> NormalizedText:
     from .normalized import NormalizedText
 
@@ -940,7 +951,7 @@ def _unknown_id(model: Any) -> int | None:
 def _special_tokens_of(added: Any) -> Mapping[str, int]:
     if isinstance(added, SpecialTokens):
         return added.tokens
-    return added.special_tokens
+    return {t.content: t.id for t in added.tokens if t.special}
 
 
 def _added_tokens_of(added: Any) -> Iterator[tuple[int, str]]:
