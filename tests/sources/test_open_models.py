@@ -155,3 +155,9 @@ def test_listing_names_each_model_and_where_it_comes_from():
     assert set(infos) == set(open_models.names())
     for info in infos.values():
         assert info.kind == "open model" and (info.available or "pip install" in info.detail)
+
+
+def test_listed_sizes_are_the_loaded_ones():
+    for info in open_models.listing():
+        if info.available:
+            assert _loaded(info.name).n_vocab == info.n_vocab

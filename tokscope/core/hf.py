@@ -25,7 +25,7 @@ from . import decoders, normalizers, postprocessors, pretokenizers
 from .added_tokens import AddedVocabulary
 from .errors import TokenizerFileError, TokscopeError
 from .models import from_json as model_from_json
-from .models import load_json
+from .models import hf_json_float
 from .tokenizer import Tokenizer
 
 #: the top-level keys of a ``tokenizer.json``
@@ -54,11 +54,11 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
     elif text.startswith("\ufeff"):
         text = text[1:]
     try:
-        obj = load_json(text)
+        obj = json.loads(text, parse_float=hf_json_float)
     except RecursionError:
         raise TokenizerFileError(f"{source} nests too deeply to be a tokenizer file") from None
     except json.JSONDecodeError as exc:
-        where = "ends early" if exc.pos >= len(text) - 1 else f"line {exc.lineno} column {exc.colno}"
+        where = "ends early" if exc.pos >= len(text.rstrip()) - 1 else f"line {exc.lineno} column {exc.colno}"
         raise TokenizerFileError(f"{source} is not valid JSON ({exc.msg}, {where})") from None
     except ValueError as exc:  # e.g. an integer of thousands of digits
         raise TokenizerFileError(f"{source} is not a usable tokenizer file ({str(exc).splitlines()[0]})") from None

@@ -589,6 +589,9 @@ class OnigPattern:
     def __repr__(self) -> str:
         return f"OnigPattern({self.pattern!r})"
 
+    def __reduce__(self):  # a lock does not pickle: compile again (cached) where it is unpickled
+        return _compile, (self.pattern,)
+
     def _build_pinned(self) -> None:
         lock = self._lock
         if lock is None:

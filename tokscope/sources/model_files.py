@@ -1,0 +1,175 @@
+"""Tokenizers from files a user points at: a ``tokenizer.json``, a model folder, a Tekken file, a
+known model's rank file; and what a model folder says beside it (chat template, BOS/EOS, context).
+
+Large files are parsed once and kept in tokscope's cache (:mod:`.cache`), keyed by the file's own
+sha256, so a second load of Llama 3's 9 MB ``tokenizer.json`` skips parsing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core import hf
+from ..core.errors import TokenizerFileError
+from ..core.tokenizer import Tokenizer
+from . import cache, open_models
+from .builtin import SourceError
+from .hub import tokenizer_file
+
+#: files larger than this are refused before they are read
+MAX_FILE_BYTES = hf.MAX_FILE_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFiles:
+    """Where a tokenizer came from and what its folder says about the model.
+
+    ``chat_templates`` maps a template's name (``default``, ``tool_use`` ...) to its Jinja source,
+    from ``tokenizer_config.json`` (a string or a named list) or ``chat_template.jinja``;
+    ``config`` is ``tokenizer_config.json`` as read (special-token names, ``add_bos_token`` ...);
+    ``context`` is the model's context size where the folder says it (``max_position_embeddings``
+    in ``config.json``, else a sane ``model_max_length``).
+    """
+
+    path: Path
+    folder: Path | None = None
+    model_id: str | None = None
+    chat_templates: dict[str, str] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    context: int | None = None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        if path.stat().st_size > 16 * 1024 * 1024:
+            return None
+        return json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | None]:
+    """``(chat_templates, tokenizer_config, context)`` of a model folder (empty where absent)."""
+    config = _read_json(folder / "tokenizer_config.json")
+    config = config if isinstance(config, dict) else {}
+    templates: dict[str, str] = {}
+    raw = config.get("chat_template")
+    if isinstance(raw, str):
+        templates["default"] = raw
+    elif isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("template"), str):
+                templates[item["name"]] = item["template"]
+    jinja = folder / "chat_template.jinja"
+    if jinja.is_file():
+        try:
+            templates["default"] = jinja.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            pass
+    context = None
+    model_config = _read_json(folder / "config.json")
+    if isinstance(model_config, dict):
+        value = model_config.get("max_position_embeddings")
+        if not isinstance(value, int):
+            value = (model_config.get("text_config") or {}).get("max_position_embeddings") if isinstance(
+                model_config.get("text_config"), dict) else None
+        if isinstance(value, int) and 0 < value < 1 << 32:
+            context = value
+    if context is None:
+        value = config.get("model_max_length")
+        if isinstance(value, int) and 0 < value < 1 << 30:  # huge values mean "no limit recorded"
+            context = value
+    return templates, config, context
+
+
+def _sniff(path: Path) -> str:
+    """``json`` for a JSON file, ``ranks`` for a tiktoken-format rank file, else ``other``."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith((b"{", b"[")):
+        return "json"
+    first = head.split(b"\n", 1)[0].split()
+    if len(first) == 2 and first[1].isdigit():
+        return "ranks"
+    return "other"
+
+
+def load_path(path: Path, *, name: str | None = None, model_id: str | None = None) -> Tokenizer:
+    """The tokenizer in a file or model folder (``tokenizer.json``, ``tekken.json``, a known model's
+    ``tokenizer.model``/``.tiktoken``); one-line :class:`SourceError` for anything else."""
+    path = path.expanduser()
+    folder: Path | None = None
+    if path.is_dir():
+        folder = path
+        found = tokenizer_file(path)
+        if found is None:
+            raise SourceError(f"{path} holds no tokenizer file (looked for tokenizer.json, tekken.json, tokenizer.model)")
+        path = found
+    elif path.name in ("tokenizer.json", "tekken.json", "tokenizer.model") or path.parent.joinpath("tokenizer_config.json").is_file():
+        folder = path.parent
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not path.is_file():
+        raise SourceError(f"{path} is not a regular file")
+    if size > MAX_FILE_BYTES:
+        raise SourceError(f"{path} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for tokenizer files")
+    label = name or model_id or (folder.name if folder is not None and path.name in ("tokenizer.json", "tekken.json",
+                                                                                  "tokenizer.model") else path.stem)
+    kind = _sniff(path)
+    if kind == "ranks":
+        tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
+    elif kind == "json":
+        tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label))
+    else:
+        raise SourceError(f"{path} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
+                          f"or a known model's tokenizer.model)")
+    tokenizer.name = label
+    templates, config, context = folder_facts(folder) if folder is not None else ({}, {}, None)
+    tokenizer.model_files = ModelFiles(path, folder, model_id, templates, config, context)  # type: ignore[attr-defined]
+    return tokenizer
+
+
+def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
+    model = open_models.recognize_bytes(data)
+    if model is None:
+        raise SourceError(
+            f"{path} is a rank file of no model tokscope knows (its pattern and special tokens are not in it); "
+            f"import it with 'tokscope import {path} --pattern PATTERN'")
+    return open_models.rank_tokenizer(data, model, str(path))
+
+
+def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:
+    try:
+        obj = hf.parse(data, str(path))
+    except TokenizerFileError as exc:
+        raise SourceError(str(exc)) from None
+    if hf.looks_like(obj):
+        try:
+            return hf.from_json(obj, label, str(path))
+        except TokenizerFileError as exc:
+            raise SourceError(str(exc)) from None
+    if open_models.looks_like_tekken(obj):
+        return open_models.tekken_tokenizer(obj, label, str(path))
+    if isinstance(obj, dict) and "format" in obj and "merges" in obj:
+        raise SourceError(f"{path} is a tokenizer tokscope saved: load it by its name or path through the registry")
+    raise SourceError(f"{path} is JSON but not a tokenizer file (no 'model' object, not Tekken)")
+
+
+def describe(tokenizer: Tokenizer) -> ModelFiles | None:
+    """The :class:`ModelFiles` a tokenizer was loaded with (None for built-ins and saved ones)."""
+    return getattr(tokenizer, "model_files", None)
+
+
+def is_tokenizer_path(name: str) -> bool:
+    """Whether ``name`` names an existing file or folder (a path wins over a model id)."""
+    return bool(name) and os.path.exists(os.path.expanduser(name))
