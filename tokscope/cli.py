@@ -13,13 +13,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from .commands import basic, compare, explain, stats, train
+from .commands import basic, chat, compare, explain, stats, train
 from .commands.common import PROG, UsageError
 from .core.errors import TokscopeError
 from .sources.text_input import DEFAULT_MAX_BYTES
 
 #: The modules that add subcommands, in the order ``--help`` lists them.
-COMMANDS = (basic, train, explain, compare, stats)
+COMMANDS = (basic, chat, train, explain, compare, stats)
 
 
 # ----- the parser ------------------------------------------------------------------------------

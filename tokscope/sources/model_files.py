@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import hf
-from ..core.errors import TokenizerFileError
+from ..core.chat_template import ChatTemplate
+from ..core.context import ContextWindow, context_window, context_windows_for
+from ..core.errors import TokenizerFileError, TokscopeError
 from ..core.tokenizer import Tokenizer
 from . import cache, open_models
 from .builtin import SourceError
@@ -41,6 +43,8 @@ class ModelFiles:
     chat_templates: dict[str, str] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
     context: int | None = None
+    #: the text of ``chat_template.jinja`` beside the tokenizer, when there is one
+    jinja: str | None = None
 
 
 def _read_json(path: Path) -> Any:
@@ -52,8 +56,9 @@ def _read_json(path: Path) -> Any:
         return None
 
 
-def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | None]:
-    """``(chat_templates, tokenizer_config, context)`` of a model folder (empty where absent)."""
+def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | None, str | None]:
+    """``(chat_templates, tokenizer_config, context, chat_template.jinja text)`` of a model folder
+    (empty where absent)."""
     config = _read_json(folder / "tokenizer_config.json")
     config = config if isinstance(config, dict) else {}
     templates: dict[str, str] = {}
@@ -64,26 +69,28 @@ def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | No
         for item in raw:
             if isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("template"), str):
                 templates[item["name"]] = item["template"]
-    jinja = folder / "chat_template.jinja"
-    if jinja.is_file():
+    jinja = None
+    path = folder / "chat_template.jinja"
+    if path.is_file():
         try:
-            templates["default"] = jinja.read_text(encoding="utf-8")
+            jinja = path.read_text(encoding="utf-8")
+            templates["default"] = jinja
         except (OSError, UnicodeDecodeError):
-            pass
+            jinja = None
     context = None
     model_config = _read_json(folder / "config.json")
     if isinstance(model_config, dict):
         value = model_config.get("max_position_embeddings")
-        if not isinstance(value, int):
-            value = (model_config.get("text_config") or {}).get("max_position_embeddings") if isinstance(
-                model_config.get("text_config"), dict) else None
+        text_config = model_config.get("text_config")
+        if not isinstance(value, int) and isinstance(text_config, dict):
+            value = text_config.get("max_position_embeddings")
         if isinstance(value, int) and 0 < value < 1 << 32:
             context = value
     if context is None:
         value = config.get("model_max_length")
         if isinstance(value, int) and 0 < value < 1 << 30:  # huge values mean "no limit recorded"
             context = value
-    return templates, config, context
+    return templates, config, context, jinja
 
 
 def _sniff(path: Path) -> str:
@@ -134,8 +141,8 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"{path} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
                           f"or a known model's tokenizer.model)")
     tokenizer.name = label
-    templates, config, context = folder_facts(folder) if folder is not None else ({}, {}, None)
-    tokenizer.model_files = ModelFiles(path, folder, model_id, templates, config, context)  # type: ignore[attr-defined]
+    templates, config, context, jinja = folder_facts(folder) if folder is not None else ({}, {}, None, None)
+    tokenizer.model_files = ModelFiles(path, folder, model_id, templates, config, context, jinja)  # type: ignore[attr-defined]
     return tokenizer
 
 
@@ -173,3 +180,27 @@ def describe(tokenizer: Tokenizer) -> ModelFiles | None:
 def is_tokenizer_path(name: str) -> bool:
     """Whether ``name`` names an existing file or folder (a path wins over a model id)."""
     return bool(name) and os.path.exists(os.path.expanduser(name))
+
+
+def chat_template_of(tokenizer: Tokenizer) -> ChatTemplate | None:
+    """The model's own chat template(s), from the folder the tokenizer was loaded from (None when
+    there is none: then a built-in format is used)."""
+    files = describe(tokenizer)
+    if files is None or not files.chat_templates:
+        return None
+    try:
+        return ChatTemplate.from_config(files.config, jinja=files.jinja, origin=str(files.folder or files.path))
+    except TokscopeError:
+        return None
+
+
+def contexts_of(tokenizer: Tokenizer) -> tuple[ContextWindow, ...]:
+    """The model's context size: what its folder says, else tokscope's table by the model's name;
+    for an OpenAI encoding, those of the models that use it (empty when unknown)."""
+    files = describe(tokenizer)
+    if files is not None and files.context is not None:
+        return (ContextWindow(files.model_id or tokenizer.name, files.context, "the model's own config"),)
+    window = context_window(tokenizer.name)
+    if window.tokens is not None:
+        return (window,)
+    return context_windows_for(tokenizer.name)
