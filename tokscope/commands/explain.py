@@ -30,7 +30,8 @@ from .common import (
     read_text,
     special_hint,
 )
-from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain, show_bytes
+from ..core.display import quoted, safe_text, token_label
+from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain
 from ..core.merges import (
     MergeNode,
     full_max_rank,
@@ -196,7 +197,7 @@ def explanation_json(result: Explanation, kept: int, full: int) -> dict[str, Any
 
 
 def _parts_line(parts: tuple[bytes, ...]) -> str:
-    return " ".join(f"[{show_bytes(p)}]" for p in parts)
+    return " ".join(f"[{token_label(p, ws=False)}]" for p in parts)
 
 
 def print_explanation(result: Explanation, kept: int, *, pairs: bool = False, out: Any = None) -> None:
@@ -204,10 +205,10 @@ def print_explanation(result: Explanation, kept: int, *, pairs: bool = False, ou
     w = out.write
     cut = "" if result.max_rank is None else f", cut-off: ranks below {result.max_rank} ({kept:,} merges)"
     nc, nt = len(result.chunks), len(result.tokens)
-    w(f"{result.encoding}: {nc} chunk{'' if nc == 1 else 's'}, {nt} token{'' if nt == 1 else 's'}{cut}\n")
+    w(f"{safe_text(result.encoding)}: {nc} chunk{'' if nc == 1 else 's'}, {nt} token{'' if nt == 1 else 's'}{cut}\n")
     for number, c in enumerate(result.chunks, 1):
         alt = "" if c.alternative is None else f", pattern alternative {c.alternative + 1}"
-        w(f"\nchunk {number}: \"{show_bytes(c.bytes)}\"  [{c.chunk.start}:{c.chunk.end}]  {c.category}{alt}\n")
+        w(f"\nchunk {number}: {quoted(c.bytes)}  [{c.chunk.start}:{c.chunk.end}]  {c.category}{alt}\n")
         if c.chunk.special:
             w(f"  special token {c.tokens[0]}: never merged\n")
             continue
@@ -215,25 +216,25 @@ def print_explanation(result: Explanation, kept: int, *, pairs: bool = False, ou
         if not c.replayed:
             w(f"  ({len(c.bytes)} bytes: too long to replay step by step)\n")
         for step in c.steps:
-            w(f"  {step.number:>3}. \"{show_bytes(step.left)}\" + \"{show_bytes(step.right)}\" -> "
-              f"\"{show_bytes(step.merged)}\" (rank {step.rank})   {_parts_line(step.after)}\n")
+            w(f"  {step.number:>3}. {quoted(step.left)} + {quoted(step.right)} -> "
+              f"{quoted(step.merged)} (rank {step.rank})   {_parts_line(step.after)}\n")
             if pairs:
                 listed = ", ".join(
-                    f"\"{show_bytes(x.left)}\"+\"{show_bytes(x.right)}\" {x.rank}{'' if x.allowed else ' (cut off)'}"
+                    f"{quoted(x.left)}+{quoted(x.right)} {x.rank}{'' if x.allowed else ' (cut off)'}"
                     for x in step.candidates if x.rank is not None
                 )
                 w(f"       candidates: {listed}\n")
         if c.replayed and not c.steps and len(c.bytes) > 1:
             w("  no merge applies: no adjacent pair of bytes is a token\n")
-        pieces = "  ".join(f"\"{show_bytes(p)}\" {t}" for t, p in zip(c.tokens, c.parts))
+        pieces = "  ".join(f"{quoted(p)} {t}" for t, p in zip(c.tokens, c.parts))
         w(f"  pieces: {pieces}\n")
         if c.why is not None:
             w(f"  why: {c.why.summary}\n")
         if c.variants:
             w("  variants:\n")
-            width = max(len(show_bytes(v.text.encode())) for v in c.variants) + 2
+            width = max(len(quoted(v.text.encode())) for v in c.variants)
             for v in c.variants:
-                shown = '"' + show_bytes(v.text.encode()) + '"'
+                shown = quoted(v.text.encode())
                 ids = " ".join(str(i) for i in v.tokens)
                 w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
 
@@ -258,7 +259,7 @@ def _resolve(tokenizer: Any, args: argparse.Namespace) -> int:
 
 def node_label(n: MergeNode) -> str:
     rank = "special" if n.rank is None else f"rank {n.rank}"
-    return f"{n.id} \"{show_bytes(n.bytes)}\" {n.bytes.hex()} {rank}"
+    return f"{n.id} {quoted(n.bytes)} {n.bytes.hex()} {rank}"
 
 
 def draw_tree(tree: MergeNode) -> list[str]:
@@ -306,15 +307,15 @@ def cmd_tree(args: argparse.Namespace) -> int:
         from ..core.bpe import merge
 
         parts = merge(tree.bytes, tokenizer.ranks)
-        got = " + ".join(f"{tokenizer.rank_of(p)} \"{show_bytes(p)}\"" for p in parts)
+        got = " + ".join(f"{tokenizer.rank_of(p)} {quoted(p)}" for p in parts)
         print(f"unreachable: ordinary encoding never produces this token (its own bytes encode to {got})")
     if uses is not None:
         print(f"used in {len(uses)} token{'' if len(uses) == 1 else 's'}" + (" as a parent:" if uses else ""))
         for u in uses:
             child = tokenizer.token_bytes(u.child)
             other = tokenizer.token_bytes(u.other)
-            pair = (f"+ \"{show_bytes(other)}\"" if u.side == "left" else f"\"{show_bytes(other)}\" +")
-            print(f"  {u.child:>7} \"{show_bytes(child)}\"  ({u.side} parent, {pair} {u.other})")
+            pair = (f"+ {quoted(other)}" if u.side == "left" else f"{quoted(other)} +")
+            print(f"  {u.child:>7} {quoted(child)}  ({u.side} parent, {pair} {u.other})")
     return 0
 
 
@@ -340,7 +341,7 @@ def cmd_vocab(args: argparse.Namespace) -> int:
         return 0
     for t in result.tokens:
         mark = " special" if t.special else ""
-        print(f"{t.id:>7}  {len(t.bytes):>3}  \"{show_bytes(t.bytes)}\"  {t.bytes.hex()}{mark}")
+        print(f"{t.id:>7}  {len(t.bytes):>3}  {quoted(t.bytes)}  {t.bytes.hex()}{mark}")
     if result.truncated:
         print(f"{result.total:,} matches; showing {len(result.tokens)} (use --limit to see more, 0 for all)",
               file=sys.stderr)

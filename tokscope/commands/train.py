@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import common as cli
+from ..core.display import quoted, safe_text, token_label
 from .common import InputError, UsageError, decode_input, print_json, read_bytes_limited
 
 DEFAULT_PATTERN = "gpt2"
@@ -50,19 +51,6 @@ def _read_inputs(paths: list[str], args: argparse.Namespace) -> list[str]:
         names = ", ".join("standard input" if p == "-" else p for p in paths)
         raise InputError(f"the corpus is empty: {names} {'has' if len(paths) == 1 else 'have'} no text")
     return texts
-
-
-def _show(data: bytes) -> str:
-    """A token for people: its text quoted (escapes for control characters), else its bytes."""
-    try:
-        return repr(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return repr(data)
-
-
-def _plain(data: bytes) -> str:
-    text = data.decode("utf-8", errors="backslashreplace")
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r").replace("|", "\\|")
 
 
 def _resolve_pattern(value: str) -> tuple[str, str | None]:
@@ -106,7 +94,7 @@ class _ProgressBar:
         self.last = now
         total = max(p.merges_total, 1)
         filled = int(20 * p.merges_done / total)
-        pair = f"  {_show(p.left)} + {_show(p.right)} x{p.count:,}" if p.merges_done else ""
+        pair = f"  {quoted(p.left)} + {quoted(p.right)} x{p.count:,}" if p.merges_done else ""
         line = f"{self.label} [{'#' * filled}{'.' * (20 - filled)}] {p.merges_done:,}/{p.merges_total:,} merges{pair}"
         self.stream.write("\r" + line[:78].ljust(78))
         self.stream.flush()
@@ -273,7 +261,7 @@ def _train_json(result: Any, name: str, points: Any, skipped_sizes: list[int], w
 
 
 def _merge_line(m: Any) -> str:
-    return f"{m.id:>7}  {m.count:>9,}  {_show(m.left)} + {_show(m.right)} -> {_show(m.bytes)}"
+    return f"{m.id:>7}  {m.count:>9,}  {quoted(m.left)} + {quoted(m.right)} -> {quoted(m.bytes)}"
 
 
 def _print_summary(result: Any, name: str, points: Any, skipped_sizes: list[int], written: dict[str, str],
@@ -329,10 +317,10 @@ def _print_verbose(result: Any, texts: list[str]) -> None:
     for i, chunks in enumerate(steps):
         if i:
             m = result.merges[i - 1]
-            print(f"merge {i}: {_show(m.left)} + {_show(m.right)} -> {_show(m.bytes)} (id {m.id}, count {m.count:,})")
+            print(f"merge {i}: {quoted(m.left)} + {quoted(m.right)} -> {quoted(m.bytes)} (id {m.id}, count {m.count:,})")
         tokens = [t for chunk in chunks for t in chunk]
         label = "corpus" if i == 0 else "  now"
-        print(f"{label}: {'|'.join(_plain(t) for t in tokens)}  ({len(tokens):,} tokens{note})")
+        print(f"{label}: {' '.join(token_label(t) for t in tokens)}  ({len(tokens):,} tokens{note})")
 
 
 # ----- baselines ------------------------------------------------------------------------------------
@@ -413,12 +401,12 @@ def _print_baselines(r: Any, source: str) -> None:
     if r.unseen_words:
         print("most common unseen words (count, BPE pieces):")
         for u in r.unseen_words:
-            print(f"  {u.word!r:<24} {u.count:>5,}  {'|'.join(_plain(p) for p in u.pieces)}")
+            print(f"  {quoted(u.word.encode()):<24} {u.count:>5,}  {' '.join(token_label(p) for p in u.pieces)}")
     c = r.crossing
     print(f"learned tokens crossing a word boundary: {c.crossing_without:,} of {c.merges_without:,} with no "
           f"pre-tokenization; {c.crossing_with:,} of {c.merges_with:,} with pattern {c.pattern_name}")
     if c.examples_without:
-        print("  e.g. " + ", ".join(_show(e) for e in c.examples_without[:6]))
+        print("  e.g. " + ", ".join(quoted(e) for e in c.examples_without[:6]))
 
 
 # ----- import / export ----------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Literal
 
 import regex
 
+from .display import quoted
 from .errors import CancelledError, TokscopeError
 from .tokenizer import Tokenizer, fix_surrogates
 from .unicode_pattern import compile_pattern
@@ -184,12 +185,16 @@ class Explanation:
         return tuple(t for c in self.chunks for t in c.tokens)
 
 
-# ----- display helper --------------------------------------------------------------------------
+# ----- the old display helper ------------------------------------------------------------------
 
 
 def show_bytes(data: bytes) -> str:
-    """Bytes as readable text: UTF-8 characters as they are, control characters and bytes that
-    are not whole characters as escapes.
+    """Bytes with backslash escapes: the notation before :mod:`tokscope.core.display`.
+
+    Nothing in the core or the command line uses it any more (they write tokens with
+    :func:`tokscope.core.display.token_label` / :func:`~tokscope.core.display.quoted`). It stays,
+    unchanged, only for the explorer's why and vocabulary screens (``tokscope/app/screens/why.py``,
+    ``vocab.py``); the app engineer removes it when those screens switch to ``core.display``.
 
     >>> show_bytes(b"hi\\n"), show_bytes("é".encode()[:1]), show_bytes(b" \\t")
     ('hi\\\\n', '\\\\xc3', ' \\\\t')
@@ -495,13 +500,13 @@ def why_not_one_token(
         MissingMerge(parts[i], parts[i + 1], tokenizer.rank_of(parts[i] + parts[i + 1]))
         for i in range(len(parts) - 1)
     )
-    shown = f'"{show_bytes(data)}"'
+    shown = quoted(data)
     if len(parts) == 1 and rank is not None:
         summary = f"{shown} is one token: id {rank}."
         return WhyNotOneToken(True, rank, rank, False, False, _parents(tokenizer, rank), (), prefix, prefix_id, summary)
     if len(parts) == 0:
         return WhyNotOneToken(False, None, None, False, False, None, (), b"", None, "the chunk is empty.")
-    joined_parts = " + ".join(f'"{show_bytes(p)}"' for p in parts)
+    joined_parts = " + ".join(quoted(p) for p in parts)
     if rank is not None:
         parents = _parents(tokenizer, rank)
         blocked = max_rank is not None and rank >= max_rank
@@ -522,7 +527,7 @@ def why_not_one_token(
         )
         return WhyNotOneToken(False, rank, rank, False, True, parents, missing, prefix, prefix_id, summary)
     if len(parts) == 2:
-        need = f'the merge "{show_bytes(parts[0])}" + "{show_bytes(parts[1])}"'
+        need = f"the merge {quoted(parts[0])} + {quoted(parts[1])}"
         summary = f"no token has the bytes {shown}: joining the final parts would need {need}, which the vocabulary does not have."
     else:
         summary = (
@@ -530,7 +535,7 @@ def why_not_one_token(
             f"pair of them is a token; at least {len(parts) - 1} more merges would be needed."
         )
     if prefix_id is not None and prefix != data:
-        summary += f' The longest prefix that is a token is "{show_bytes(prefix)}" (id {prefix_id}).'
+        summary += f" The longest prefix that is a token is {quoted(prefix)} (id {prefix_id})."
     return WhyNotOneToken(False, None, None, False, False, None, missing, prefix, prefix_id, summary)
 
 
@@ -539,7 +544,7 @@ def _parents(tokenizer: Tokenizer, token_id: int) -> Parents | None:
 
 
 def _show_id(tokenizer: Tokenizer, token_id: int) -> str:
-    return f'"{show_bytes(tokenizer.token_bytes(token_id))}" ({token_id})'
+    return f"{quoted(tokenizer.token_bytes(token_id))} ({token_id})"
 
 
 # ----- variants --------------------------------------------------------------------------------
@@ -601,7 +606,7 @@ def explain_chunk(
         token_id = tokenizer.special_tokens[chunk.text]
         data = chunk.text.encode("utf-8")
         why = WhyNotOneToken(True, token_id, None, False, False, None, (), b"", None,
-                             f'"{chunk.text}" is the special token {token_id}; it is never merged.')
+                             f"{quoted(data)} is the special token {token_id}; it is never merged.")
         return ChunkExplanation(chunk, "special", None, item.byte_start, item.byte_end, (token_id,), (data,), (),
                                 True, why, ())
     data = chunk.text.encode("utf-8")
