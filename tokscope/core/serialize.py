@@ -26,9 +26,8 @@ Ids 0..255 are the single bytes 0x00..0xFF; each merge's parts must already be t
 earlier merges) and its joined bytes must be new, so a file always describes a valid byte-level
 BPE whose ranks are its ids. :func:`load` checks all of this and names the first problem in a
 one-line :class:`SavedFormatError` (not JSON, truncated, another format, a newer version, a bad
-merge, clashing special tokens, an invalid pattern). Files are written atomically: to a
-temporary file in the same folder, then renamed over the target, so a crash never leaves half a
-file behind.
+merge, clashing special tokens, an invalid pattern). Files are written atomically by
+:func:`tokscope.core.files.write_atomic`, so a crash never leaves half a file behind.
 
 **tiktoken's format** holds ranks only (``base64(token) rank`` per line, no pattern, no special
 tokens). :func:`export_tiktoken` writes one; :func:`import_tiktoken` reads one together with a
@@ -46,7 +45,6 @@ from __future__ import annotations
 import binascii
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -57,8 +55,15 @@ import regex
 
 from .bpe import merge as bpe_merge
 from .errors import TokscopeError
+from .files import ExistsError, SaveError, check_target, write_atomic
 from .formats import FormatError, dump_tiktoken_bpe, parse_tiktoken_bpe
 from .tokenizer import Tokenizer
+
+__all__ = [
+    "ExistsError", "FORMAT_NAME", "FORMAT_VERSION", "SaveError", "SavedFormatError", "SavedTokenizer", "check_writable",
+    "dumps", "export_tiktoken", "from_document", "from_result", "import_tiktoken", "load", "loads", "merges_from_ranks",
+    "save", "to_document", "write_atomic",
+]
 
 FORMAT_NAME = "tokscope-bpe"
 FORMAT_VERSION = 1
@@ -66,10 +71,6 @@ FORMAT_VERSION = 1
 
 class SavedFormatError(FormatError):
     """A saved tokenizer file that cannot be read (one-line message naming the file)."""
-
-
-class SaveError(TokscopeError):
-    """A file that cannot be written."""
 
 
 @dataclass(frozen=True)
@@ -165,66 +166,16 @@ def dumps(saved: SavedTokenizer) -> bytes:
     return (head + tail).encode("utf-8")
 
 
-def _folder(target: Path) -> Path:
-    return target.parent if str(target.parent) else Path(".")
+def check_writable(path: str | os.PathLike[str], *, overwrite: bool = True, inputs: Sequence[str] = ()) -> Path:
+    """Raise :class:`SaveError` now if ``path`` cannot be written (see
+    :func:`tokscope.core.files.check_target`); ``path`` itself is not touched."""
+    return check_target(path, overwrite=overwrite, inputs=inputs)
 
 
-def _temp_file(target: Path) -> tuple[int, str]:
-    """A new temporary file next to ``target`` (same file system, so the rename is atomic)."""
-    folder = _folder(target)
-    try:
-        return tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        if not folder.exists():
-            reason = f"folder {folder} does not exist"
-        elif not folder.is_dir():
-            reason = f"{folder} is not a folder"
-        elif isinstance(exc, PermissionError):
-            reason = "permission denied"
-        else:
-            reason = f"cannot create files in {folder} ({exc.strerror or exc})"
-        raise SaveError(f"cannot write {target}: {reason}") from None
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (never half a file)."""
-    target = Path(path)
-    if target.is_dir():
-        raise SaveError(f"cannot write {target}: it is a directory")
-    fd, tmp = _temp_file(target)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            reason = "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
-            raise SaveError(f"cannot write {target}: {reason}") from None
-        raise
-
-
-def check_writable(path: str | os.PathLike[str]) -> None:
-    """Raise :class:`SaveError` now if ``path`` cannot be written (checked before long work by
-    creating and removing a temporary file next to it; ``path`` itself is not touched)."""
-    target = Path(path)
-    if target.is_dir():
-        raise SaveError(f"cannot write {target}: it is a directory")
-    fd, tmp = _temp_file(target)
-    os.close(fd)
-    os.unlink(tmp)
-    if target.exists() and not os.access(target, os.W_OK):
-        raise SaveError(f"cannot write {target}: permission denied")
-
-
-def save(path: str | os.PathLike[str], saved: SavedTokenizer) -> None:
-    """Write ``saved`` to ``path`` atomically."""
-    write_atomic(path, dumps(saved))
+def save(path: str | os.PathLike[str], saved: SavedTokenizer, *, exclusive: bool = False) -> Path:
+    """Write ``saved`` to ``path`` atomically (``exclusive``: only if no file has that name yet,
+    else :class:`~tokscope.core.files.ExistsError`); returns the file written."""
+    return write_atomic(path, dumps(saved), exclusive=exclusive)
 
 
 # ----- reading ------------------------------------------------------------------------------------
@@ -359,9 +310,9 @@ def load(path: str | os.PathLike[str]) -> SavedTokenizer:
 # ----- tiktoken's .tiktoken files -------------------------------------------------------------------
 
 
-def export_tiktoken(path: str | os.PathLike[str], ranks: Mapping[bytes, int]) -> None:
+def export_tiktoken(path: str | os.PathLike[str], ranks: Mapping[bytes, int]) -> Path:
     """Write ``ranks`` in tiktoken's ``.tiktoken`` format, atomically."""
-    write_atomic(path, dump_tiktoken_bpe(ranks))
+    return write_atomic(path, dump_tiktoken_bpe(ranks))
 
 
 def merges_from_ranks(ranks: Mapping[bytes, int], source: str = "rank file") -> list[tuple[bytes, bytes]]:
