@@ -343,11 +343,14 @@ class _PatternInfo:
             return self.categories[alternative]
         return classify_text(text)
 
-    def alternative_at(self, text: str, start: int, end: int, seg_end: int) -> int | None:
-        """Which alternative matched the chunk ``text[start:end]`` (``None`` when unknown)."""
+    def alternative_at(self, text: str, start: int, end: int, seg_end: int, match=None) -> int | None:
+        """Which alternative matched the chunk ``text[start:end]`` (``None`` when unknown).
+
+        ``match`` is ``self.grouped.matcher(text)``, made once per text by a caller that asks about
+        many chunks of it (so that the engine is not chosen again for each)."""
         if self.grouped is None:
             return None
-        found = self.grouped.match(text, start, seg_end)
+        found = (match or self.grouped.matcher(text))(start, seg_end)
         if found is None or found.end() != end:
             return None
         return self.alternative(found)
@@ -406,13 +409,14 @@ def classified_chunks(
             bound = chunks[i].start
     char_pos = 0
     byte_pos = 0
+    match = info.grouped.matcher(text) if info.grouped is not None else None
     for chunk, seg_end in zip(chunks, seg_ends):
         byte_pos += len(text[char_pos : chunk.start].encode("utf-8"))
         size = len(chunk.text.encode("utf-8"))
         if chunk.special:
             yield ClassifiedChunk(chunk, None, "special", byte_pos, byte_pos + size)
         else:
-            alternative = info.alternative_at(text, chunk.start, chunk.end, seg_end)
+            alternative = info.alternative_at(text, chunk.start, chunk.end, seg_end, match)
             category = info.category(alternative, chunk.text)
             yield ClassifiedChunk(chunk, alternative, category, byte_pos, byte_pos + size)
         byte_pos += size
@@ -482,7 +486,8 @@ def longest_token_prefix(tokenizer: Tokenizer, data: bytes, max_rank: int | None
     >>> longest_token_prefix(load("gpt2"), b"helloqqq")  # doctest: +SKIP
     (b'hello', 31373)
     """
-    for end in range(len(data), 0, -1):
+    longest = tokenizer.derived("explain.longest_token", lambda: max(map(len, tokenizer.ranks), default=1))
+    for end in range(min(len(data), longest), 0, -1):  # no token is longer than the longest one
         rank = tokenizer.rank_of(data[:end])
         if rank is not None and (max_rank is None or rank < max_rank or end == 1):
             return data[:end], rank
