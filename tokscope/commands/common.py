@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..core.errors import TokscopeError
-from ..sources.text_input import DEFAULT_MAX_BYTES, InputError, decode_input, read_bytes_limited, read_stdin
+from ..sources.text_input import DEFAULT_MAX_BYTES, InputError, decode_argument, parse_max_bytes, read_input
 
-__all__ = ["DEFAULT_MAX_BYTES", "InputError", "PROG", "UsageError", "decode_input", "read_bytes_limited"]
+__all__ = ["DEFAULT_MAX_BYTES", "InputError", "PROG", "UsageError", "max_bytes_arg", "read_input"]
 
 PROG = "tokscope"
 
@@ -47,27 +47,49 @@ def add_input_options(parser: argparse.ArgumentParser, *, text: bool = True) -> 
         "--errors", choices=("strict", "replace"), default="strict",
         help="how to treat bytes that are not UTF-8: refuse (strict, default) or use U+FFFD",
     )
+    add_max_bytes_option(parser)
+
+
+def max_bytes_arg(value: str) -> int:
+    """argparse type for ``--max-bytes`` (:func:`tokscope.sources.text_input.parse_max_bytes`)."""
+    try:
+        return parse_max_bytes(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_max_bytes_option(parser: argparse.ArgumentParser, *, each: bool = False, hidden: bool = False) -> None:
     parser.add_argument(
-        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
-        help=f"refuse inputs larger than N bytes (default: {DEFAULT_MAX_BYTES})",
+        "--max-bytes", type=max_bytes_arg, default=DEFAULT_MAX_BYTES, metavar="N",
+        help=argparse.SUPPRESS if hidden else
+        f"refuse inputs larger than N bytes{' each' if each else ''} (default: {DEFAULT_MAX_BYTES})",
     )
 
 
+def stdin_is_piped() -> bool:
+    """True when standard input exists and is not a terminal (text may be piped in)."""
+    stdin = sys.stdin
+    if stdin is None:
+        return False
+    try:
+        return not stdin.isatty()
+    except (ValueError, OSError):  # closed
+        return False
+
+
 def read_text(args: argparse.Namespace) -> str:
-    """The input text from TEXT, ``-f FILE`` or standard input, in that order."""
+    """The input text from TEXT, ``-f FILE`` or standard input, in that order; the same limit and
+    UTF-8 check for each (:mod:`tokscope.sources.text_input`)."""
     text = getattr(args, "text", None)
     if text is not None and args.file:
         raise UsageError("give either TEXT or -f FILE, not both")
     if text is not None:
-        return text
-    limit = args.max_bytes
+        return decode_argument(text, "TEXT", args.errors)
     if args.file:
-        if args.file == "-":
-            return read_stdin(limit, args.errors)
-        return decode_input(read_bytes_limited(args.file, limit), args.file, args.errors)
-    if sys.stdin is None or sys.stdin.isatty():
+        return read_input(args.file, limit=args.max_bytes, errors=args.errors).text
+    if not stdin_is_piped():
         raise UsageError("no input: give TEXT, -f FILE, or pipe text into standard input")
-    return read_stdin(limit, args.errors)
+    return read_input(None, limit=args.max_bytes, errors=args.errors).text
 
 
 def load_encoding(name: str):  # -> Tokenizer

@@ -29,12 +29,12 @@ from pathlib import Path
 from ..core.errors import TokscopeError
 from ..core.formats import FormatError, data_gym_to_ranks, dump_tiktoken_bpe, parse_tiktoken_bpe
 from . import tiktoken_adapter as tk
+from .errors import SourceError
+from .names import user_cache_dir
+
+__all__ = ["CARRIERS", "Origin", "SourceError", "load_ranks", "origin", "user_cache_dir"]
 
 CACHE_FORMAT = 1
-
-
-class SourceError(TokscopeError):
-    """An encoding that cannot be loaded: unknown name, missing or corrupt files."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +48,6 @@ class Origin:
     @property
     def available(self) -> bool:
         return self.kind != "missing"
-
-
-def user_cache_dir() -> Path:
-    """tokscope's cache directory (``TOKSCOPE_CACHE_DIR``, else the XDG cache home)."""
-    if os.environ.get("TOKSCOPE_CACHE_DIR"):
-        return Path(os.environ["TOKSCOPE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tokscope"
 
 
 def _package_dir(package: str) -> Path | None:

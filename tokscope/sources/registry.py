@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import threading
 
+from ..core.display import safe_text
 from ..core.tokenizer import Tokenizer
 from . import builtin, saved
 from . import tiktoken_adapter as tk
-from .builtin import SourceError
+from .errors import SourceError
 from .info import EncodingInfo
 from .names import ALIASES, DEFAULT_ENCODING, builtin_names, canonical_name, saved_dir, user_data_dir
 
 __all__ = [
-    "ALIASES", "DEFAULT_ENCODING", "EncodingInfo", "builtin_names", "canonical_name", "forget", "list_encodings",
-    "load", "saved_dir", "user_data_dir",
+    "ALIASES", "DEFAULT_ENCODING", "EncodingInfo", "SourceError", "builtin_names", "canonical_name", "forget",
+    "list_encodings", "load", "saved_dir", "user_data_dir",
 ]
 
 
@@ -80,7 +81,8 @@ def _load_uncached(name: str) -> Tokenizer:
     if path is not None:
         return saved.load_file(path)
     known = ", ".join(builtin_names())
-    raise SourceError(f"unknown encoding {name!r}; choose one of {known}, or give a saved tokenizer's name or path")
+    raise SourceError(f"unknown encoding {safe_text(name)!r}; choose one of {known}, or give a saved tokenizer's "
+                      f"name or path")
 
 
 def forget(name: str | None = None) -> None:
