@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from contextlib import contextmanager
 from typing import Any
 
+from ..core.display import safe_text
 from ..core.errors import TokscopeError
 from ..sources.text_input import DEFAULT_MAX_BYTES, InputError, decode_argument, parse_max_bytes, read_input
 
@@ -98,9 +100,39 @@ def load_encoding(name: str):  # -> Tokenizer
     return load(name)
 
 
+#: characters json.dumps leaves raw that a terminal may act on or that hide text (C1 controls,
+#: bidirectional and zero-width format characters, line separators), and lone surrogates, which
+#: UTF-8 cannot write: they are written as \\uXXXX escapes, which parse back to the same string
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+                          "\ud800-\udfff]")
+
+
+def _escape_json(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
+
+
+def json_text(value: Any) -> str:
+    """``value`` as one line of JSON: UTF-8 text as it is, except the characters of
+    :data:`_JSON_UNSAFE`, which are escaped; never ``NaN`` or ``Infinity`` (not JSON).
+
+    >>> json_text({"name": "clip\\x1b]52\\u202e\\udcff", "n": 1})
+    '{"name":"clip\\\\u001b]52\\\\u202e\\\\udcff","n":1}'
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=None, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:  # an infinite or NaN number
+        raise TokscopeError(f"cannot write the result as JSON: {exc}") from None
+    return _JSON_UNSAFE.sub(_escape_json, text)
+
+
 def print_json(value: Any) -> None:
-    json.dump(value, sys.stdout, ensure_ascii=False, indent=None, separators=(",", ":"))
+    sys.stdout.write(json_text(value))
     sys.stdout.write("\n")
+
+
+def note(message: str) -> None:
+    """A one-line note on standard error (the message is made safe to print)."""
+    print(f"{PROG}: note: {safe_text(message)}", file=sys.stderr)
 
 
 def piece_json(piece: Any) -> dict[str, Any]:
@@ -156,8 +188,7 @@ def note_unknown_specials(tokenizer: Any, args: argparse.Namespace) -> None:
     if allowed == "all" or getattr(args, "special_as_text", False):
         return
     for name in sorted(set(allowed) - tokenizer.special_tokens_set):
-        print(f"{PROG}: note: {name!r} is not a special token of {tokenizer.name}; it is encoded as text",
-              file=sys.stderr)
+        note(f"{safe_text(name)!r} is not a special token of {safe_text(tokenizer.name)}; it is encoded as text")
 
 
 def run_encode(tokenizer: Any, text: str, args: argparse.Namespace, **extra: Any) -> list[Any]:
