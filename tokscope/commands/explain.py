@@ -52,13 +52,24 @@ MAX_RANK_HELP = (
 
 def non_negative(value: str) -> int:
     """argparse type: a whole number >= 0."""
-    try:
-        number = int(value.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value!r}")
-    return number
+    text = value.strip().replace("_", "")
+    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {safe_text(value)!r}")
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"not a whole number: {safe_text(value)!r}")
+    return int(text)
+
+
+def ascii_int(value: str) -> int:
+    """argparse type: a whole number in ASCII digits (``int()`` would also take ``'١٢٣'``); named
+    ``int`` so that argparse's message stays "invalid int value"."""
+    text = value.strip()
+    if not (text.isascii() and text.lstrip("-").isdigit()):
+        raise ValueError(value)
+    return int(text)
+
+
+ascii_int.__name__ = "int"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # noqa: SLF001
@@ -105,7 +116,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # noqa: SLF001
     group.add_argument("--search", metavar="TEXT", help="tokens containing TEXT")
     group.add_argument("--regex", metavar="PATTERN", help="tokens whose text a regular expression finds a match in")
     group.add_argument("--hex", metavar="HEX", help="tokens containing these bytes")
-    group.add_argument("--id", type=int, metavar="N", help="the token with this id")
+    group.add_argument("--id", type=ascii_int, metavar="N", help="the token with this id")
     p.add_argument("--sort", choices=("id", "length"), default="id", help="order: by id, or longest first")
     p.add_argument("--limit", type=non_negative, default=100, metavar="K",
                    help="show at most K results (default 100; 0 shows all)")
@@ -248,12 +259,16 @@ def _resolve(tokenizer: Any, args: argparse.Namespace) -> int:
         raise UsageError("give exactly one of ID, --text TEXT or --hex HEX")
     if args.id is not None:
         try:
+            if not (args.id.isascii() and args.id.isdigit()):
+                raise ValueError
             token_id = int(args.id)
         except ValueError:
-            raise UsageError(f"not a token id: {args.id!r} (use --text to give a token by its text)") from None
+            raise UsageError(f"not a token id: {safe_text(args.id)!r} (use --text to give a token by its text)") from None
         return resolve_token(tokenizer, token_id=token_id)
     if args.text is not None:
-        return resolve_token(tokenizer, text=args.text)
+        from ..sources.text_input import decode_argument
+
+        return resolve_token(tokenizer, text=decode_argument(args.text, "--text"))
     return resolve_token(tokenizer, hex_bytes=args.hex)
 
 
