@@ -5,8 +5,8 @@ Training, step by step:
 1. **Pre-tokenization.** Each text is first cut at the special tokens (they are taken out of the
    corpus and act as chunk boundaries, so no merge ever learns them). Every remaining span is cut
    into *chunks* by the *pattern* (a regex string; :data:`PATTERN_NONE` keeps a whole span as one
-   chunk, :data:`PATTERN_WORDS` keeps the runs of non-whitespace and drops the whitespace, like
-   ``str.split()``). Merges never cross a chunk. Equal chunks are counted once with a frequency
+   chunk, :data:`PATTERN_WORDS` makes each run of non-whitespace and each run of whitespace a chunk,
+   so nothing is dropped). Merges never cross a chunk. Equal chunks are counted once with a frequency
    (the *chunk table*), in the order of their first appearance.
 2. **Start** from single bytes: ids 0..255 are the bytes 0x00..0xFF.
 3. **Repeat**: count every adjacent pair of tokens in every chunk (overlapping pairs count: the
