@@ -191,12 +191,6 @@ def note_unknown_specials(tokenizer: Any, args: argparse.Namespace) -> None:
         note(f"{safe_text(name)!r} is not a special token of {safe_text(tokenizer.name)}; it is encoded as text")
 
 
-def run_encode(tokenizer: Any, text: str, args: argparse.Namespace, **extra: Any) -> list[Any]:
-    note_unknown_specials(tokenizer, args)
-    with special_hint():
-        return tokenizer.pieces(text, **encode_args(args), **extra)
-
-
 def add_special_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
