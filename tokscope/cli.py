@@ -151,6 +151,19 @@ class GuardedStream:
         return getattr(self._stream, name)
 
 
+class _Discard:
+    """A text stream that keeps nothing (standard error when it is closed)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
 class OutputClosed(TokscopeError):
     """Standard output is closed (``>&-``): there is nowhere to print the result."""
 
@@ -267,8 +280,8 @@ def _run_command(args: argparse.Namespace) -> int:
         raise OutputClosed("standard output is closed; there is nowhere to write the result")
     saved = sys.stdout, sys.stderr
     sys.stdout = GuardedStream(sys.stdout)
-    if sys.stderr is not None:
-        sys.stderr = GuardedStream(sys.stderr, _UNSAFE_ERR)
+    # with standard error closed (2>&-), notes go nowhere: print(file=None) would put them in the output
+    sys.stderr = GuardedStream(sys.stderr, _UNSAFE_ERR) if sys.stderr is not None else _Discard()
     try:
         return args.func(args)
     finally:

@@ -477,3 +477,12 @@ def test_a_pattern_that_drops_text_is_warned_about(capsys):
     assert code == 0 and "cannot encode it back" in err
     code, out, err = run(capsys, "train", PROSE, "--merges", "3", "--pattern", "words")
     assert code == 0 and "cannot encode" not in err
+
+
+def test_a_closed_standard_error_keeps_notes_out_of_the_output(tokscope, cli_env):
+    """print(file=None) writes to standard output: with 2>&- a note must go nowhere, not into the ids."""
+    done = subprocess.run([sys.executable, "-c", "import os, subprocess, sys; os.close(2); "
+                           "sys.exit(subprocess.call(sys.argv[1:]))", sys.executable, "-m", "tokscope.cli",
+                           "encode", "-e", "gpt2", "hi", "--allow-special", "<|nope|>"],
+                          stdout=subprocess.PIPE, env=cli_env, timeout=120)
+    assert done.returncode == 0 and done.stdout == b"5303\n"

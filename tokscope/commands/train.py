@@ -131,7 +131,7 @@ def _check_outputs(targets: list[tuple[str, str | None]], inputs: list[str], for
 
 
 def _note(message: str) -> None:
-    print(f"{cli.PROG}: note: {message}", file=sys.stderr)
+    cli.note(message)
 
 
 class _ProgressBar:
