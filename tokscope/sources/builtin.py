@@ -12,8 +12,8 @@ Where the files come from, in order:
 Parsed ranks are kept in tokscope's own cache directory so a second start skips the parsing. A
 cache file is keyed to the sha256 of the official file its ranks were parsed from (checked before
 parsing), in its name and its header; on load it is checked cheaply (owned by the user and not
-writable by others, its payload's sha256, a list of distinct byte strings of the recorded length
-holding all 256 single bytes), and anything else makes it rebuilt from the official file. It is
+writable by others, its payload's sha256, a list of distinct byte strings, one per rank with
+``None`` for a rank no token has, of the recorded length, holding all 256 single bytes), and anything else makes it rebuilt from the official file. It is
 written through :func:`tokscope.core.files.write_atomic` (0600, no temporary file left on any path).
 A cache that someone who can write the user's own files has crafted with a consistent header is
 not detected: checking the ranks fully costs as much as parsing the official file again.
@@ -248,10 +248,11 @@ def _load_rank_cache(file: tk.VocabFile) -> dict[bytes, int] | None:
         tokens = marshal.loads(payload)
     except (EOFError, ValueError, TypeError):
         return None
-    if type(tokens) is not list or len(tokens) != count or set(map(type, tokens)) != {bytes}:
+    if type(tokens) is not list or len(tokens) != count or not set(map(type, tokens)) <= {bytes, type(None)}:
         return None
     ranks = dict(zip(tokens, range(count)))
-    if len(ranks) != count or any(bytes([b]) not in ranks for b in range(256)):
+    holes = ranks.pop(None, -1) != -1  # ranks no token has (p50k_base skips 50256, <|endoftext|>'s id)
+    if len(ranks) + (tokens.count(None) if holes else 0) != count or any(bytes([b]) not in ranks for b in range(256)):
         return None
     return ranks
 
@@ -259,11 +260,11 @@ def _load_rank_cache(file: tk.VocabFile) -> dict[bytes, int] | None:
 def _store_rank_cache(file: tk.VocabFile, ranks: dict[bytes, int]) -> None:
     from ..core.files import SaveError, write_atomic
 
-    count = len(ranks)
+    count = max(ranks.values(), default=-1) + 1
+    if count > 2 * len(ranks) or min(ranks.values(), default=0) < 0:
+        return  # far from dense: not cached (every official vocabulary is dense, or nearly)
     tokens: list[bytes | None] = [None] * count
     for token, rank in ranks.items():
-        if not 0 <= rank < count:
-            return  # not dense: not cached (every official vocabulary is)
         tokens[rank] = token
     payload = marshal.dumps(tokens)
     path = _rank_cache_path(file)
