@@ -188,6 +188,41 @@ def check_pattern(pattern: str, what: str = "pattern") -> None:
         raise _fail(pattern, f"its counted repeats expand it beyond {MAX_EXPANDED:,} items", what)
 
 
+def may_backtrack(pattern: str) -> bool:
+    """Whether ``pattern`` has a quantified group (``(a+)+``, ``(a|aa)*``, ``(?:x|y){2,}``): the
+    shape that can backtrack exponentially. A pattern without one backtracks at worst
+    polynomially in the length of the text, so a caller matching many short strings (the
+    vocabulary search) may skip the per-call ``timeout=``, which costs about ten times the match
+    of a short string, and check a deadline between batches instead.
+
+    >>> may_backtrack(r"(?:(?:=|=)+)+x"), may_backtrack(r"(a|aa)*"), may_backtrack(r"(ab){2}")
+    (True, True, True)
+    >>> may_backtrack(r"^ [A-Z][a-z]+ing$"), may_backtrack(r"(?i)token"), may_backtrack(r"(ab)?c"), may_backtrack(r"\\(a\\)+")
+    (False, False, False, False)
+    """
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i = _class_end(pattern, i)
+            continue
+        if ch == ")" and i + 1 < n:
+            after = pattern[i + 1]
+            if after in "*+":
+                return True
+            if after == "{":
+                found = _REPEAT.match(pattern, i + 1)
+                if found is not None:
+                    high = found.group(3) if found.group(2) else found.group(1)
+                    if not high or int(high or 0) > 1:
+                        return True
+        i += 1
+    return False
+
+
 def compile_checked(pattern: str, what: str = "pattern", flags: int = 0) -> regex.Pattern[str]:
     """:func:`check_pattern`, then compile; any failure is a one-line :class:`PatternError`.
 

@@ -29,7 +29,7 @@ import regex
 
 from .errors import CancelledError, TokscopeError, UnknownTokenError
 from .display import parse_hex
-from .regex_guard import compile_checked, timed_out
+from .regex_guard import compile_checked, may_backtrack, timed_out
 from .tokenizer import Tokenizer
 from .types import Token
 
@@ -215,18 +215,21 @@ def _contains_hits(needle: bytes, table: _Table) -> list[int]:
 
 def _regex_hits(compiled: regex.Pattern[str], texts: list[str], cancel: threading.Event | None) -> list[int]:
     """Indexes of the texts the pattern finds something in, in blocks so ``cancel`` is heard; the
-    whole search has :data:`SEARCH_SECONDS` (a pattern that backtracks without end is stopped with
-    :class:`~tokscope.core.regex_guard.PatternTimeoutError`)."""
+    whole search has :data:`SEARCH_SECONDS`, checked between blocks, and a pattern that may
+    backtrack without end (:func:`~tokscope.core.regex_guard.may_backtrack`) also within each
+    match: it is stopped with :class:`~tokscope.core.regex_guard.PatternTimeoutError`."""
     hits: list[int] = []
     step = 1024
     deadline = time.monotonic() + SEARCH_SECONDS
+    # a per-call timeout costs ten times a short match: only where the pattern's shape needs it
+    guarded = may_backtrack(compiled.pattern)
     for base in range(0, len(texts), step):
         if cancel is not None and cancel.is_set():
             raise CancelledError("the search was cancelled")
         left = deadline - time.monotonic()
         if left <= 0:
             raise timed_out(compiled.pattern, "regular expression")
-        search = partial(compiled.search, timeout=left)
+        search = partial(compiled.search, timeout=left) if guarded else compiled.search
         try:
             hits.extend(compress(range(base, base + step), map(search, texts[base : base + step])))
         except TimeoutError:
