@@ -236,8 +236,11 @@ def compile_training_pattern(pattern: str) -> regex.Pattern[str]:
 def _finditer(pat: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
     """``pat.finditer(text)`` with a time budget for a user's pattern (see :mod:`.regex_guard`)."""
     if pat.pattern in TRUSTED_PATTERNS:
-        yield from pat.finditer(text)
-        return
+        return pat.finditer(text)  # as it is: no generator between the engine and the counter
+    return _budgeted(pat, text)
+
+
+def _budgeted(pat: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
     try:
         yield from pat.finditer(text, timeout=budget(len(text)))
     except TimeoutError:
