@@ -88,7 +88,7 @@ def read_text(args: argparse.Namespace) -> str:
     if text is not None:
         return decode_argument(text, "TEXT", args.errors)
     if args.file:
-        return read_input(args.file, limit=args.max_bytes, errors=args.errors).text
+        return read_input(args.file, limit=args.max_bytes, errors=args.errors, keep_head=False).text
     if not stdin_is_piped():
         raise UsageError("no input: give TEXT, -f FILE, or pipe text into standard input")
     return read_input(None, limit=args.max_bytes, errors=args.errors).text

@@ -56,7 +56,7 @@ def _read_inputs(paths: list[str], args: argparse.Namespace) -> list[str]:
     for path in paths:
         if path == "-" and not stdin_is_piped():
             raise UsageError("'-' reads standard input, but nothing is piped in")
-        texts.append(read_input(path, limit=args.max_bytes, errors=args.errors).text)
+        texts.append(read_input(path, limit=args.max_bytes, errors=args.errors, keep_head=False).text)
     if not any(texts):
         names = ", ".join("standard input" if p == "-" else safe_text(p) for p in paths)
         raise InputError(f"the corpus is empty: {names} {'has' if len(paths) == 1 else 'have'} no text", kind="empty",
@@ -505,7 +505,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     _check_outputs([("-o", args.output)], [args.file], args.force)
     if args.save:
         _prepare_save(name, args.force)
-    data = read_file_bytes(args.file, args.max_bytes)
+    data = read_file_bytes(args.file, args.max_bytes, keep_head=False)
     tok = serialize.import_tiktoken(data, name=name, pattern=pattern, pattern_name=pattern_name,
                                     special_tokens=specials, source=file_label(args.file))
     written = {}

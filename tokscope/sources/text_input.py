@@ -178,14 +178,14 @@ def _read_limited(stream: BinaryIO, limit: int) -> bytes:
     return b"".join(parts)
 
 
-def _too_large(where: str, path: str | None, limit: int, data: bytes, size: int | None) -> InputError:
+def _too_large(where: str, path: str | None, limit: int, data: bytes | None, size: int | None) -> InputError:
     if size is not None and size > limit:
         amount = f"{size:,} bytes"
     else:
         amount = f"more than {limit:,} bytes"
     return InputError(
         f"{safe_text(where)} is {amount}, over the {limit:,}-byte limit (raise it with --max-bytes)",
-        kind="too-large", where=where, path=path, limit=limit, size=max(size or 0, len(data)), data=data,
+        kind="too-large", where=where, path=path, limit=limit, size=max(size or 0, len(data or b"")), data=data,
     )
 
 
@@ -201,9 +201,12 @@ def _os_error(exc: OSError, where: str, path: str | None) -> InputError:
     return InputError(f"{shown}: cannot read it ({reason})", kind="unreadable", where=where, path=path)
 
 
-def read_file_bytes(path: str, limit: int = DEFAULT_MAX_BYTES) -> bytes:
+def read_file_bytes(path: str, limit: int = DEFAULT_MAX_BYTES, *, keep_head: bool = True) -> bytes:
     """The bytes of the file at ``path``; :class:`InputError` when it cannot be read or holds
-    more than ``limit`` bytes (whatever its size says: FIFOs and ``/proc`` files say 0)."""
+    more than ``limit`` bytes (whatever its size says: FIFOs and ``/proc`` files say 0).
+
+    ``keep_head``: a regular file whose size is over the limit is still read up to the limit, so
+    the error can offer its head (:meth:`InputError.accept`); without it, it is refused unread."""
     limit = check_limit(limit)
     try:
         with open(path, "rb") as handle:
@@ -212,8 +215,8 @@ def read_file_bytes(path: str, limit: int = DEFAULT_MAX_BYTES) -> bytes:
                 raise IsADirectoryError(path)
             size = info.st_size if stat.S_ISREG(info.st_mode) else None
             if size is not None and size > limit:
-                # the head is read anyway, so the explorer can offer it without reading again
-                raise _too_large(path, path, limit, _read_limited(handle, limit), size)
+                head = _read_limited(handle, limit) if keep_head else None
+                raise _too_large(path, path, limit, head, size)
             data = _read_limited(handle, limit)
     except OSError as exc:
         raise _os_error(exc, path, path) from None
@@ -275,17 +278,18 @@ def decode_input(data: bytes, where: str, errors: str = "strict", *, path: str |
 
 
 def read_input(source: str | None, *, limit: int = DEFAULT_MAX_BYTES, errors: str = "strict",
-               stdin: BinaryIO | None = None) -> InputText:
+               stdin: BinaryIO | None = None, keep_head: bool = True) -> InputText:
     """The text of a file, or of standard input when ``source`` is ``None`` or ``-``.
 
     ``stdin`` is the binary stream to read for standard input (default: ``sys.stdin.buffer``).
-    Raises :class:`InputError`; see the module docstring for going on from one.
+    Raises :class:`InputError`; see the module docstring for going on from one (``keep_head=False``
+    refuses a file over the limit without reading it, for callers that will not offer its head).
     """
     limit = check_limit(limit)
     if source is None or source == "-":
         stream = stdin if stdin is not None else stdin_bytes_stream()
         return decode_input(read_stream_bytes(stream, limit), STDIN, errors, limit=limit)
-    return decode_input(read_file_bytes(source, limit), source, errors, path=source, limit=limit)
+    return decode_input(read_file_bytes(source, limit, keep_head=keep_head), source, errors, path=source, limit=limit)
 
 
 def decode_argument(text: str, what: str = "TEXT", errors: str = "strict") -> str:
