@@ -29,6 +29,7 @@ import regex
 
 from .display import quoted
 from .errors import CancelledError, TokscopeError
+from .regex_guard import TRUSTED_PATTERNS
 from .tokenizer import Tokenizer, fix_surrogates
 from .unicode_pattern import compile_pattern
 from .types import Chunk, Parents
@@ -310,6 +311,8 @@ class _PatternInfo:
         self.count = 0
         if alternatives is not None and len(alternatives) > 1:
             source = "|".join(f"({a})" for a in alternatives)
+            if pattern in TRUSTED_PATTERNS:  # the same alternatives in groups: as safe as the pattern
+                TRUSTED_PATTERNS.add(source)
             try:
                 groups = regex.compile(source).groups
                 # the tokenizer's own compiler, so that matching follows exactly the same rules
