@@ -1,20 +1,42 @@
 """The command line: ``tokscope [FILE]`` opens the explorer; subcommands print text or ``--json``.
 
 Each subcommand lives in a module of :mod:`tokscope.commands` with a ``register(subparsers)``;
-this module only builds the parser, runs the chosen command and turns errors into one line on
-standard error with exit code 1 (2 for usage), never a traceback.
+this module only builds the parser, runs the chosen command and turns every failure into one line
+on standard error, never a traceback:
+
+=========  =====================================================================================
+exit code  when
+=========  =====================================================================================
+0          done (also when the reader of the output went away, as with ``| head``)
+1          an error: bad input, a file that cannot be read or written, output that cannot be
+           written (a full disk, a closed standard output), an encoding that cannot be loaded
+2          bad arguments (usage), an unknown command
+130        interrupted (Ctrl+C)
+128 + N    stopped by signal N (SIGTERM 143, SIGHUP 129): files being written are left as they
+           were, with no temporary file behind
+=========  =====================================================================================
+
+Whatever a command prints to the terminal passes through a guard that shows control characters
+and bidirectional overrides as inert glyphs (:func:`tokscope.core.display.char_glyph`); the
+commands themselves already print outside strings through
+:func:`~tokscope.core.display.safe_text`, so the guard is the second line of defence.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import errno
 import os
+import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .commands import basic, chat, compare, explain, stats, train
 from .commands.common import PROG, UsageError
+from .core.display import safe_text
 from .core.errors import TokscopeError
 from .sources.text_input import DEFAULT_MAX_BYTES
 
@@ -27,7 +49,7 @@ COMMANDS = (basic, chat, train, explain, compare, stats)
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, f"{self.prog}: error: {safe_text(message)} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def explorer_parser() -> argparse.ArgumentParser:
+    from .commands.common import max_bytes_arg
     from .sources.registry import DEFAULT_ENCODING
 
     parser = _Parser(prog=PROG, description="Open the explorer on FILE, standard input, or a built-in sample.")
@@ -55,39 +78,231 @@ def explorer_parser() -> argparse.ArgumentParser:
     parser.add_argument("-e", "--encoding", default=DEFAULT_ENCODING, metavar="NAME", help="encoding to start with")
     parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
                         help="open a file that is not UTF-8 with U+FFFD replacements (replace)")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
+    parser.add_argument("--max-bytes", type=max_bytes_arg, default=DEFAULT_MAX_BYTES, metavar="N",
                         help="refuse files larger than N bytes")
     return parser
 
 
+def subcommand_names(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._actions:  # noqa: SLF001 - argparse keeps its subparsers here
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return list(action.choices)
+    return []
+
+
+def unknown_command(argv: Sequence[str], commands: Sequence[str]) -> str | None:
+    """The message for a first word that looks like a mistyped command rather than a file to open.
+
+    >>> unknown_command(["encde", "hi"], ["encode", "decode"])
+    "unknown command 'encde'; did you mean 'encode'? ('tokscope --help' lists the commands)"
+    >>> unknown_command(["notes.txt"], ["encode"]) is None
+    True
+    """
+    if not argv:
+        return None
+    word = argv[0]
+    if word.startswith("-") or os.path.sep in word or "." in word or os.path.exists(word):
+        return None
+    close = difflib.get_close_matches(word, commands, n=1, cutoff=0.6)
+    positional = [a for a in argv if not a.startswith("-")]
+    if not close and len(positional) < 2:
+        return None  # a single word: the explorer says "no such file"
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown command {safe_text(word)!r}{hint} ('{PROG} --help' lists the commands)"
+
+
+# ----- output ------------------------------------------------------------------------------------
+
+#: characters the output guard replaces: C0 controls but tab and newline, DEL, C1 controls, the
+#: bidirectional controls, and lone surrogates (which cannot be written as UTF-8)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: the same for standard error, where a progress bar redraws its line with a carriage return
+_UNSAFE_ERR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _glyph(found: re.Match[str]) -> str:
+    return safe_text(found.group())
+
+
+class GuardedStream:
+    """A text stream that shows unsafe characters (see :data:`_UNSAFE`) as inert glyphs.
+
+    Everything else (``buffer``, ``fileno``, ``isatty``, ``encoding`` ...) is the wrapped stream's,
+    so a command that must write exact bytes (``decode`` into a pipe) writes them to ``buffer``.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> GuardedStream(out).write("a\\x1b[2Jb\\u202e\\n") and out.getvalue()
+    'a␛[2Jb⟨RLO⟩\\n'
+    """
+
+    def __init__(self, stream: Any, unsafe: re.Pattern[str] = _UNSAFE) -> None:
+        self._stream = stream
+        self._unsafe = unsafe
+
+    def write(self, text: str) -> int:
+        return self._stream.write(self._unsafe.sub(_glyph, text))
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _Discard:
+    """A text stream that keeps nothing (standard error when it is closed)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+class OutputClosed(TokscopeError):
+    """Standard output is closed (``>&-``): there is nowhere to print the result."""
+
+
+class SignalExit(BaseException):
+    """Raised by the SIGTERM/SIGHUP handler, so ``finally`` blocks (temporary files) still run."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    raise SignalExit(signum)
+
+
+def _install_signal_handlers() -> None:
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        try:
+            signal.signal(number, _on_signal)
+        except (ValueError, OSError):  # not the main thread, or not allowed here
+            pass
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's last flush of what could not be
+    written succeeds quietly (instead of printing an "Exception ignored" message)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+        finally:
+            os.close(devnull)
+    except OSError:
+        pass
+
+
+def _say(message: str) -> None:
+    """One line on standard error (nothing when standard error is closed too)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(f"{PROG}: {safe_text(message)}\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _is_output_error(exc: OSError) -> bool:
+    return exc.errno in (errno.ENOSPC, errno.EIO, errno.EBADF, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EINVAL)
+
+
+def _flush_stdout() -> None:
+    stream = sys.stdout
+    if stream is not None:
+        stream.flush()
+
+
 def _run(handler: Callable[[], int]) -> int:
     try:
-        return handler()
+        try:
+            code = handler()
+        finally:
+            # inside the handlers below: a failed flush is an output error like a failed write
+            _flush_stdout()
+        return code
     except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return 2
     except TokscopeError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return 1
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        _say("interrupted")
         return 130
+    except SignalExit as exc:
+        _say(f"stopped by {signal.Signals(exc.signum).name}")
+        return 128 + exc.signum
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        except OSError:
-            pass
+        _silence_stdout()
         return 0
+    except OSError as exc:
+        if not _is_output_error(exc):
+            _say(f"error: {exc.strerror or exc}")
+            return 1
+        _silence_stdout()
+        _say(f"error: cannot write the output: {exc.strerror or exc}")
+        return 1
+    except UnicodeEncodeError as exc:
+        _silence_stdout()
+        encoding = getattr(sys.stdout, "encoding", None) or "this encoding"
+        _say(f"error: cannot write the output in {encoding} ({exc.reason}); set PYTHONIOENCODING=utf-8")
+        return 1
+    except MemoryError:
+        _say("error: out of memory (try a smaller input, or --max-bytes)")
+        return 1
+    except RecursionError:
+        _say("error: the input is nested too deeply to process")
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
+        if os.environ.get("TOKSCOPE_DEBUG"):
+            raise
+        _say(f"internal error: {type(exc).__name__}: {exc} (please report it; TOKSCOPE_DEBUG=1 shows the traceback)")
+        return 1
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    if sys.stdout is None:
+        raise OutputClosed("standard output is closed; there is nowhere to write the result")
+    saved = sys.stdout, sys.stderr
+    sys.stdout = GuardedStream(sys.stdout)
+    # with standard error closed (2>&-), notes go nowhere: print(file=None) would put them in the output
+    sys.stderr = GuardedStream(sys.stderr, _UNSAFE_ERR) if sys.stderr is not None else _Discard()
+    try:
+        return args.func(args)
+    finally:
+        try:
+            sys.stdout.flush()
+        finally:
+            sys.stdout, sys.stderr = saved
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    subcommands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+    subcommands = subcommand_names(parser)
     if argv and (argv[0] in subcommands or argv[0] in ("-h", "--help", "--version")):
+        _install_signal_handlers()
         args = parser.parse_args(argv)
-        return _run(lambda: args.func(args))
+        return _run(lambda: _run_command(args))
+    problem = unknown_command(argv, subcommands)
+    if problem is not None:
+        _say(f"error: {problem}")
+        return 2
     args = explorer_parser().parse_args(argv)
     return _run(lambda: _start_explorer(args))
 

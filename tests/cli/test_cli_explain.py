@@ -234,3 +234,15 @@ def test_unreachable_flag_in_tree(capsys, tmp_path, monkeypatch):
     assert merge(b"abcd", ranks) == [b"a", b"bc", b"d"]
     code, out, _ = run(capsys, "tree", "-e", "tiny-test", "259", "--json")
     assert json.loads(out)["unreachable"] is True
+
+
+def test_one_byte_notation_everywhere(capsys):
+    """Bytes that are not whole characters are ‹f0 9f› in every command (issue 10 item 3)."""
+    code, out, _ = run(capsys, "explain", "-e", "gpt2", "🦜\n", "--no-variants")
+    assert code == 0 and "‹f0 9f" in out and "\\x" not in out and '"⏎"' in out
+    code, out, _ = run(capsys, "tree", "-e", "gpt2", "--hex", "f0")
+    assert code == 0 and '"‹f0›"' in out
+    code, out, _ = run(capsys, "vocab", "-e", "gpt2", "--hex", "f09f")
+    assert code == 0 and "‹f0 9f›" in out
+    code, out, _ = run(capsys, "stats", "-e", "gpt2", "the the the 🦜")
+    assert code == 0 and "·the" in out and "<f0>" not in out

@@ -175,3 +175,55 @@ def test_the_copy_of_a_carrier_loads(caches, official, expected_ranks, tmp_path,
     _only_carrier(monkeypatch, file.basename, good)
     assert builtin.load_ranks(NAME) == expected_ranks
     assert used == [good]
+
+
+# ----- the rank cache trusts only what it can check (issue 14, Medium 9) ------------------------------
+
+
+def test_the_cache_is_keyed_to_the_official_files_sha256(caches, official, expected_ranks):
+    builtin.load_ranks(NAME)
+    path = builtin._rank_cache_path(official[0])
+    assert official[0].sha256[:32] in path.name
+    blob = path.read_bytes()
+    other = tk.VocabFile(official[0].url, "0" * 64)
+    # a cache made for other source bytes is another file, and a header for another source fails
+    assert builtin._rank_cache_path(other) != path
+    builtin._rank_cache_path(other).write_bytes(blob)
+    assert builtin._load_rank_cache(other) is None
+
+
+def test_a_cache_that_others_can_write_is_not_trusted(caches, official, expected_ranks):
+    import os
+
+    builtin.load_ranks(NAME)
+    path = builtin._rank_cache_path(official[0])
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    os.chmod(path, 0o666)
+    assert builtin._load_rank_cache(official[0]) is None
+    assert builtin.load_ranks(NAME) == expected_ranks  # rebuilt from the official file
+
+
+def test_a_cache_with_a_bad_shape_is_rebuilt(caches, official, expected_ranks):
+    import marshal
+
+    builtin.load_ranks(NAME)
+    path = builtin._rank_cache_path(official[0])
+    for payload in (marshal.dumps({b"a": 0}), marshal.dumps([b"a", b"a"]), marshal.dumps([1, 2]),
+                    marshal.dumps([bytes([i]) for i in range(255)])):
+        header = builtin._cache_header(official[0].sha256, len(marshal.loads(payload)), payload)
+        path.write_bytes(header + b"\n" + payload)
+        assert builtin._load_rank_cache(official[0]) is None
+    assert builtin.load_ranks(NAME) == expected_ranks
+
+
+def test_no_temporary_file_is_left_when_the_cache_cannot_be_written(caches, official, monkeypatch):
+    import os
+
+    ours, _ = caches
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    builtin.load_ranks(NAME)  # works, only uncached
+    assert [p.name for p in (ours / "ranks").iterdir()] == []

@@ -1,22 +1,37 @@
-"""The core subcommands: ``encodings``, ``encode``, ``decode``."""
+"""The core subcommands: ``encodings``, ``encode``, ``decode``.
+
+``encode`` streams: the ids of plain output, and the tokens of ``--json`` (in batches from
+:func:`tokscope.core.streaming.iter_pieces`), are written as they are made, so a big input costs
+the text and its ids, not millions of objects at once. ``--json`` therefore writes ``count`` after
+``tokens``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 
+from ..core.display import safe_text
 from .common import (
     UsageError,
     add_encoding_option,
     add_input_options,
     add_special_options,
+    encode_args,
+    json_text,
     load_encoding,
+    note_unknown_specials,
     piece_json,
     print_json,
     read_text,
-    run_encode,
+    special_hint,
+    stdin_is_piped,
 )
+
+#: ids written per line-buffer flush of plain ``encode``
+ID_BATCH = 1 << 14
 
 
 def cmd_encodings(args: argparse.Namespace) -> int:
@@ -29,58 +44,100 @@ def cmd_encodings(args: argparse.Namespace) -> int:
              "detail": i.detail, "available": i.available} for i in infos
         ]})
         return 0
-    width = max(len(i.name) for i in infos)
-    for i in infos:
+    names = [safe_text(i.name) for i in infos]
+    width = max(len(n) for n in names)
+    for name, i in zip(names, infos):
         state = "available" if i.available else "MISSING"
         size = f"{i.n_vocab:>7,}" if i.n_vocab is not None else "      ?"
-        print(f"{i.name:<{width}}  {size}  {state:<9}  {i.source}: {i.detail}")
+        print(f"{name:<{width}}  {size}  {state:<9}  {safe_text(i.source)}: {safe_text(i.detail)}")
     return 0
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    from ..core.streaming import iter_pieces
+
     tokenizer = load_encoding(args.encoding)
     text = read_text(args)
-    extra = {"max_rank": args.max_rank} if getattr(args, "max_rank", None) is not None else {}
-    pieces = run_encode(tokenizer, text, args, **extra)
-    if args.json:
-        print_json({"encoding": tokenizer.name, "count": len(pieces), "tokens": [piece_json(p) for p in pieces]})
-    else:
-        print(" ".join(str(p.id) for p in pieces))
+    max_rank = getattr(args, "max_rank", None)
+    note_unknown_specials(tokenizer, args)
+    write = sys.stdout.write
+    with special_hint():
+        if args.json:
+            batches = iter_pieces(tokenizer, text, max_rank=max_rank, **encode_args(args))
+            first = next(batches, [])  # a refused special token raises here, before any output
+            write('{"encoding":' + json_text(tokenizer.name) + ',"tokens":[')
+            count = 0
+            for batch in _chain(first, batches):
+                if batch:  # one JSON encoding per batch (the C encoder), without its brackets
+                    write(("," if count else "") + json_text([piece_json(p) for p in batch])[1:-1])
+                    count += len(batch)
+            write(f'],"count":{count}}}\n')
+            return 0
+        extra = {"max_rank": max_rank} if max_rank is not None else {}
+        ids = tokenizer.encode(text, **encode_args(args), **extra)
+    del text
+    for k in range(0, len(ids), ID_BATCH):
+        write((" " if k else "") + " ".join(map(str, ids[k : k + ID_BATCH])))
+    write("\n")
     return 0
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+#: a token id as typed: ASCII digits only (int() would also take '١٢٣' or '1_0')
+_ID = re.compile(r"[0-9]+")
 
 
 def _parse_ids(words: Sequence[str]) -> list[int]:
     ids = []
     for word in words:
         for part in word.replace(",", " ").split():
-            try:
-                ids.append(int(part))
-            except ValueError:
-                raise UsageError(f"not a token id: {part!r}") from None
+            if _ID.fullmatch(part) is None:
+                raise UsageError(f"not a token id: {safe_text(part)!r} (ids are whole numbers, 0 or more)")
+            ids.append(int(part))
     return ids
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
+    from ..sources.text_input import read_input
+
     tokenizer = load_encoding(args.encoding)
     if args.ids:
         words = args.ids
-    elif sys.stdin is not None and not sys.stdin.isatty():
-        words = [sys.stdin.read()]
+    elif stdin_is_piped():
+        words = [read_input(None, limit=args.max_bytes).text]
     else:
         raise UsageError("no ids: give IDs as arguments or on standard input")
     ids = _parse_ids(words)
     data = tokenizer.decode_bytes(ids)
-    text = data.decode("utf-8", errors="replace")
     if args.json:
-        print_json({"encoding": tokenizer.name, "text": text, "bytes": data.hex(), "count": len(ids)})
+        print_json({"encoding": tokenizer.name, "text": data.decode("utf-8", errors="replace"), "bytes": data.hex(),
+                    "count": len(ids)})
+        return 0
+    if _is_terminal(sys.stdout):
+        # on a terminal: the text with U+FFFD for bytes that are not UTF-8, controls shown inert
+        text = data.decode("utf-8", errors="replace")
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
-        sys.stdout.write(text)
-        if not text.endswith("\n") and sys.stdout.isatty():
-            sys.stdout.write("\n")
+        # into a pipe or a file: the exact bytes the tokens stand for
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
     return 0
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (ValueError, OSError):
+        return False
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    from .common import add_max_bytes_option
+
     p = sub.add_parser("encodings", help="list the encodings and where their files come from")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_encodings)
@@ -92,8 +149,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print each token with its bytes and offsets as JSON")
     p.set_defaults(func=cmd_encode)
 
-    p = sub.add_parser("decode", help="decode token ids into text")
+    p = sub.add_parser(
+        "decode", help="decode token ids into text",
+        description="Decode token ids. Into a pipe or a file the exact bytes are written; on a terminal the "
+                    "text, with U+FFFD for bytes that are not UTF-8 and control characters shown as symbols.",
+    )
     add_encoding_option(p)
     p.add_argument("ids", nargs="*", metavar="ID", help="token ids (default: read them from standard input)")
     p.add_argument("--json", action="store_true", help="print JSON with the text and its bytes")
+    add_max_bytes_option(p, hidden=True)
     p.set_defaults(func=cmd_decode)

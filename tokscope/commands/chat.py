@@ -19,26 +19,21 @@ from ..core import chat as core_chat
 from ..core.chat_template import ChatTemplate
 from ..core.display import safe_text
 from ..sources.model_files import chat_template_of, contexts_of
+from ..sources.text_input import read_input
 from .common import (
     PROG,
     UsageError,
     add_encoding_option,
-    decode_input,
+    add_max_bytes_option,
     load_encoding,
     print_json,
-    read_bytes_limited,
+    stdin_is_piped,
 )
-from .common import DEFAULT_MAX_BYTES
 
 
 def _read_json_file(path: str, what: str, limit: int) -> Any:
-    if path == "-":
-        data = sys.stdin.buffer.read(limit + 1)
-        where = "standard input"
-    else:
-        data = read_bytes_limited(path, limit)
-        where = path
-    text = decode_input(data, where)
+    read = read_input(path, limit=limit, keep_head=False)
+    text, where = read.text, read.where
     try:
         return json.loads(text)
     except RecursionError:
@@ -82,14 +77,14 @@ def _format(args: argparse.Namespace, template: ChatTemplate | None) -> Any:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     tokenizer = load_encoding(args.encoding)
-    if args.file is None and (sys.stdin is None or sys.stdin.isatty()):
+    if args.file is None and not stdin_is_piped():
         raise UsageError("no conversation: give -f FILE (a messages list or an object with messages and tools), "
                          "or pipe it into standard input")
     conversation = _read_json_file(args.file or "-", "the conversation", args.max_bytes)
     tools = _read_json_file(args.tools, "the tools", args.max_bytes) if args.tools else None
     template = chat_template_of(tokenizer)
     if args.template:
-        text = decode_input(read_bytes_limited(args.template, args.max_bytes), args.template)
+        text = read_input(args.template, limit=args.max_bytes, keep_head=False).text
         if args.template.endswith(".json"):
             template = ChatTemplate.from_config(text, origin=args.template)
         else:
@@ -177,6 +172,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a chat template to use: a .jinja file or a tokenizer_config.json")
     p.add_argument("--var", action="append", metavar="NAME=VALUE",
                    help="a template variable, e.g. enable_thinking=false (repeatable)")
-    p.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N", help=argparse.SUPPRESS)
+    add_max_bytes_option(p, hidden=True)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_chat)

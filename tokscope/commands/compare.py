@@ -17,7 +17,6 @@ Decisions (also in the README section):
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
@@ -38,13 +37,17 @@ from ..core.compare import (
     Comparison,
     Cost,
     EncodingStats,
+    PriceError,
     TextIndex,
     bar,
     compare,
     costs,
     format_money,
+    parse_copies,
+    parse_price,
     segment,
 )
+from ..core.display import safe_text
 from ..core.errors import DisallowedSpecialError, TokscopeError
 
 PROG = "tokscope"
@@ -54,25 +57,19 @@ PROG = "tokscope"
 
 
 def price_arg(value: str) -> float:
-    """argparse type: a price per million tokens (a finite number >= 0)."""
+    """argparse type: a price per million tokens (:func:`tokscope.core.compare.parse_price`)."""
     try:
-        price = float(value.strip().lstrip("$"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a price: {value!r} (give dollars per million tokens, e.g. 2.50)") from None
-    if not math.isfinite(price) or price < 0:
-        raise argparse.ArgumentTypeError(f"a price must be a number >= 0, not {value!r}")
-    return price
+        return parse_price(value)
+    except PriceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def copies_arg(value: str) -> int:
-    """argparse type: a whole number of copies >= 1."""
+    """argparse type: a whole number of copies >= 1 (:func:`tokscope.core.compare.parse_copies`)."""
     try:
-        copies = int(value.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if copies < 1:
-        raise argparse.ArgumentTypeError(f"copies must be at least 1, not {value!r}")
-    return copies
+        return parse_copies(value)
+    except PriceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def unique_encodings(names: list[str] | None) -> list[str]:
@@ -84,7 +81,8 @@ def unique_encodings(names: list[str] | None) -> list[str]:
     for name in names or list(DEFAULT_COMPARE):
         key = canonical_name(name)
         if key in seen:
-            print(f"{PROG}: note: {name!r} is the same encoding as {seen[key]!r}; comparing it once", file=sys.stderr)
+            print(f"{PROG}: note: {safe_text(name)!r} is the same encoding as {safe_text(seen[key])!r}; comparing it once",
+                  file=sys.stderr)
             continue
         seen[key] = name
         out.append(name)
@@ -92,14 +90,16 @@ def unique_encodings(names: list[str] | None) -> list[str]:
 
 
 def load_all(names: list[str]) -> tuple[list[Any], list[tuple[str, str]]]:
-    """Load each encoding; failures become ``(name, reason)`` and are said on stderr."""
+    """Load each encoding; failures become ``(name, reason)``, said on stderr when there are other
+    names (a single name that fails is the command's one error, said once by the caller)."""
     loaded, failed = [], []
     for name in names:
         try:
             loaded.append(load_encoding(name))
         except (TokscopeError, OSError, ValueError) as exc:
             failed.append((name, str(exc)))
-            print(f"{PROG}: error: cannot load {name!r}: {exc}", file=sys.stderr)
+            if len(names) > 1:
+                print(f"{PROG}: error: cannot load {safe_text(name)!r}: {safe_text(exc)}", file=sys.stderr)
     return loaded, failed
 
 
@@ -144,7 +144,7 @@ def render_stats(result: Comparison) -> list[str]:
     rows = []
     for k, s in enumerate(result.stats):
         rows.append([
-            s.name, f"{s.tokens:,}", _num(s.chars_per_token), _num(s.tokens_per_word), _num(s.bytes_per_token),
+            safe_text(s.name), f"{s.tokens:,}", _num(s.chars_per_token), _num(s.tokens_per_word), _num(s.bytes_per_token),
             _pct(s.partial_share), _pct(s.single_byte_share),
             "-" if k == 0 else f"{s.extra_vs_first:,}", "-" if k == 0 else f"{s.missing_vs_first:,}",
         ])
@@ -161,7 +161,7 @@ def render_costs(items: tuple[Cost, ...]) -> list[str]:
         headers += [f"input x{copies:,}", f"output x{copies:,}"]
     rows = []
     for c in items:
-        row = [c.name, f"{c.tokens:,}", format_money(c.input), format_money(c.output)]
+        row = [safe_text(c.name), f"{c.tokens:,}", format_money(c.input), format_money(c.output)]
         if copies > 1:
             row += [format_money(c.input_total), format_money(c.output_total)]
         rows.append(row)
@@ -186,7 +186,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not segs and len(reasons) == 1:
         raise TokscopeError(reasons.pop())  # every encoding refused the text for the same reason: say it once
     for name, reason in refused:
-        print(f"{PROG}: error: {name}: {reason}", file=sys.stderr)
+        print(f"{PROG}: error: {safe_text(name)}: {safe_text(reason)}", file=sys.stderr)
     failed += refused
     if not segs:
         raise TokscopeError("no encoding could be compared" if len(names) > 1 else failed[0][1])
@@ -229,7 +229,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         f"{len(al.union) - len(al.agreed):,} differ"
     )
     if len(segs) > 1:
-        lines.append(f"+cuts/-cuts: boundaries {segs[0].name} lacks / has that this encoding lacks")
+        lines.append(f"+cuts/-cuts: boundaries {safe_text(segs[0].name)} lacks / has that this encoding lacks")
     lines.append("ch/tok, by/tok: characters, bytes per token; tok/wd: tokens per word")
     if items:
         lines += ["", *render_costs(items)]
@@ -237,7 +237,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         lines += ["", "cuts where not all agree (char offset, +bytes into a character):"]
         for c in al.cuts(index, only_differ=True):
             where = f"{c.char}" + (f"+{c.inside}" if c.inside else "")
-            lines.append(f"  {where:>10}  " + " ".join(n for n, m in zip(result.names, c.members) if m))
+            lines.append(f"  {where:>10}  " + " ".join(safe_text(n) for n, m in zip(result.names, c.members) if m))
     print("\n".join(lines))
     return 1 if failed else 0
 
@@ -248,7 +248,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def render_languages(tbl: Any, *, ascii: bool = False, chart: bool = True, width: int = 80) -> list[str]:
     headers = ["language"]
     for name in tbl.encodings:
-        headers += [name, "x en"]
+        headers += [safe_text(name), "x en"]
     rows = []
     for row in tbl.rows:
         cells = [f"{row.name} ({row.code})"]
@@ -260,7 +260,7 @@ def render_languages(tbl: Any, *, ascii: bool = False, chart: bool = True, width
     if not chart:
         return lines
     label = max(len(r.name) for r in tbl.rows) if tbl.rows else 8
-    tag = max(len(n) for n in tbl.encodings)
+    tag = max(len(safe_text(n)) for n in tbl.encodings)
     room = max(10, width - label - tag - 20)
     top = tbl.max_count()
     lines += ["", f"tokens per language (full bar = {top:,} tokens)"]
@@ -268,7 +268,7 @@ def render_languages(tbl: Any, *, ascii: bool = False, chart: bool = True, width
         for k, (name, count, prem) in enumerate(zip(tbl.encodings, row.counts, row.premiums)):
             head = row.name if k == 0 else ""
             value = f"{count:,}" + ("" if prem is None else f" ({prem:.2f}x)")
-            lines.append(f"{head:<{label}}  {name:<{tag}}  {bar(count, top, room, ascii=ascii)} {value}".rstrip())
+            lines.append(f"{head:<{label}}  {safe_text(name):<{tag}}  {bar(count, top, room, ascii=ascii)} {value}".rstrip())
     return lines
 
 

@@ -30,7 +30,8 @@ from .common import (
     read_text,
     special_hint,
 )
-from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain, show_bytes
+from ..core.display import quoted, safe_text, token_label
+from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain
 from ..core.merges import (
     MergeNode,
     full_max_rank,
@@ -51,13 +52,24 @@ MAX_RANK_HELP = (
 
 def non_negative(value: str) -> int:
     """argparse type: a whole number >= 0."""
-    try:
-        number = int(value.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value!r}")
-    return number
+    text = value.strip().replace("_", "")
+    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {safe_text(value)!r}")
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"not a whole number: {safe_text(value)!r}")
+    return int(text)
+
+
+def ascii_int(value: str) -> int:
+    """argparse type: a whole number in ASCII digits (``int()`` would also take ``'١٢٣'``); named
+    ``int`` so that argparse's message stays "invalid int value"."""
+    text = value.strip()
+    if not (text.isascii() and text.lstrip("-").isdigit()):
+        raise ValueError(value)
+    return int(text)
+
+
+ascii_int.__name__ = "int"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # noqa: SLF001
@@ -104,7 +116,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # noqa: SLF001
     group.add_argument("--search", metavar="TEXT", help="tokens containing TEXT")
     group.add_argument("--regex", metavar="PATTERN", help="tokens whose text a regular expression finds a match in")
     group.add_argument("--hex", metavar="HEX", help="tokens containing these bytes")
-    group.add_argument("--id", type=int, metavar="N", help="the token with this id")
+    group.add_argument("--id", type=ascii_int, metavar="N", help="the token with this id")
     p.add_argument("--sort", choices=("id", "length"), default="id", help="order: by id, or longest first")
     p.add_argument("--limit", type=non_negative, default=100, metavar="K",
                    help="show at most K results (default 100; 0 shows all)")
@@ -196,7 +208,7 @@ def explanation_json(result: Explanation, kept: int, full: int) -> dict[str, Any
 
 
 def _parts_line(parts: tuple[bytes, ...]) -> str:
-    return " ".join(f"[{show_bytes(p)}]" for p in parts)
+    return " ".join(f"[{token_label(p, ws=False)}]" for p in parts)
 
 
 def print_explanation(result: Explanation, kept: int, *, pairs: bool = False, out: Any = None) -> None:
@@ -204,10 +216,10 @@ def print_explanation(result: Explanation, kept: int, *, pairs: bool = False, ou
     w = out.write
     cut = "" if result.max_rank is None else f", cut-off: ranks below {result.max_rank} ({kept:,} merges)"
     nc, nt = len(result.chunks), len(result.tokens)
-    w(f"{result.encoding}: {nc} chunk{'' if nc == 1 else 's'}, {nt} token{'' if nt == 1 else 's'}{cut}\n")
+    w(f"{safe_text(result.encoding)}: {nc} chunk{'' if nc == 1 else 's'}, {nt} token{'' if nt == 1 else 's'}{cut}\n")
     for number, c in enumerate(result.chunks, 1):
         alt = "" if c.alternative is None else f", pattern alternative {c.alternative + 1}"
-        w(f"\nchunk {number}: \"{show_bytes(c.bytes)}\"  [{c.chunk.start}:{c.chunk.end}]  {c.category}{alt}\n")
+        w(f"\nchunk {number}: {quoted(c.bytes)}  [{c.chunk.start}:{c.chunk.end}]  {c.category}{alt}\n")
         if c.chunk.special:
             w(f"  special token {c.tokens[0]}: never merged\n")
             continue
@@ -215,25 +227,25 @@ def print_explanation(result: Explanation, kept: int, *, pairs: bool = False, ou
         if not c.replayed:
             w(f"  ({len(c.bytes)} bytes: too long to replay step by step)\n")
         for step in c.steps:
-            w(f"  {step.number:>3}. \"{show_bytes(step.left)}\" + \"{show_bytes(step.right)}\" -> "
-              f"\"{show_bytes(step.merged)}\" (rank {step.rank})   {_parts_line(step.after)}\n")
+            w(f"  {step.number:>3}. {quoted(step.left)} + {quoted(step.right)} -> "
+              f"{quoted(step.merged)} (rank {step.rank})   {_parts_line(step.after)}\n")
             if pairs:
                 listed = ", ".join(
-                    f"\"{show_bytes(x.left)}\"+\"{show_bytes(x.right)}\" {x.rank}{'' if x.allowed else ' (cut off)'}"
+                    f"{quoted(x.left)}+{quoted(x.right)} {x.rank}{'' if x.allowed else ' (cut off)'}"
                     for x in step.candidates if x.rank is not None
                 )
                 w(f"       candidates: {listed}\n")
         if c.replayed and not c.steps and len(c.bytes) > 1:
             w("  no merge applies: no adjacent pair of bytes is a token\n")
-        pieces = "  ".join(f"\"{show_bytes(p)}\" {t}" for t, p in zip(c.tokens, c.parts))
+        pieces = "  ".join(f"{quoted(p)} {t}" for t, p in zip(c.tokens, c.parts))
         w(f"  pieces: {pieces}\n")
         if c.why is not None:
             w(f"  why: {c.why.summary}\n")
         if c.variants:
             w("  variants:\n")
-            width = max(len(show_bytes(v.text.encode())) for v in c.variants) + 2
+            width = max(len(quoted(v.text.encode())) for v in c.variants)
             for v in c.variants:
-                shown = '"' + show_bytes(v.text.encode()) + '"'
+                shown = quoted(v.text.encode())
                 ids = " ".join(str(i) for i in v.tokens)
                 w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
 
@@ -247,18 +259,22 @@ def _resolve(tokenizer: Any, args: argparse.Namespace) -> int:
         raise UsageError("give exactly one of ID, --text TEXT or --hex HEX")
     if args.id is not None:
         try:
+            if not (args.id.isascii() and args.id.isdigit()):
+                raise ValueError
             token_id = int(args.id)
         except ValueError:
-            raise UsageError(f"not a token id: {args.id!r} (use --text to give a token by its text)") from None
+            raise UsageError(f"not a token id: {safe_text(args.id)!r} (use --text to give a token by its text)") from None
         return resolve_token(tokenizer, token_id=token_id)
     if args.text is not None:
-        return resolve_token(tokenizer, text=args.text)
+        from ..sources.text_input import decode_argument
+
+        return resolve_token(tokenizer, text=decode_argument(args.text, "--text"))
     return resolve_token(tokenizer, hex_bytes=args.hex)
 
 
 def node_label(n: MergeNode) -> str:
     rank = "special" if n.rank is None else f"rank {n.rank}"
-    return f"{n.id} \"{show_bytes(n.bytes)}\" {n.bytes.hex()} {rank}"
+    return f"{n.id} {quoted(n.bytes)} {n.bytes.hex()} {rank}"
 
 
 def draw_tree(tree: MergeNode) -> list[str]:
@@ -306,15 +322,15 @@ def cmd_tree(args: argparse.Namespace) -> int:
         from ..core.bpe import merge
 
         parts = merge(tree.bytes, tokenizer.ranks)
-        got = " + ".join(f"{tokenizer.rank_of(p)} \"{show_bytes(p)}\"" for p in parts)
+        got = " + ".join(f"{tokenizer.rank_of(p)} {quoted(p)}" for p in parts)
         print(f"unreachable: ordinary encoding never produces this token (its own bytes encode to {got})")
     if uses is not None:
         print(f"used in {len(uses)} token{'' if len(uses) == 1 else 's'}" + (" as a parent:" if uses else ""))
         for u in uses:
             child = tokenizer.token_bytes(u.child)
             other = tokenizer.token_bytes(u.other)
-            pair = (f"+ \"{show_bytes(other)}\"" if u.side == "left" else f"\"{show_bytes(other)}\" +")
-            print(f"  {u.child:>7} \"{show_bytes(child)}\"  ({u.side} parent, {pair} {u.other})")
+            pair = (f"+ {quoted(other)}" if u.side == "left" else f"{quoted(other)} +")
+            print(f"  {u.child:>7} {quoted(child)}  ({u.side} parent, {pair} {u.other})")
     return 0
 
 
@@ -340,7 +356,7 @@ def cmd_vocab(args: argparse.Namespace) -> int:
         return 0
     for t in result.tokens:
         mark = " special" if t.special else ""
-        print(f"{t.id:>7}  {len(t.bytes):>3}  \"{show_bytes(t.bytes)}\"  {t.bytes.hex()}{mark}")
+        print(f"{t.id:>7}  {len(t.bytes):>3}  {quoted(t.bytes)}  {t.bytes.hex()}{mark}")
     if result.truncated:
         print(f"{result.total:,} matches; showing {len(result.tokens)} (use --limit to see more, 0 for all)",
               file=sys.stderr)

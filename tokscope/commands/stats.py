@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from ..core import stats as core_stats
+from ..core.display import safe_text, token_label
 
 #: Lengths above this are drawn in one last bin of the plain-text histograms.
 MAX_BIN = 16
@@ -163,7 +164,7 @@ def _digit_lines(title: str, groups: core_stats.DigitGroups, shown: int) -> list
 def format_stats(s: core_stats.TextStats, *, ascii_only: bool = False) -> list[str]:
     """The lines ``tokscope stats`` prints."""
     out = [
-        f"encoding: {s.encoding} ({s.n_vocab:,} tokens in the vocabulary)",
+        f"encoding: {safe_text(s.encoding)} ({s.n_vocab:,} tokens in the vocabulary)",
         f"text: {s.chars:,} characters, {s.bytes:,} bytes -> {s.tokens:,} tokens "
         f"({s.chars_per_token:.2f} characters, {s.bytes_per_token:.2f} bytes per token)",
         "",
@@ -183,7 +184,7 @@ def format_stats(s: core_stats.TextStats, *, ascii_only: bool = False) -> list[s
     out.append("most frequent tokens:")
     if not s.top:
         out.append("  (none)")
-    labels = [core_stats.token_label(t.bytes) for t in s.top]
+    labels = [token_label(t.bytes) for t in s.top]
     label_w = max((len(x) for x in labels), default=1)
     id_w = max((len(str(t.id)) for t in s.top), default=1)
     for rank, (t, label) in enumerate(zip(s.top, labels), 1):

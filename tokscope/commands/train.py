@@ -1,22 +1,29 @@
 """``tokscope train``, ``tokscope baselines``, ``tokscope import`` and ``tokscope export``.
 
 Thin shells over :mod:`tokscope.core.trainer`, :mod:`tokscope.core.baselines` and
-:mod:`tokscope.core.serialize`. Every check that can fail (options, inputs, output paths) runs
-before training, and files are written atomically after it, so a bad run never leaves half a file.
+:mod:`tokscope.core.serialize`. Every check that can fail (options, names, inputs, output paths,
+the data directory) runs before training, and files are written atomically after it, so a bad run
+never leaves half a file. An output (``-o``, ``--export-tiktoken``) is never one of the inputs, and
+an existing one is replaced only with ``--force``; a symbolic link is written through, to its
+target; ``--save`` creates its file exclusively unless ``--force``, so of two runs saving one new
+name at once only one succeeds.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from . import common as cli
-from .common import InputError, UsageError, decode_input, print_json, read_bytes_limited
+from ..core.display import quoted, safe_text, token_label
+from ..sources.names import DEFAULT_TRAINING_PATTERN, PATTERN_NAMES
+from .common import InputError, UsageError, print_json, read_input, stdin_is_piped
 
-DEFAULT_PATTERN = "gpt2"
+DEFAULT_PATTERN = DEFAULT_TRAINING_PATTERN
 #: ``--verbose`` shows the corpus after each merge for at most this many characters of it.
 VERBOSE_CHARS = 2000
 #: Merges listed at each end of the plain-text summary (``--json`` lists them all).
@@ -28,41 +35,42 @@ SHOW_MERGES = 10
 
 def _int(text: str) -> int:
     try:
+        if not text.strip().lstrip("+-").isascii():
+            raise ValueError
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a whole number: {safe_text(text)!r}") from None
+    return value
+
+
+def _count(text: str) -> int:
+    """argparse type: a whole number >= 0."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {safe_text(text)!r}")
     return value
 
 
 def _read_inputs(paths: list[str], args: argparse.Namespace) -> list[str]:
     texts = []
     for path in paths:
-        if path == "-":
-            if sys.stdin is None or sys.stdin.isatty():
-                raise UsageError("'-' reads standard input, but nothing is piped in")
-            data = sys.stdin.buffer.read(args.max_bytes + 1)
-            if len(data) > args.max_bytes:
-                raise InputError(f"standard input is over the {args.max_bytes:,}-byte limit (raise it with --max-bytes)")
-            texts.append(decode_input(data, "standard input", args.errors))
-        else:
-            texts.append(decode_input(read_bytes_limited(path, args.max_bytes), path, args.errors))
+        if path == "-" and not stdin_is_piped():
+            raise UsageError("'-' reads standard input, but nothing is piped in")
+        texts.append(read_input(path, limit=args.max_bytes, errors=args.errors, keep_head=False).text)
     if not any(texts):
-        names = ", ".join("standard input" if p == "-" else p for p in paths)
-        raise InputError(f"the corpus is empty: {names} {'has' if len(paths) == 1 else 'have'} no text")
+        names = ", ".join("standard input" if p == "-" else safe_text(p) for p in paths)
+        raise InputError(f"the corpus is empty: {names} {'has' if len(paths) == 1 else 'have'} no text", kind="empty",
+                         where=names)
     return texts
 
 
-def _show(data: bytes) -> str:
-    """A token for people: its text quoted (escapes for control characters), else its bytes."""
-    try:
-        return repr(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return repr(data)
+def file_label(path: str) -> str:
+    """A path as text that a tokenizer file can record (bytes that are not UTF-8 become U+FFFD).
 
-
-def _plain(data: bytes) -> str:
-    text = data.decode("utf-8", errors="backslashreplace")
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r").replace("|", "\\|")
+    >>> file_label("n\\udcffame.txt")
+    'n\ufffdame.txt'
+    """
+    return os.fsencode(path).decode("utf-8", "replace") if path != "-" else "-"
 
 
 def _resolve_pattern(value: str) -> tuple[str, str | None]:
@@ -77,8 +85,8 @@ def _resolve_pattern(value: str) -> tuple[str, str | None]:
 
 def _add_pattern_option(parser: argparse.ArgumentParser, default: str | None = DEFAULT_PATTERN) -> None:
     parser.add_argument(
-        "--pattern", default=default, required=default is None, metavar="none|words|gpt2|cl100k|o200k|REGEX",
-        help="pre-tokenization: none (merges may cross anything), words (split on whitespace, drop it), "
+        "--pattern", default=default, required=default is None, metavar="|".join(PATTERN_NAMES) + "|REGEX",
+        help="pre-tokenization: none (merges may cross anything), words (runs of non-space and of whitespace), "
              "an OpenAI encoding's pattern, or a regex" + (f" (default: {default})" if default else ""),
     )
 
@@ -86,8 +94,44 @@ def _add_pattern_option(parser: argparse.ArgumentParser, default: str | None = D
 def _add_read_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
                         help="how to treat bytes that are not UTF-8: refuse (strict, default) or use U+FFFD")
-    parser.add_argument("--max-bytes", type=int, default=cli.DEFAULT_MAX_BYTES, metavar="N",
-                        help=f"refuse inputs larger than N bytes each (default: {cli.DEFAULT_MAX_BYTES})")
+    cli.add_max_bytes_option(parser, each=True)
+
+
+def _check_name(name: str, *, for_save: bool, where: str) -> str:
+    """The tokenizer's name, checked before any work: a saved one must be a valid saved name; any
+    name must be text a file can hold (valid UTF-8, no control characters)."""
+    from ..sources.errors import BadNameError
+    from ..sources.names import check_saved_name
+
+    try:
+        if for_save:
+            return check_saved_name(name)
+        if any("\ud800" <= ch <= "\udfff" for ch in name) or not name.isprintable() or not name.strip():
+            raise BadNameError(f"{safe_text(name)!r} is not valid UTF-8 text without control characters")
+        return name
+    except BadNameError as exc:
+        raise UsageError(f"{where}: {exc}" + ("" if where == "--name" else "; give one with --name")) from None
+
+
+def _check_outputs(targets: list[tuple[str, str | None]], inputs: list[str], force: bool) -> list[Path]:
+    """Check every output path now (see the module docstring); returns the files they write."""
+    from ..core import files
+
+    seen: dict[Path, str] = {}
+    resolved = []
+    for option, target in targets:
+        if not target:
+            continue
+        path = files.check_target(target, overwrite=force, inputs=[i for i in inputs if i != "-"])
+        if path in seen:
+            raise UsageError(f"{seen[path]} and {option} name the same file")
+        seen[path] = option
+        resolved.append(path)
+    return resolved
+
+
+def _note(message: str) -> None:
+    cli.note(message)
 
 
 class _ProgressBar:
@@ -106,7 +150,7 @@ class _ProgressBar:
         self.last = now
         total = max(p.merges_total, 1)
         filled = int(20 * p.merges_done / total)
-        pair = f"  {_show(p.left)} + {_show(p.right)} x{p.count:,}" if p.merges_done else ""
+        pair = f"  {quoted(p.left)} + {quoted(p.right)} x{p.count:,}" if p.merges_done else ""
         line = f"{self.label} [{'#' * filled}{'.' * (20 - filled)}] {p.merges_done:,}/{p.merges_total:,} merges{pair}"
         self.stream.write("\r" + line[:78].ljust(78))
         self.stream.flush()
@@ -135,27 +179,50 @@ def _parse_sizes(value: str | None) -> list[int]:
     for part in value.replace(" ", "").split(","):
         if not part:
             continue
-        try:
-            sizes.append(int(part))
-        except ValueError:
-            raise UsageError(f"--sweep takes vocabulary sizes separated by commas, e.g. 300,500,1000; got {part!r}") from None
+        if not (part.isascii() and part.isdigit()):
+            raise UsageError(f"--sweep takes vocabulary sizes separated by commas, e.g. 300,500,1000; "
+                             f"got {safe_text(part)!r}")
+        sizes.append(int(part))
     if not sizes:
         raise UsageError("--sweep needs at least one vocabulary size, e.g. 300,500,1000")
     return sizes
 
 
-def _default_name(args: argparse.Namespace) -> str:
-    if args.name:
-        return args.name
+def _default_name(args: argparse.Namespace) -> tuple[str, str]:
+    """The tokenizer's name and where it came from (for the message when it is not a valid one)."""
+    if args.name is not None:
+        return args.name, "--name"
     if args.output:
-        return Path(args.output).stem or "trained"
+        return (Path(args.output).stem or "trained"), "the name taken from -o"
     first = args.files[0]
-    return "stdin" if first == "-" else (Path(first).stem or "trained")
+    return ("stdin" if first == "-" else (Path(first).stem or "trained")), "the name taken from the first file"
+
+
+def _prepare_save(name: str, force: bool) -> Path:
+    from ..core.files import SaveError
+    from ..sources import registry, saved
+    from ..sources.errors import BadNameError, SourceError
+
+    try:
+        return saved.prepare_save(name, registry.saved_dir(), overwrite=force)
+    except BadNameError as exc:
+        raise UsageError(str(exc)) from None
+    except SaveError:
+        raise
+    except SourceError as exc:  # a tokenizer of that name exists
+        raise UsageError(f"{exc} (--force replaces it)") from None
+
+
+def _save_named(tok: Any, name: str, force: bool) -> Path:
+    from ..sources import registry, saved
+
+    path = saved.save_named(tok, name, registry.saved_dir(), overwrite=force)
+    registry.forget(name)
+    return path
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from ..core import serialize, trainer
-    from ..sources import registry, saved
+    from ..core import files, serialize, trainer
 
     # --- everything that can be refused is refused before training --------------------------------
     pattern, pattern_name = _resolve_pattern(args.pattern)
@@ -170,24 +237,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     for size in sizes:
         if not 256 <= size <= 256 + n_target:
             raise UsageError(f"--sweep size {size} is outside 256..{256 + n_target} (the vocabulary being trained)")
-    name = _default_name(args)
-    outputs: list[Path] = []
-    save_path = None
+    given, where = _default_name(args)
+    name = _check_name(given, for_save=args.save, where=where)
+    _check_outputs([("-o", args.output), ("--export-tiktoken", args.export_tiktoken)], args.files, args.force)
     if args.save:
-        try:
-            save_path = saved.saved_path(name, registry.saved_dir())
-        except registry.SourceError as exc:
-            raise UsageError(str(exc)) from None
-        if save_path.exists() and not args.force:
-            raise UsageError(f"a saved tokenizer named {name!r} already exists ({save_path}); "
-                             f"choose another --name or pass --force")
-    for target in (args.output, args.export_tiktoken):
-        if target:
-            path = Path(target)
-            if path in outputs:
-                raise UsageError("-o and --export-tiktoken name the same file")
-            serialize.check_writable(path)
-            outputs.append(path)
+        _prepare_save(name, args.force)
     texts = _read_inputs(args.files, args)
 
     # --- train -----------------------------------------------------------------------------------
@@ -200,17 +254,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    # --- write -----------------------------------------------------------------------------------
-    saved_tok = serialize.from_result(result, name, metadata={"files": [str(f) for f in args.files]})
+    # --- write (exclusively unless --force: a file that appeared meanwhile is not replaced) --------
+    saved_tok = serialize.from_result(result, name, metadata={"files": [file_label(f) for f in args.files]})
     written: dict[str, str] = {}
     if args.output:
-        serialize.save(args.output, saved_tok)
+        serialize.save(args.output, saved_tok, exclusive=not args.force)
         written["output"] = str(args.output)
-    if save_path is not None:
-        path = saved.save_named(saved_tok, name, registry.saved_dir(), overwrite=True)
-        written["saved"] = str(path)
+    if args.save:
+        written["saved"] = str(_save_named(saved_tok, name, args.force))
     if args.export_tiktoken:
-        serialize.export_tiktoken(args.export_tiktoken, result.ranks)
+        from ..core.formats import dump_tiktoken_bpe
+
+        files.write_atomic(args.export_tiktoken, dump_tiktoken_bpe(result.ranks), exclusive=not args.force)
         written["tiktoken"] = str(args.export_tiktoken)
 
     points = trainer.sweep(result, [s for s in sizes if s <= result.vocab_size])
@@ -222,8 +277,16 @@ def cmd_train(args: argparse.Namespace) -> int:
             _print_verbose(result, texts)
         _print_summary(result, name, points, skipped_sizes, written, args)
     if result.stopped_early:
-        print(f"{cli.PROG}: note: {result.stop_message}", file=sys.stderr)
+        _note(result.stop_message)
+    if result.stats.dropped_chars:
+        _note(_dropped_message(result.stats.dropped_chars, result.stats.chars))
     return 0
+
+
+def _dropped_message(dropped: int, total: int) -> str:
+    return (f"the pattern matches no chunk over {dropped:,} of {total:,} characters; that text is dropped before "
+            f"merging, so this tokenizer cannot encode it back (tiktoken drops it too). Add alternatives "
+            f"such as |\\s+|. to keep everything")
 
 
 def _merge_json(m: Any, tokens_after: int) -> dict[str, Any]:
@@ -273,7 +336,7 @@ def _train_json(result: Any, name: str, points: Any, skipped_sizes: list[int], w
 
 
 def _merge_line(m: Any) -> str:
-    return f"{m.id:>7}  {m.count:>9,}  {_show(m.left)} + {_show(m.right)} -> {_show(m.bytes)}"
+    return f"{m.id:>7}  {m.count:>9,}  {quoted(m.left)} + {quoted(m.right)} -> {quoted(m.bytes)}"
 
 
 def _print_summary(result: Any, name: str, points: Any, skipped_sizes: list[int], written: dict[str, str],
@@ -281,9 +344,9 @@ def _print_summary(result: Any, name: str, points: Any, skipped_sizes: list[int]
     s = result.stats
     n = len(result.merges)
     specials = f" + {len(result.special_tokens)} special" if result.special_tokens else ""
-    print(f"trained {name}: {n:,} merges, vocabulary {result.vocab_size:,}{specials}")
+    print(f"trained {safe_text(name)}: {n:,} merges, vocabulary {result.vocab_size:,}{specials}")
     files = f"{s.texts} file{'s' if s.texts != 1 else ''}"
-    pattern = result.pattern_name or f"regex {result.pattern!r}"
+    pattern = safe_text(result.pattern_name or f"regex {result.pattern!r}")
     print(f"corpus: {files}, {s.chars:,} characters, {s.bytes:,} bytes -> {s.chunks:,} chunk{'s' if s.chunks != 1 else ''} "
           f"({s.unique_chunks:,} distinct) with pattern {pattern}; tie rule {result.tie}")
     after = result.lengths[-1]
@@ -300,7 +363,7 @@ def _print_summary(result: Any, name: str, points: Any, skipped_sizes: list[int]
             for m in result.merges[-SHOW_MERGES:]:
                 print(_merge_line(m))
     if result.special_tokens:
-        print("special tokens: " + ", ".join(f"{t} = {i}" for t, i in result.special_tokens.items()))
+        print("special tokens: " + ", ".join(f"{safe_text(t)} = {i}" for t, i in result.special_tokens.items()))
     if points:
         print(f"sweep:\n{'vocab':>7}  {'tokens':>10}  chars/token")
         for p in points:
@@ -309,8 +372,8 @@ def _print_summary(result: Any, name: str, points: Any, skipped_sizes: list[int]
         print("sweep: not trained that far: " + ", ".join(str(x) for x in skipped_sizes))
     for key, label in (("output", "saved to"), ("saved", "saved as"), ("tiktoken", "exported ranks to")):
         if key in written:
-            extra = f" (use it with -e {name})" if key == "saved" else ""
-            print(f"{label} {written[key]}{extra}")
+            extra = f" (use it with -e {safe_text(name)})" if key == "saved" else ""
+            print(f"{label} {safe_text(written[key])}{extra}")
 
 
 def _print_verbose(result: Any, texts: list[str]) -> None:
@@ -329,10 +392,10 @@ def _print_verbose(result: Any, texts: list[str]) -> None:
     for i, chunks in enumerate(steps):
         if i:
             m = result.merges[i - 1]
-            print(f"merge {i}: {_show(m.left)} + {_show(m.right)} -> {_show(m.bytes)} (id {m.id}, count {m.count:,})")
+            print(f"merge {i}: {quoted(m.left)} + {quoted(m.right)} -> {quoted(m.bytes)} (id {m.id}, count {m.count:,})")
         tokens = [t for chunk in chunks for t in chunk]
         label = "corpus" if i == 0 else "  now"
-        print(f"{label}: {'|'.join(_plain(t) for t in tokens)}  ({len(tokens):,} tokens{note})")
+        print(f"{label}: {' '.join(token_label(t) for t in tokens)}  ({len(tokens):,} tokens{note})")
 
 
 # ----- baselines ------------------------------------------------------------------------------------
@@ -401,7 +464,7 @@ def _baselines_json(r: Any, source: str) -> dict[str, Any]:
 
 def _print_baselines(r: Any, source: str) -> None:
     held = r.chars - r.split_at
-    print(f"{source}: {r.chars:,} characters; vocabularies built on the first {r.split_at:,} "
+    print(f"{safe_text(source)}: {r.chars:,} characters; vocabularies built on the first {r.split_at:,} "
           f"({r.split:.0%} split), out-of-vocabulary measured on the other {held:,}")
     print(f"{'tokenizer':<10} {'vocab':>7} {'tokens':>10} {'held-out':>10} {'OOV (held-out)':>22}")
     for label, f in (("character", r.char), ("word", r.word), ("BPE", r.bpe)):
@@ -413,72 +476,88 @@ def _print_baselines(r: Any, source: str) -> None:
     if r.unseen_words:
         print("most common unseen words (count, BPE pieces):")
         for u in r.unseen_words:
-            print(f"  {u.word!r:<24} {u.count:>5,}  {'|'.join(_plain(p) for p in u.pieces)}")
+            print(f"  {quoted(u.word.encode()):<24} {u.count:>5,}  {' '.join(token_label(p) for p in u.pieces)}")
     c = r.crossing
     print(f"learned tokens crossing a word boundary: {c.crossing_without:,} of {c.merges_without:,} with no "
-          f"pre-tokenization; {c.crossing_with:,} of {c.merges_with:,} with pattern {c.pattern_name}")
+          f"pre-tokenization; {c.crossing_with:,} of {c.merges_with:,} with pattern {safe_text(c.pattern_name)}")
     if c.examples_without:
-        print("  e.g. " + ", ".join(_show(e) for e in c.examples_without[:6]))
+        print("  e.g. " + ", ".join(quoted(e) for e in c.examples_without[:6]))
 
 
 # ----- import / export ----------------------------------------------------------------------------------
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from ..core import serialize
-    from ..sources import registry, saved
+    from ..core import serialize, trainer
+    from ..sources.text_input import read_file_bytes
 
     pattern, pattern_name = _resolve_pattern(args.pattern)
     if not args.output and not args.save:
         raise UsageError("say where to put it: -o OUT.json, or --save to keep it in your data directory")
-    name = args.name or (Path(args.output).stem if args.output else Path(args.file).stem)
-    save_path = None
+    given, where = ((args.name, "--name") if args.name is not None else
+                    ((Path(args.output).stem, "the name taken from -o") if args.output else
+                     (Path(args.file).stem, "the name taken from FILE")))
+    name = _check_name(given, for_save=args.save, where=where)
+    try:
+        specials = trainer.check_special_tokens(args.special or [])
+    except trainer.TrainingError as exc:
+        raise UsageError(str(exc)) from None
+    _check_outputs([("-o", args.output)], [args.file], args.force)
     if args.save:
-        try:
-            save_path = saved.saved_path(name, registry.saved_dir())
-        except registry.SourceError as exc:
-            raise UsageError(str(exc)) from None
-        if save_path.exists() and not args.force:
-            raise UsageError(f"a saved tokenizer named {name!r} already exists ({save_path}); "
-                             f"choose another --name or pass --force")
-    if args.output:
-        serialize.check_writable(args.output)
-    data = read_bytes_limited(args.file, args.max_bytes)
+        _prepare_save(name, args.force)
+    data = read_file_bytes(args.file, args.max_bytes, keep_head=False)
     tok = serialize.import_tiktoken(data, name=name, pattern=pattern, pattern_name=pattern_name,
-                                    special_tokens=args.special or [], source=args.file)
+                                    special_tokens=specials, source=file_label(args.file))
     written = {}
     if args.output:
-        serialize.save(args.output, tok)
+        serialize.save(args.output, tok, exclusive=not args.force)
         written["output"] = str(args.output)
-    if save_path is not None:
-        written["saved"] = str(saved.save_named(tok, name, registry.saved_dir(), overwrite=True))
+    if args.save:
+        written["saved"] = str(_save_named(tok, name, args.force))
+    dropped = trainer.uncovered_chars(pattern)
     if args.json:
         print_json({"name": name, "vocab_size": tok.vocab_size, "n_vocab": tok.n_vocab, "merges": len(tok.merges),
                     "pattern": pattern, "pattern_name": pattern_name, "special_tokens": tok.special_tokens,
                     "written": written})
     else:
-        print(f"imported {args.file}: {tok.vocab_size:,} tokens ({len(tok.merges):,} merges) as {name}")
+        print(f"imported {safe_text(args.file)}: {tok.vocab_size:,} tokens ({len(tok.merges):,} merges) as "
+              f"{safe_text(name)}")
         for key, label in (("output", "saved to"), ("saved", "saved as")):
             if key in written:
-                print(f"{label} {written[key]}")
+                print(f"{label} {safe_text(written[key])}")
+    if dropped:
+        _note(f"the pattern drops text: on a sample of many scripts it leaves {dropped:,} characters outside every "
+              f"chunk, which this tokenizer will not encode")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..core import serialize
+    from ..core import files
+    from ..core.formats import dump_tiktoken_bpe
 
-    serialize.check_writable(args.output)
     tokenizer = cli.load_encoding(args.encoding)
-    serialize.export_tiktoken(args.output, tokenizer.ranks)
+    inputs = [p for p in [_encoding_file(args.encoding)] if p]
+    _check_outputs([("-o", args.output)], inputs, args.force)
+    files.write_atomic(args.output, dump_tiktoken_bpe(tokenizer.ranks), exclusive=not args.force)
     if args.json:
         print_json({"encoding": tokenizer.name, "ranks": len(tokenizer.ranks), "written": str(args.output),
                     "special_tokens": tokenizer.special_tokens})
     else:
-        print(f"exported {len(tokenizer.ranks):,} ranks of {tokenizer.name} to {args.output}")
+        print(f"exported {len(tokenizer.ranks):,} ranks of {safe_text(tokenizer.name)} to {safe_text(args.output)}")
         if tokenizer.special_tokens:
             print("(.tiktoken files hold no special tokens; they were: "
-                  + ", ".join(f"{t} = {i}" for t, i in tokenizer.special_tokens.items()) + ")")
+                  + ", ".join(f"{safe_text(t)} = {i}" for t, i in tokenizer.special_tokens.items()) + ")")
     return 0
+
+
+def _encoding_file(name: str) -> str | None:
+    """The file an encoding name loads from, when it is a saved tokenizer (an input of export)."""
+    from ..sources import registry, saved
+
+    if registry.canonical_name(name) in registry.builtin_names():
+        return None
+    path = saved.find(name, registry.saved_dir())
+    return None if path is None else str(path)
 
 
 # ----- registration ------------------------------------------------------------------------------------
@@ -505,7 +584,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("-o", "--output", metavar="OUT", help="save the tokenizer to OUT (tokscope's JSON format)")
     p.add_argument("--name", metavar="NAME", help="the tokenizer's name (default: from -o or the first file)")
     p.add_argument("--save", action="store_true", help="save it in your data directory, usable as -e NAME")
-    p.add_argument("--force", action="store_true", help="with --save: replace a saved tokenizer of the same name")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing -o/--export-tiktoken file or saved tokenizer of the same name")
     p.add_argument("--export-tiktoken", metavar="PATH", help="also write the ranks as a .tiktoken file")
     p.add_argument("--sweep", metavar="SIZES", help="print the corpus length at these vocabulary sizes, e.g. 300,500,1000")
     p.add_argument("--json", action="store_true", help="print JSON: every merge (left/right hex, count), the sweep, ...")
@@ -524,7 +604,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--vocab-size", type=_int, default=1000, metavar="N",
                    help="the BPE vocabulary size (default: 1000)")
     _add_pattern_option(p)
-    p.add_argument("--top", type=_int, default=10, metavar="N", help="unseen words to list (default: 10)")
+    p.add_argument("--top", type=_count, default=10, metavar="N", help="unseen words to list (default: 10)")
     p.add_argument("--json", action="store_true", help="print JSON")
     _add_read_options(p)
     p.set_defaults(func=cmd_baselines)
@@ -540,13 +620,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("-o", "--output", metavar="OUT", help="write the tokenizer to OUT")
     p.add_argument("--name", metavar="NAME", help="its name (default: from -o or FILE)")
     p.add_argument("--save", action="store_true", help="save it in your data directory, usable as -e NAME")
-    p.add_argument("--force", action="store_true", help="with --save: replace a saved tokenizer of the same name")
+    p.add_argument("--force", action="store_true", help="replace an existing -o file or saved tokenizer of the same name")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--max-bytes", type=int, default=cli.DEFAULT_MAX_BYTES, metavar="N", help=argparse.SUPPRESS)
+    cli.add_max_bytes_option(p, hidden=True)
     p.set_defaults(func=cmd_import)
 
     p = subparsers.add_parser("export", help="write an encoding's ranks as a .tiktoken file")
     cli.add_encoding_option(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the .tiktoken file to write")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_export)

@@ -23,6 +23,7 @@ the text changes, and reads each one's segmentation with :func:`from_document`.
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -30,7 +31,9 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Literal
 
+from .display import safe_text
 from .document import PARTIAL, SPECIAL, Document, byte_ends
+from .errors import TokscopeError
 from .measure import count_words, ratio, utf8_len
 from .tokenizer import Rows, Tokenizer, fix_surrogates
 
@@ -394,10 +397,72 @@ class Cost:
     output_total: float
 
 
+#: The highest price accepted, in dollars per million tokens (so that every cost stays a finite number).
+MAX_PRICE = 1e9
+#: The most copies accepted.
+MAX_COPIES = 10**12
+
+_PRICE = re.compile(r"\$?\s*(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_COPIES = re.compile(r"[0-9]+(?:[,_][0-9]{3})*|[0-9]+")
+
+
+class PriceError(TokscopeError, ValueError):
+    """A price or a number of copies that cannot be used (one line, safe to print)."""
+
+
+def parse_price(text: str, what: str = "price") -> float:
+    """A price typed by the user, in dollars per million tokens: a number >= 0, with an optional
+    ``$``; empty means 0. The one parser for the command line (``--price-in``) and the compare screen.
+
+    >>> parse_price("2.5"), parse_price("$10"), parse_price(" "), parse_price("1e3")
+    (2.5, 10.0, 0.0, 1000.0)
+    >>> parse_price("-1")
+    Traceback (most recent call last):
+    ...
+    tokscope.core.compare.PriceError: not a price: '-1' (give dollars per million tokens, a number >= 0 such as 2.50)
+    """
+    value = text.strip()
+    if not value:
+        return 0.0
+    if _PRICE.fullmatch(value) is None:
+        raise PriceError(f"not a {what}: {safe_text(text)!r} (give dollars per million tokens, a number >= 0 "
+                         f"such as 2.50)")
+    price = float(value.lstrip("$").strip())
+    if not math.isfinite(price) or price > MAX_PRICE:
+        raise PriceError(f"a {what} must be at most {MAX_PRICE:,.0f} dollars per million tokens, not {safe_text(text)!r}")
+    return price
+
+
+def parse_copies(text: str) -> int:
+    """A number of copies: a whole number >= 1 (``1,000`` and ``1_000`` are fine); empty means 1.
+
+    >>> parse_copies("1,000"), parse_copies(""), parse_copies("7")
+    (1000, 1, 7)
+    >>> parse_copies("2.5")
+    Traceback (most recent call last):
+    ...
+    tokscope.core.compare.PriceError: not a number of copies: '2.5' (a whole number, 1 or more)
+    """
+    value = text.strip()
+    if not value:
+        return 1
+    if _COPIES.fullmatch(value) is None:
+        raise PriceError(f"not a number of copies: {safe_text(text)!r} (a whole number, 1 or more)")
+    digits = value.replace(",", "").replace("_", "")
+    if len(digits) > 13 or int(digits) > MAX_COPIES:
+        raise PriceError(f"at most {MAX_COPIES:,} copies, not {safe_text(text)!r}")
+    copies = int(digits)
+    if copies < 1:
+        raise PriceError(f"copies must be at least 1, not {safe_text(text)!r}")
+    return copies
+
+
 def check_price(value: float, what: str = "price") -> float:
     """A price must be a finite number >= 0; raises ValueError with a one-line message."""
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
         raise ValueError(f"{what} must be a number >= 0, not {value!r}")
+    if value > MAX_PRICE:
+        raise ValueError(f"{what} must be at most {MAX_PRICE:,.0f}, not {value!r}")
     return float(value)
 
 
@@ -410,8 +475,8 @@ def cost(name: str, tokens: int, price_in: float, price_out: float, copies: int 
     """
     price_in = check_price(price_in, "input price")
     price_out = check_price(price_out, "output price")
-    if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
-        raise ValueError(f"copies must be a whole number >= 1, not {copies!r}")
+    if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
+        raise ValueError(f"copies must be a whole number from 1 to {MAX_COPIES:,}, not {copies!r}")
     total = tokens * copies
     return Cost(name, tokens, copies, price_in, price_out,
                 tokens * price_in / 1e6, tokens * price_out / 1e6,

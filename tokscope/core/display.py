@@ -76,6 +76,9 @@ def safe_text(text: object, ws: bool = False) -> str:
     'a␛[2Jb⟨RLO⟩'
     >>> safe_text("two\\nlines"), safe_text("clip\\x1b]52;c;aGk=\\x07")
     ('two⏎lines', 'clip␛]52;c;aGk=␇')
+
+    A byte that was not UTF-8 and reached a string through ``surrogateescape`` (file names and
+    command-line arguments do) is shown as that byte: ``safe_text("n\\udcffame")`` is ``'n‹ff›ame'``.
     """
     text = str(text)
     if text.isascii() and text.isprintable() and not (ws and " " in text):
@@ -86,6 +89,8 @@ def safe_text(text: object, ws: bool = False) -> str:
             out.append(NEWLINE)
         elif ch == "\t":
             out.append(TAB)
+        elif "\udc80" <= ch <= "\udcff":  # a byte that was not UTF-8 (a file name, an argument)
+            out.append(hex_label(bytes([ord(ch) - 0xDC00])))
         else:
             out.append(char_glyph(ch, ws)[0])
     return "".join(out)
@@ -101,14 +106,17 @@ def hex_label(data: bytes) -> str:
 
 
 def token_label(data: bytes, ws: bool = True) -> str:
-    """A token's bytes on one line, unambiguous: whole characters as inert glyphs (whitespace
-    visible with ``ws``), bytes that are not whole characters as :func:`hex_label`.
+    """A token's bytes on one line, unambiguous and inert: whole characters as :func:`safe_text`
+    shows them (with ``ws`` spaces too become visible, ``·``), bytes that are not whole characters
+    as :func:`hex_label`. The one way the command line and the explorer show a token.
 
     >>> token_label(b" the"), token_label(b"\\n\\n"), token_label("é".encode()[:1]), token_label(b"a\\xe2\\x80")
     ('·the', '⏎⏎', '‹c3›', 'a‹e2 80›')
+    >>> token_label(b" a\\tb\\x1b", ws=False)
+    ' a→b␛'
     """
     text = data.decode("utf-8", "surrogateescape")
-    if text.isascii() and text.isprintable() and " " not in text:
+    if text.isascii() and text.isprintable() and not (ws and " " in text):
         return text
     out: list[str] = []
     raw: list[int] = []
@@ -121,14 +129,24 @@ def token_label(data: bytes, ws: bool = True) -> str:
             out.append(hex_label(bytes(raw)))
             raw = []
         if ch == "\t":
-            out.append(TAB if ws else "\\t")
+            out.append(TAB)
         elif ch == "\n":
-            out.append(NEWLINE if ws else "\\n")
+            out.append(NEWLINE)
         else:
             out.append(char_glyph(ch, ws)[0])
     if raw:
         out.append(hex_label(bytes(raw)))
     return "".join(out)
+
+
+def quoted(data: bytes) -> str:
+    """A token's bytes between double quotes, spaces as they are (the quotes show where they end):
+    how the command line writes a token inside a sentence.
+
+    >>> quoted(b" the"), quoted("é".encode()[1:]), quoted(b"\\n")
+    ('" the"', '"‹a9›"', '"⏎"')
+    """
+    return '"' + token_label(data, ws=False) + '"'
 
 
 def parse_hex(value: str) -> bytes:

@@ -27,7 +27,9 @@ from typing import Literal
 
 import regex
 
+from .display import quoted
 from .errors import CancelledError, TokscopeError
+from .regex_guard import TRUSTED_PATTERNS
 from .tokenizer import Tokenizer, fix_surrogates
 from .unicode_pattern import compile_pattern
 from .types import Chunk, Parents
@@ -184,12 +186,16 @@ class Explanation:
         return tuple(t for c in self.chunks for t in c.tokens)
 
 
-# ----- display helper --------------------------------------------------------------------------
+# ----- the old display helper ------------------------------------------------------------------
 
 
 def show_bytes(data: bytes) -> str:
-    """Bytes as readable text: UTF-8 characters as they are, control characters and bytes that
-    are not whole characters as escapes.
+    """Bytes with backslash escapes: the notation before :mod:`tokscope.core.display`.
+
+    Nothing in the core or the command line uses it any more (they write tokens with
+    :func:`tokscope.core.display.token_label` / :func:`~tokscope.core.display.quoted`). It stays,
+    unchanged, only for the explorer's why and vocabulary screens (``tokscope/app/screens/why.py``,
+    ``vocab.py``); the app engineer removes it when those screens switch to ``core.display``.
 
     >>> show_bytes(b"hi\\n"), show_bytes("é".encode()[:1]), show_bytes(b" \\t")
     ('hi\\\\n', '\\\\xc3', ' \\\\t')
@@ -305,6 +311,8 @@ class _PatternInfo:
         self.count = 0
         if alternatives is not None and len(alternatives) > 1:
             source = "|".join(f"({a})" for a in alternatives)
+            if pattern in TRUSTED_PATTERNS:  # the same alternatives in groups: as safe as the pattern
+                TRUSTED_PATTERNS.add(source)
             try:
                 groups = regex.compile(source).groups
                 # the tokenizer's own compiler, so that matching follows exactly the same rules
@@ -338,11 +346,14 @@ class _PatternInfo:
             return self.categories[alternative]
         return classify_text(text)
 
-    def alternative_at(self, text: str, start: int, end: int, seg_end: int) -> int | None:
-        """Which alternative matched the chunk ``text[start:end]`` (``None`` when unknown)."""
+    def alternative_at(self, text: str, start: int, end: int, seg_end: int, match=None) -> int | None:
+        """Which alternative matched the chunk ``text[start:end]`` (``None`` when unknown).
+
+        ``match`` is ``self.grouped.matcher(text)``, made once per text by a caller that asks about
+        many chunks of it (so that the engine is not chosen again for each)."""
         if self.grouped is None:
             return None
-        found = self.grouped.match(text, start, seg_end)
+        found = (match or self.grouped.matcher(text))(start, seg_end)
         if found is None or found.end() != end:
             return None
         return self.alternative(found)
@@ -401,13 +412,14 @@ def classified_chunks(
             bound = chunks[i].start
     char_pos = 0
     byte_pos = 0
+    match = info.grouped.matcher(text) if info.grouped is not None else None
     for chunk, seg_end in zip(chunks, seg_ends):
         byte_pos += len(text[char_pos : chunk.start].encode("utf-8"))
         size = len(chunk.text.encode("utf-8"))
         if chunk.special:
             yield ClassifiedChunk(chunk, None, "special", byte_pos, byte_pos + size)
         else:
-            alternative = info.alternative_at(text, chunk.start, chunk.end, seg_end)
+            alternative = info.alternative_at(text, chunk.start, chunk.end, seg_end, match)
             category = info.category(alternative, chunk.text)
             yield ClassifiedChunk(chunk, alternative, category, byte_pos, byte_pos + size)
         byte_pos += size
@@ -477,7 +489,8 @@ def longest_token_prefix(tokenizer: Tokenizer, data: bytes, max_rank: int | None
     >>> longest_token_prefix(load("gpt2"), b"helloqqq")  # doctest: +SKIP
     (b'hello', 31373)
     """
-    for end in range(len(data), 0, -1):
+    longest = tokenizer.derived("explain.longest_token", lambda: max(map(len, tokenizer.ranks), default=1))
+    for end in range(min(len(data), longest), 0, -1):  # no token is longer than the longest one
         rank = tokenizer.rank_of(data[:end])
         if rank is not None and (max_rank is None or rank < max_rank or end == 1):
             return data[:end], rank
@@ -495,13 +508,13 @@ def why_not_one_token(
         MissingMerge(parts[i], parts[i + 1], tokenizer.rank_of(parts[i] + parts[i + 1]))
         for i in range(len(parts) - 1)
     )
-    shown = f'"{show_bytes(data)}"'
+    shown = quoted(data)
     if len(parts) == 1 and rank is not None:
         summary = f"{shown} is one token: id {rank}."
         return WhyNotOneToken(True, rank, rank, False, False, _parents(tokenizer, rank), (), prefix, prefix_id, summary)
     if len(parts) == 0:
         return WhyNotOneToken(False, None, None, False, False, None, (), b"", None, "the chunk is empty.")
-    joined_parts = " + ".join(f'"{show_bytes(p)}"' for p in parts)
+    joined_parts = " + ".join(quoted(p) for p in parts)
     if rank is not None:
         parents = _parents(tokenizer, rank)
         blocked = max_rank is not None and rank >= max_rank
@@ -522,7 +535,7 @@ def why_not_one_token(
         )
         return WhyNotOneToken(False, rank, rank, False, True, parents, missing, prefix, prefix_id, summary)
     if len(parts) == 2:
-        need = f'the merge "{show_bytes(parts[0])}" + "{show_bytes(parts[1])}"'
+        need = f"the merge {quoted(parts[0])} + {quoted(parts[1])}"
         summary = f"no token has the bytes {shown}: joining the final parts would need {need}, which the vocabulary does not have."
     else:
         summary = (
@@ -530,7 +543,7 @@ def why_not_one_token(
             f"pair of them is a token; at least {len(parts) - 1} more merges would be needed."
         )
     if prefix_id is not None and prefix != data:
-        summary += f' The longest prefix that is a token is "{show_bytes(prefix)}" (id {prefix_id}).'
+        summary += f" The longest prefix that is a token is {quoted(prefix)} (id {prefix_id})."
     return WhyNotOneToken(False, None, None, False, False, None, missing, prefix, prefix_id, summary)
 
 
@@ -539,7 +552,7 @@ def _parents(tokenizer: Tokenizer, token_id: int) -> Parents | None:
 
 
 def _show_id(tokenizer: Tokenizer, token_id: int) -> str:
-    return f'"{show_bytes(tokenizer.token_bytes(token_id))}" ({token_id})'
+    return f"{quoted(tokenizer.token_bytes(token_id))} ({token_id})"
 
 
 # ----- variants --------------------------------------------------------------------------------
@@ -601,7 +614,7 @@ def explain_chunk(
         token_id = tokenizer.special_tokens[chunk.text]
         data = chunk.text.encode("utf-8")
         why = WhyNotOneToken(True, token_id, None, False, False, None, (), b"", None,
-                             f'"{chunk.text}" is the special token {token_id}; it is never merged.')
+                             f"{quoted(data)} is the special token {token_id}; it is never merged.")
         return ChunkExplanation(chunk, "special", None, item.byte_start, item.byte_end, (token_id,), (data,), (),
                                 True, why, ())
     data = chunk.text.encode("utf-8")

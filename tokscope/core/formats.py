@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from functools import partial
 from collections.abc import Mapping
 
 from .byte_alphabet import CHAR_TO_BYTE
@@ -22,18 +23,46 @@ class FormatError(TokscopeError):
 
 
 def parse_tiktoken_bpe(contents: bytes, *, source: str = "rank file") -> dict[bytes, int]:
-    """Parse tiktoken's ``.tiktoken`` format: one ``base64(token) rank`` line per token."""
-    ranks: dict[bytes, int] = {}
-    b64decode = base64.b64decode
-    for number, line in enumerate(contents.splitlines(), 1):
-        if not line:
+    """Parse tiktoken's ``.tiktoken`` format: one ``base64(token) rank`` line per token.
+
+    Base64 is decoded strictly: a character outside the alphabet, bad padding or an empty token is
+    an error naming its line (a lenient decoder would turn ``Y*W*I=`` into ``ab`` and ``!!!!`` into
+    nothing). The whole file is decoded in one pass at C speed; the line-by-line pass runs only to
+    name the first bad line.
+
+    >>> parse_tiktoken_bpe(b"Y*W*I= 256")
+    Traceback (most recent call last):
+    ...
+    tokscope.core.formats.FormatError: rank file: line 1 is not 'base64-token rank' (bad base64)
+    """
+    parts = contents.split()
+    tokens, ranks_text = parts[0::2], parts[1::2]
+    try:
+        if len(tokens) != len(ranks_text) or not b"".join(ranks_text).isdigit():
+            raise ValueError
+        decode = partial(binascii.a2b_base64, strict_mode=True)
+        ranks = dict(zip(map(decode, tokens), map(int, ranks_text)))
+        if b"" in ranks or len(tokens) != sum(1 for line in contents.splitlines() if line.strip()):
+            raise ValueError
+        return ranks
+    except (ValueError, binascii.Error):
+        pass
+    for number, line in enumerate(contents.splitlines(), 1):  # find the line to name
+        if not line.strip():
             continue
-        try:
-            token, rank = line.split()
-            ranks[b64decode(token)] = int(rank)
-        except (ValueError, binascii.Error):
-            raise FormatError(f"{source}: line {number} is not 'base64-token rank'") from None
-    return ranks
+        fields = line.split()
+        why = "" if len(fields) == 2 else " (not two fields)"
+        if not why and not fields[1].isdigit():
+            why = " (the rank is not a whole number)"
+        if not why:
+            try:
+                if not binascii.a2b_base64(fields[0], strict_mode=True):
+                    why = " (empty token)"
+            except binascii.Error:
+                why = " (bad base64)"
+        if why:
+            raise FormatError(f"{source}: line {number} is not 'base64-token rank'{why}")
+    raise FormatError(f"{source}: not a .tiktoken rank file")  # pragma: no cover - a line above fails
 
 
 def dump_tiktoken_bpe(ranks: Mapping[bytes, int]) -> bytes:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .compare import count_words
+from .measure import count_words
 from .errors import CancelledError
 from .tokenizer import Tokenizer
 

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .display import parse_hex
+from .display import parse_hex, safe_text
 from .errors import CancelledError, TokscopeError, UnknownTokenError
 from .tokenizer import Tokenizer
 from .types import Parents
@@ -77,14 +77,18 @@ def resolve_token(
     if text is not None:
         if text in tokenizer.special_tokens:
             return tokenizer.special_tokens[text]
-        data = text.encode("utf-8", errors="surrogatepass")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise TokscopeError(f"{safe_text(text)!r} is not valid UTF-8 text (a lone surrogate at offset {exc.start}); "
+                                f"give the token's bytes with --hex") from None
         rank = tokenizer.rank_of(data)
         if rank is not None:
             return rank
         ids = tokenizer.encode_ordinary(text)
         raise TokscopeError(
-            f"{text!r} is not a single token of {tokenizer.name}; it encodes to {len(ids)} tokens: "
-            + " ".join(str(i) for i in ids)
+            f"{safe_text(text)!r} is not a single token of {safe_text(tokenizer.name)}; it encodes to {len(ids)} "
+            f"token{'' if len(ids) == 1 else 's'}: " + " ".join(str(i) for i in ids)
         )
     if hex_bytes is not None:
         data = parse_hex(hex_bytes)
@@ -93,7 +97,8 @@ def resolve_token(
             return rank
         ids = [tokenizer.rank_of(p) for p in _merge(tokenizer, data)]
         raise TokscopeError(
-            f"the bytes {data.hex()} are not a single token of {tokenizer.name}; they merge into {len(ids)} tokens: "
+            f"the bytes {data.hex()} are not a single token of {safe_text(tokenizer.name)}; they merge into "
+            f"{len(ids)} token{'' if len(ids) == 1 else 's'}: "
             + " ".join(str(i) for i in ids)
         )
     raise TokscopeError("give a token id, its text, or its bytes in hex")

@@ -440,7 +440,7 @@ class _Translator:
                 out.append(r"(?=\n|\Z)")
             elif c in "*+?":
                 if atom < 0:
-                    raise self.error(f"target of repeat operator is not specified")
+                    raise self.error("target of repeat operator is not specified")
                 out.append(c)
                 self.i += 1
                 nxt = self.peek()

@@ -26,9 +26,8 @@ Ids 0..255 are the single bytes 0x00..0xFF; each merge's parts must already be t
 earlier merges) and its joined bytes must be new, so a file always describes a valid byte-level
 BPE whose ranks are its ids. :func:`load` checks all of this and names the first problem in a
 one-line :class:`SavedFormatError` (not JSON, truncated, another format, a newer version, a bad
-merge, clashing special tokens, an invalid pattern). Files are written atomically: to a
-temporary file in the same folder, then renamed over the target, so a crash never leaves half a
-file behind.
+merge, clashing special tokens, an invalid pattern). Files are written atomically by
+:func:`tokscope.core.files.write_atomic`, so a crash never leaves half a file behind.
 
 **tiktoken's format** holds ranks only (``base64(token) rank`` per line, no pattern, no special
 tokens). :func:`export_tiktoken` writes one; :func:`import_tiktoken` reads one together with a
@@ -46,7 +45,6 @@ from __future__ import annotations
 import binascii
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -56,20 +54,33 @@ from typing import Any
 import regex
 
 from .bpe import merge as bpe_merge
-from .errors import TokscopeError
+from .files import ExistsError, SaveError, check_target, write_atomic
+from .display import safe_text
 from .formats import FormatError, dump_tiktoken_bpe, parse_tiktoken_bpe
+from .regex_guard import PatternError, compile_checked
 from .tokenizer import Tokenizer
+
+__all__ = [
+    "ExistsError", "FORMAT_NAME", "FORMAT_VERSION", "SaveError", "SavedFormatError", "SavedTokenizer", "check_writable",
+    "dumps", "export_tiktoken", "from_document", "from_result", "import_tiktoken", "load", "loads", "merges_from_ranks",
+    "save", "to_document", "write_atomic",
+]
 
 FORMAT_NAME = "tokscope-bpe"
 FORMAT_VERSION = 1
 
+#: Files larger than this are refused before they are read (a 1M-merge tokenizer is about 40 MB).
+MAX_FILE_BYTES = 256 * 1024 * 1024
+#: The most merges a file may hold (four times the trainer's own limit).
+MAX_MERGES = 4 * (1 << 20)
+#: The largest token id (tiktoken keeps ids in 32 bits).
+MAX_TOKEN_ID = 2**31 - 1
+#: Numbers in a file longer than this many digits are refused (counts and ids fit in far fewer).
+MAX_DIGITS = 18
+
 
 class SavedFormatError(FormatError):
     """A saved tokenizer file that cannot be read (one-line message naming the file)."""
-
-
-class SaveError(TokscopeError):
-    """A file that cannot be written."""
 
 
 @dataclass(frozen=True)
@@ -165,66 +176,16 @@ def dumps(saved: SavedTokenizer) -> bytes:
     return (head + tail).encode("utf-8")
 
 
-def _folder(target: Path) -> Path:
-    return target.parent if str(target.parent) else Path(".")
+def check_writable(path: str | os.PathLike[str], *, overwrite: bool = True, inputs: Sequence[str] = ()) -> Path:
+    """Raise :class:`SaveError` now if ``path`` cannot be written (see
+    :func:`tokscope.core.files.check_target`); ``path`` itself is not touched."""
+    return check_target(path, overwrite=overwrite, inputs=inputs)
 
 
-def _temp_file(target: Path) -> tuple[int, str]:
-    """A new temporary file next to ``target`` (same file system, so the rename is atomic)."""
-    folder = _folder(target)
-    try:
-        return tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        if not folder.exists():
-            reason = f"folder {folder} does not exist"
-        elif not folder.is_dir():
-            reason = f"{folder} is not a folder"
-        elif isinstance(exc, PermissionError):
-            reason = "permission denied"
-        else:
-            reason = f"cannot create files in {folder} ({exc.strerror or exc})"
-        raise SaveError(f"cannot write {target}: {reason}") from None
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (never half a file)."""
-    target = Path(path)
-    if target.is_dir():
-        raise SaveError(f"cannot write {target}: it is a directory")
-    fd, tmp = _temp_file(target)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            reason = "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
-            raise SaveError(f"cannot write {target}: {reason}") from None
-        raise
-
-
-def check_writable(path: str | os.PathLike[str]) -> None:
-    """Raise :class:`SaveError` now if ``path`` cannot be written (checked before long work by
-    creating and removing a temporary file next to it; ``path`` itself is not touched)."""
-    target = Path(path)
-    if target.is_dir():
-        raise SaveError(f"cannot write {target}: it is a directory")
-    fd, tmp = _temp_file(target)
-    os.close(fd)
-    os.unlink(tmp)
-    if target.exists() and not os.access(target, os.W_OK):
-        raise SaveError(f"cannot write {target}: permission denied")
-
-
-def save(path: str | os.PathLike[str], saved: SavedTokenizer) -> None:
-    """Write ``saved`` to ``path`` atomically."""
-    write_atomic(path, dumps(saved))
+def save(path: str | os.PathLike[str], saved: SavedTokenizer, *, exclusive: bool = False) -> Path:
+    """Write ``saved`` to ``path`` atomically (``exclusive``: only if no file has that name yet,
+    else :class:`~tokscope.core.files.ExistsError`); returns the file written."""
+    return write_atomic(path, dumps(saved), exclusive=exclusive)
 
 
 # ----- reading ------------------------------------------------------------------------------------
@@ -259,15 +220,17 @@ def from_document(doc: Any, source: str = "tokenizer file") -> SavedTokenizer:
     if not isinstance(pattern, str) or not pattern:
         raise fail('"pattern" must be a non-empty string')
     try:
-        regex.compile(pattern)
-    except (regex.error, ValueError, OverflowError) as exc:
-        raise fail(f"invalid pattern: {exc}") from None
+        compile_checked(pattern)
+    except PatternError as exc:
+        raise fail(str(exc)) from None
     pattern_name = doc.get("pattern_name")
     if pattern_name is not None and not isinstance(pattern_name, str):
         raise fail('"pattern_name" must be a string or null')
     raw_merges = doc.get("merges")
     if not isinstance(raw_merges, list):
         raise fail('"merges" must be a list')
+    if len(raw_merges) > MAX_MERGES:
+        raise fail(f"{len(raw_merges):,} merges; at most {MAX_MERGES:,}")
     known = {bytes([i]) for i in range(256)}
     merges = []
     for i, pair in enumerate(raw_merges):
@@ -305,6 +268,8 @@ def from_document(doc: Any, source: str = "tokenizer file") -> SavedTokenizer:
             raise fail("a special token is empty")
         if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < first_free:
             raise fail(f"special token {token!r} has id {token_id!r}; special ids start at {first_free}")
+        if token_id > MAX_TOKEN_ID:
+            raise fail(f"special token {token!r} has id {token_id:,}; ids are at most {MAX_TOKEN_ID:,}")
         if token_id in seen_ids:
             raise fail(f"special token {token!r} reuses id {token_id}")
         seen_ids.add(token_id)
@@ -314,16 +279,36 @@ def from_document(doc: Any, source: str = "tokenizer file") -> SavedTokenizer:
     return SavedTokenizer(name, pattern, tuple(merges), dict(specials), metadata, counts, pattern_name)
 
 
+class _NumberTooLong(ValueError):
+    pass
+
+
+def _parse_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise _NumberTooLong(digits)
+    return int(digits)
+
+
+def _parse_constant(name: str) -> Any:
+    raise _NumberTooLong(name)  # NaN, Infinity: not JSON
+
+
 def loads(data: bytes, source: str = "tokenizer file") -> SavedTokenizer:
-    """Parse and validate a saved file's bytes."""
+    """Parse and validate a saved file's bytes (a UTF-8 byte order mark is allowed). Whatever the
+    bytes, the result is a :class:`SavedTokenizer` or a one-line :class:`SavedFormatError`: nesting
+    too deep for the parser, numbers of thousands of digits and the like included."""
+    source = safe_text(source)
+    if len(data) > MAX_FILE_BYTES:
+        raise SavedFormatError(f"{source}: the file is {len(data):,} bytes; tokenizer files are at most "
+                               f"{MAX_FILE_BYTES:,}")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise SavedFormatError(f"{source}: not a tokscope tokenizer file (not UTF-8 text)") from None
     if not text.strip():
         raise SavedFormatError(f"{source}: the file is empty")
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
     except json.JSONDecodeError as exc:
         if _looks_like_tiktoken(data):
             raise SavedFormatError(
@@ -333,6 +318,12 @@ def loads(data: bytes, source: str = "tokenizer file") -> SavedTokenizer:
         truncated = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
         what = "truncated" if truncated else f"not valid JSON at line {exc.lineno} column {exc.colno}"
         raise SavedFormatError(f"{source}: not a tokscope tokenizer file ({what})") from None
+    except _NumberTooLong as exc:
+        what = "NaN or Infinity" if exc.args[0] in ("NaN", "Infinity", "-Infinity") else \
+            f"a number of {len(exc.args[0].lstrip('-')):,} digits"
+        raise SavedFormatError(f"{source}: the file holds {what}, which no tokenizer field takes") from None
+    except RecursionError:
+        raise SavedFormatError(f"{source}: not a tokscope tokenizer file (nested too deeply)") from None
     return from_document(doc, source)
 
 
@@ -342,26 +333,30 @@ def _looks_like_tiktoken(data: bytes) -> bool:
 
 
 def load(path: str | os.PathLike[str]) -> SavedTokenizer:
-    """Read and validate a saved tokenizer file."""
+    """Read and validate a saved tokenizer file (at most :data:`MAX_FILE_BYTES` are read)."""
+    shown = safe_text(os.fspath(path))
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
-        raise SavedFormatError(f"{path}: no such file") from None
+        raise SavedFormatError(f"{shown}: no such file") from None
     except IsADirectoryError:
-        raise SavedFormatError(f"{path} is a directory, not a file") from None
+        raise SavedFormatError(f"{shown} is a directory, not a file") from None
     except PermissionError:
-        raise SavedFormatError(f"{path}: permission denied") from None
+        raise SavedFormatError(f"{shown}: permission denied") from None
     except OSError as exc:
-        raise SavedFormatError(f"{path}: {exc.strerror or exc}") from None
-    return loads(data, str(path))
+        raise SavedFormatError(f"{shown}: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise SavedFormatError(f"{shown}: the file is over {MAX_FILE_BYTES:,} bytes; tokenizer files are smaller")
+    return loads(data, os.fspath(path))
 
 
 # ----- tiktoken's .tiktoken files -------------------------------------------------------------------
 
 
-def export_tiktoken(path: str | os.PathLike[str], ranks: Mapping[bytes, int]) -> None:
+def export_tiktoken(path: str | os.PathLike[str], ranks: Mapping[bytes, int]) -> Path:
     """Write ``ranks`` in tiktoken's ``.tiktoken`` format, atomically."""
-    write_atomic(path, dump_tiktoken_bpe(ranks))
+    return write_atomic(path, dump_tiktoken_bpe(ranks))
 
 
 def merges_from_ranks(ranks: Mapping[bytes, int], source: str = "rank file") -> list[tuple[bytes, bytes]]:
@@ -418,9 +413,9 @@ def import_tiktoken(
     if not data.strip():
         raise SavedFormatError(f"{source}: the file is empty")
     try:
-        regex.compile(pattern)
-    except (regex.error, ValueError, OverflowError) as exc:
-        raise SavedFormatError(f"invalid pattern {pattern!r}: {exc}") from None
+        compile_checked(pattern)
+    except PatternError as exc:
+        raise SavedFormatError(str(exc)) from None
     try:
         ranks = parse_tiktoken_bpe(data, source=source)
     except FormatError as exc:

@@ -605,8 +605,14 @@ def text_stats(
 
 
 def token_label(data: bytes) -> str:
-    """A one-line, unambiguous label for a token's bytes: escapes for control characters and
-    ``<xx>`` hex for bytes that are not whole UTF-8 characters; spaces are shown as ``␣``.
+    """A one-line label for a token's bytes in the notation before :mod:`tokscope.core.display`:
+    escapes for control characters, ``<xx>`` hex for bytes that are not whole UTF-8 characters,
+    spaces as ``␣``.
+
+    Nothing in the core or the command line uses it any more (``tokscope stats`` writes tokens with
+    :func:`tokscope.core.display.token_label`). It stays, unchanged, only for the explorer's insights
+    and training screens (``tokscope/app/screens/insights.py``, ``train.py``); the app engineer
+    removes it when those screens switch to ``core.display.token_label``.
 
     >>> token_label(b" the"), token_label(b"\\n\\n"), token_label("é".encode()[:1])
     ('␣the', '\\\\n\\\\n', '<c3>')

@@ -5,8 +5,8 @@ Training, step by step:
 1. **Pre-tokenization.** Each text is first cut at the special tokens (they are taken out of the
    corpus and act as chunk boundaries, so no merge ever learns them). Every remaining span is cut
    into *chunks* by the *pattern* (a regex string; :data:`PATTERN_NONE` keeps a whole span as one
-   chunk, :data:`PATTERN_WORDS` keeps the runs of non-whitespace and drops the whitespace, like
-   ``str.split()``). Merges never cross a chunk. Equal chunks are counted once with a frequency
+   chunk, :data:`PATTERN_WORDS` makes each run of non-whitespace and each run of whitespace a chunk,
+   so nothing is dropped). Merges never cross a chunk. Equal chunks are counted once with a frequency
    (the *chunk table*), in the order of their first appearance.
 2. **Start** from single bytes: ids 0..255 are the bytes 0x00..0xFF.
 3. **Repeat**: count every adjacent pair of tokens in every chunk (overlapping pairs count: the
@@ -44,7 +44,7 @@ pair at every step; it is slow and obviously right, and the tests check that bot
 >>> [(m.left, m.right, m.count) for m in result.merges]
 [(b'l', b'o', 3), (b'lo', b'w', 3), (b'low', b'e', 2)]
 >>> result.lengths
-(14, 11, 8, 6)
+(16, 13, 10, 8)
 >>> result.stop_reason
 'target'
 """
@@ -60,13 +60,16 @@ from operator import methodcaller
 
 import regex
 
+from .display import safe_text
 from .errors import CancelledError, TokscopeError
+from .regex_guard import TRUSTED_PATTERNS, PatternError, budget, compile_checked, timed_out
 from .tokenizer import Tokenizer, fix_surrogates
 
 #: The whole span (a text, or the part between two special tokens) is one chunk.
 PATTERN_NONE = r"(?s).+"
-#: Runs of non-whitespace; the whitespace itself is dropped (like ``str.split()``).
-PATTERN_WORDS = r"\S+"
+#: Runs of non-whitespace and runs of whitespace, each its own chunk: words never merge with the
+#: spaces around them, and nothing is dropped, so a tokenizer trained with it encodes any text back.
+PATTERN_WORDS = r"\S+|\s+"
 #: Pre-tokenization names the core resolves itself (the OpenAI patterns come from the sources).
 CORE_PATTERNS: dict[str, str] = {"none": PATTERN_NONE, "words": PATTERN_WORDS}
 
@@ -109,8 +112,11 @@ class Merge:
 @dataclass(frozen=True, slots=True)
 class CorpusStats:
     """What the trainer read: ``chars``/``bytes`` of the texts, the ``chunks`` the pattern made
-    (``unique_chunks`` distinct ones), the characters and bytes those chunks cover (whitespace a
-    pattern drops is not covered), and the special tokens taken out of the texts."""
+    (``unique_chunks`` distinct ones), the characters and bytes those chunks cover, the special
+    tokens taken out of the texts, and ``dropped_chars``: characters outside special tokens that
+    no chunk covers. A pattern that drops text gives a tokenizer that cannot encode that text
+    back (tiktoken's encoder drops it too); ``none``, ``words`` and the OpenAI patterns drop
+    nothing."""
 
     texts: int
     chars: int
@@ -120,6 +126,7 @@ class CorpusStats:
     chunk_chars: int
     chunk_bytes: int
     specials_removed: int
+    dropped_chars: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +217,8 @@ class SweepPoint:
 
 
 def compile_training_pattern(pattern: str) -> regex.Pattern[str]:
-    """Compile a pre-tokenization regex, or raise :class:`TrainingError` with the reason.
+    """Compile a pre-tokenization regex, or raise :class:`TrainingError` with the reason (the
+    limits of :func:`tokscope.core.regex_guard.check_pattern` apply to a user's pattern).
 
     >>> compile_training_pattern("(").pattern
     Traceback (most recent call last):
@@ -220,9 +228,38 @@ def compile_training_pattern(pattern: str) -> regex.Pattern[str]:
     if not isinstance(pattern, str) or not pattern:
         raise TrainingError("the pattern is empty")
     try:
-        return regex.compile(pattern)
-    except (regex.error, ValueError, OverflowError) as exc:
-        raise TrainingError(f"invalid pattern {pattern!r}: {exc}") from None
+        return compile_checked(pattern)
+    except PatternError as exc:
+        raise TrainingError(str(exc)) from None
+
+
+def _finditer(pat: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
+    """``pat.finditer(text)`` with a time budget for a user's pattern (see :mod:`.regex_guard`)."""
+    if pat.pattern in TRUSTED_PATTERNS:
+        return pat.finditer(text)  # as it is: no generator between the engine and the counter
+    return _budgeted(pat, text)
+
+
+def _budgeted(pat: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
+    try:
+        yield from pat.finditer(text, timeout=budget(len(text)))
+    except TimeoutError:
+        raise TrainingError(str(timed_out(pat.pattern))) from None
+
+
+#: A short text of many kinds of characters, to see whether a pattern drops any of them.
+PROBE_TEXT = "Hello, world!  It's 2025-01-31.\n\tcafé naïve ÜBER Привет мир مرحبا 日本語のテキスト 😀👍🏽 x=1+2;\r\n"
+
+
+def uncovered_chars(pattern: str, text: str = PROBE_TEXT) -> int:
+    """How many characters of ``text`` no match of ``pattern`` covers (what a tokenizer with this
+    pattern drops before merging, and so can never encode back; tiktoken drops it too).
+
+    >>> uncovered_chars(PATTERN_WORDS), uncovered_chars(r"\\w+", "ab, cd")
+    (0, 2)
+    """
+    pat = compile_training_pattern(pattern)
+    return len(text) - sum(m.end() - m.start() for m in _finditer(pat, text))
 
 
 def check_special_tokens(special_tokens: Sequence[str]) -> list[str]:
@@ -238,6 +275,8 @@ def check_special_tokens(special_tokens: Sequence[str]) -> list[str]:
     for token in special_tokens:
         if not isinstance(token, str) or not token:
             raise TrainingError("a special token cannot be empty")
+        if any("\ud800" <= ch <= "\udfff" for ch in token):
+            raise TrainingError(f"special token {safe_text(token)!r} is not valid UTF-8")
         if token in seen:
             raise TrainingError(f"special token {token!r} is given twice")
         seen.add(token)
@@ -319,9 +358,11 @@ def chunk_table(
 
     >>> table = chunk_table(["to be or not to be"], PATTERN_WORDS)
     >>> table.chunks, table.freqs
-    ((b'to', b'be', b'or', b'not'), (2, 2, 1, 1))
-    >>> table.stats.chunk_chars, table.stats.chars
-    (13, 18)
+    ((b'to', b' ', b'be', b'or', b'not'), (2, 5, 2, 1, 1))
+    >>> table.stats.chunk_chars, table.stats.chars, table.stats.dropped_chars
+    (18, 18, 0)
+    >>> chunk_table(["to be"], r"\\w+").stats.dropped_chars  # a pattern that drops the space
+    1
     """
     texts = [fix_surrogates(t) for t in _as_texts(texts)]
     pat = compile_training_pattern(pattern)
@@ -330,12 +371,14 @@ def chunk_table(
     counter: Counter[str] = Counter()
     group = methodcaller("group")
     removed = 0
+    span_chars = 0
     for span, specials_after in _spans(texts, splitter):
         if cancel is not None and cancel.is_set():
             raise CancelledError("training cancelled")
         removed += specials_after
         if span:
-            counter.update(map(group, pat.finditer(span)))
+            span_chars += len(span)
+            counter.update(map(group, _finditer(pat, span)))
     counter.pop("", None)  # a pattern that can match nothing yields empty chunks: they hold no bytes
     chunks = []
     freqs = []
@@ -355,6 +398,7 @@ def chunk_table(
         chunk_chars=chunk_chars,
         chunk_bytes=chunk_bytes,
         specials_removed=removed,
+        dropped_chars=span_chars - chunk_chars,
     )
     return ChunkTable(tuple(chunks), tuple(freqs), stats)
 
@@ -741,7 +785,7 @@ def sweep(result: TrainResult, sizes: Sequence[int] | None = None) -> tuple[Swee
 
     >>> r = train(["low lower lowest"], merges=3, pattern=PATTERN_WORDS)
     >>> [(p.vocab_size, p.tokens, round(p.chars_per_token, 2)) for p in sweep(r, [256, 259])]
-    [(256, 14, 1.0), (259, 6, 2.33)]
+    [(256, 16, 1.0), (259, 8, 2.0)]
     """
     if sizes is None:
         sizes = range(256, result.vocab_size + 1)
@@ -768,7 +812,7 @@ def replay(result: TrainResult, texts: str | Sequence[str]) -> Iterator[list[lis
     texts = [fix_surrogates(t) for t in _as_texts(texts)]
     pat = compile_training_pattern(result.pattern)
     splitter = _special_splitter(list(result.special_tokens))
-    chunks = [list(m.group().encode("utf-8")) for span, _ in _spans(texts, splitter) for m in pat.finditer(span)
+    chunks = [list(m.group().encode("utf-8")) for span, _ in _spans(texts, splitter) for m in _finditer(pat, span)
               if m.group()]
     tok = [bytes([i]) for i in range(256)] + [m.bytes for m in result.merges]
     yield [[tok[t] for t in c] for c in chunks]

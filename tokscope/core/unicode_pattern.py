@@ -17,6 +17,8 @@ from collections.abc import Collection, Iterator
 
 import regex
 
+from . import regex_guard
+
 #: The Unicode version of the character classes (``\p{L}``, ``\p{N}``, ...) in tiktoken's regex
 #: engine (Rust's ``regex`` crate, as built into the installed tiktoken). The ``regex`` module may
 #: follow a newer Unicode; :func:`compile_pattern` pins the classes back to this version.
@@ -316,6 +318,15 @@ LINE_SAFE_PATTERNS = frozenset({
     ]),
 })
 
+#: GPT-2's pattern (r50k_base, p50k_base and p50k_edit share it)
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+# The patterns matched with no time budget: the OpenAI encodings' (tiktoken runs them) and the
+# trainer's named ones (``none`` and ``words`` in :data:`tokscope.core.trainer.CORE_PATTERNS`;
+# a test checks both lists). Every other pattern is a user's: see :mod:`.regex_guard`.
+regex_guard.TRUSTED_PATTERNS.update(LINE_SAFE_PATTERNS)
+regex_guard.TRUSTED_PATTERNS.update({GPT2_PATTERN, r"(?s).+", r"\S+|\s+"})
+
 #: Where a line-safe pattern's text may be cut into segments (stdlib ``\s`` is a superset of
 #: tiktoken's, so this never cuts where tiktoken's whitespace would continue).
 _SEGMENT_BREAK = re.compile(r"\n(?=[^\s/])")
@@ -339,14 +350,23 @@ class ChunkPattern:
     ['ab', ' ', '12']
     """
 
-    __slots__ = ("pattern", "plain", "ascii", "line_safe", "_pinned", "_suspect", "_lock")
+    __slots__ = ("pattern", "plain", "ascii", "line_safe", "trusted", "_pinned", "_suspect", "_lock")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self.plain = regex.compile(translate_pattern(pattern, pin_unicode=False)[0])
+        #: False for a user's pattern: it is checked before compiling and matched with a time
+        #: budget (:mod:`.regex_guard`), never by the stdlib engine, which has no timeout
+        self.trusted = pattern in regex_guard.TRUSTED_PATTERNS
+        if not self.trusted:
+            regex_guard.check_pattern(pattern)
+        try:
+            self.plain = regex.compile(translate_pattern(pattern, pin_unicode=False)[0])
+        except (regex.error, RecursionError, MemoryError, OverflowError, ValueError) as exc:
+            raise regex_guard.PatternError(f"invalid pattern {regex_guard.safe_text(pattern)[:60]!r}: "
+                                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
         #: the stdlib-``re`` twin used on ASCII text (``None`` when the pattern cannot be translated)
         self.ascii: re.Pattern[str] | None = None
-        translated = ascii_pattern(pattern)
+        translated = ascii_pattern(pattern) if self.trusted else None
         if translated is not None:
             try:
                 self.ascii = re.compile(translated, re.ASCII)
@@ -396,6 +416,16 @@ class ChunkPattern:
     def __reduce__(self):  # compiled patterns and a lock do not pickle; compile again
         return compile_pattern, (self.pattern,)
 
+    def _timeout(self, n_chars: int) -> float | None:
+        """The ``timeout=`` for matching ``n_chars`` characters (none for a trusted pattern)."""
+        return None if self.trusted else regex_guard.budget(n_chars)
+
+    def _guarded(self, matches: Iterator[regex.Match[str]]) -> Iterator[regex.Match[str]]:
+        try:
+            yield from matches
+        except TimeoutError:
+            raise regex_guard.timed_out(self.pattern) from None
+
     def finditer(self, text: str, pos: int | None = None, endpos: int | None = None) -> Iterator[regex.Match[str]]:
         """The matches in ``text[pos:endpos]``, exactly as the pinned translation finds them.
 
@@ -403,20 +433,26 @@ class ChunkPattern:
         within :data:`_LOOK` characters of a code point whose class moved, where the pinned one
         takes over (the patterns have no look-behind and match every character, so a match found
         by either engine from a match boundary is the same unless it looked at such a character).
+        A user's pattern that runs out of its time budget raises
+        :class:`~tokscope.core.regex_guard.PatternTimeoutError`.
         """
         pos = 0 if pos is None else pos
         end = len(text) if endpos is None else endpos
+        matches = self._finditer(text, pos, end, self._timeout(end - pos))
+        return matches if self.trusted else self._guarded(matches)
+
+    def _finditer(self, text: str, pos: int, end: int, timeout: float | None) -> Iterator[regex.Match[str]]:
         if text.isascii():
-            return self.plain.finditer(text, pos, end)
+            return self.plain.finditer(text, pos, end, timeout=timeout)
         if self._lock is not None:
             self._build_pinned()
         if self._suspect is None:
-            return self.plain.finditer(text, pos, end)
+            return self.plain.finditer(text, pos, end, timeout=timeout)
         if "(?<" in self.pattern:  # a look-behind may see a moved code point before the scan
-            return self.for_text(text).finditer(text, pos, end)
-        return self._mixed(text, pos, end)
+            return self.for_text(text).finditer(text, pos, end, timeout=timeout)
+        return self._mixed(text, pos, end, timeout)
 
-    def _mixed(self, text: str, pos: int, end: int) -> Iterator[regex.Match[str]]:
+    def _mixed(self, text: str, pos: int, end: int, timeout: float | None = None) -> Iterator[regex.Match[str]]:
         plain, pinned, suspect = self.plain, self._pinned, self._suspect
         assert pinned is not None and suspect is not None
         window = _WINDOW
@@ -428,7 +464,7 @@ class ChunkPattern:
                 # of the window's end, where the look-ahead continues)
                 bound = found.start() if found else (None if hi == end else hi)
                 start = pos
-                for m in plain.finditer(text, pos, end):
+                for m in plain.finditer(text, pos, end, timeout=timeout):
                     if bound is not None and m.end() + _LOOK > bound:
                         break
                     yield m
@@ -440,7 +476,7 @@ class ChunkPattern:
                     continue
             # near a moved code point: the pinned translation until well past it
             past = found.start() + _LOOK
-            for m in pinned.finditer(text, pos, end):
+            for m in pinned.finditer(text, pos, end, timeout=timeout):
                 yield m
                 pos = m.end()
                 if m.start() > past:
@@ -449,8 +485,18 @@ class ChunkPattern:
                 return
             window = _WINDOW
 
+    def _call(self, method: str, text: str, pos: int | None, endpos: int | None):
+        compiled = self.for_text(text, pos, endpos)
+        if self.trusted:
+            return getattr(compiled, method)(text, pos, endpos)
+        n = (len(text) if endpos is None else endpos) - (pos or 0)
+        try:
+            return getattr(compiled, method)(text, pos, endpos, timeout=regex_guard.budget(n))
+        except TimeoutError:
+            raise regex_guard.timed_out(self.pattern) from None
+
     def findall(self, text: str, pos: int | None = None, endpos: int | None = None) -> list[str]:
-        return self.for_text(text, pos, endpos).findall(text, pos, endpos)
+        return self._call("findall", text, pos, endpos)
 
     def split(self, text: str) -> list[str]:
         """All the chunks of ``text`` (the fastest way: the ASCII engine on ASCII text).
@@ -460,7 +506,25 @@ class ChunkPattern:
         """
         if self.ascii is not None and text.isascii():
             return self.ascii.findall(text)
-        return self.for_text(text).findall(text)
+        return self._call("findall", text, None, None)
+
+    def matcher(self, text: str):
+        """``match(pos, endpos)`` for many anchored matches in one ``text``: the engine is chosen
+        once for the whole text, so matching every chunk of a text costs time linear in its length
+        (:meth:`match` looks at the text from ``pos`` to its end on each call to choose)."""
+        compiled = self.for_text(text)
+        if self.trusted:
+            return lambda pos, endpos: compiled.match(text, pos, endpos)
+        timeout = regex_guard.budget(len(text))
+        pattern = self.pattern
+
+        def match(pos: int, endpos: int) -> regex.Match[str] | None:
+            try:
+                return compiled.match(text, pos, endpos, timeout=timeout)
+            except TimeoutError:
+                raise regex_guard.timed_out(pattern) from None
+
+        return match
 
     def segments(self, text: str) -> list[str]:
         """``text`` cut where chunks are known not to cross (whole text when not line-safe).
@@ -476,13 +540,13 @@ class ChunkPattern:
         return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
 
     def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> regex.Match[str] | None:
-        return self.for_text(text, pos, endpos).match(text, pos, endpos)
+        return self._call("match", text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int | None = None, endpos: int | None = None) -> regex.Match[str] | None:
-        return self.for_text(text, pos, endpos).fullmatch(text, pos, endpos)
+        return self._call("fullmatch", text, pos, endpos)
 
     def search(self, text: str, pos: int | None = None, endpos: int | None = None) -> regex.Match[str] | None:
-        return self.for_text(text, pos, endpos).search(text, pos, endpos)
+        return self._call("search", text, pos, endpos)
 
 
 @functools.lru_cache(maxsize=64)

@@ -16,6 +16,8 @@ first, then by id) and can be limited; the total number of matches is always rep
 from __future__ import annotations
 
 import threading
+import time
+from functools import partial
 from bisect import bisect_right
 from itertools import accumulate, compress, repeat
 from operator import contains
@@ -26,6 +28,7 @@ import regex
 
 from .errors import CancelledError, TokscopeError, UnknownTokenError
 from .display import parse_hex
+from .regex_guard import compile_checked, may_backtrack, timed_out
 from .tokenizer import Tokenizer
 from .types import Token
 
@@ -33,6 +36,8 @@ Sort = Literal["id", "length"]
 
 #: above this many occurrences a substring search tests every entry instead of jumping from hit to hit
 DENSE = 8192
+#: seconds a regular expression search over the whole vocabulary may take
+SEARCH_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,19 +99,14 @@ def _table(tokenizer: Tokenizer) -> _Table:
 
 
 def compile_search(pattern: str) -> regex.Pattern[str]:
-    """Compile a user's regular expression; a one-line :class:`TokscopeError` when it is invalid.
+    """Compile a user's regular expression; a one-line :class:`TokscopeError` when it is invalid
+    or passes the limits of :func:`tokscope.core.regex_guard.check_pattern`.
 
     >>> compile_search("a(").pattern  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
-    tokscope.core.errors.TokscopeError: invalid regular expression 'a(': missing ) at position 2
+    tokscope.core.regex_guard.PatternError: invalid regular expression 'a(': missing ) at position 2
     """
-    try:
-        return regex.compile(pattern)
-    except regex.error as exc:
-        detail = str(exc).splitlines()[0] if str(exc) else "cannot compile"
-        raise TokscopeError(f"invalid regular expression {pattern!r}: {detail}") from None
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise TokscopeError(f"invalid regular expression {pattern!r}: {exc}") from None
+    return compile_checked(pattern, "regular expression")
 
 
 def search_vocab(
@@ -203,12 +203,24 @@ def _contains_hits(needle: bytes, table: _Table) -> list[int]:
 
 
 def _regex_hits(compiled: regex.Pattern[str], texts: list[str], cancel: threading.Event | None) -> list[int]:
-    """Indexes of the texts the pattern finds something in, in blocks so ``cancel`` is heard."""
-    search = compiled.search
+    """Indexes of the texts the pattern finds something in, in blocks so ``cancel`` is heard; the
+    whole search has :data:`SEARCH_SECONDS`, checked between blocks, and a pattern that may
+    backtrack without end (:func:`~tokscope.core.regex_guard.may_backtrack`) also within each
+    match: it is stopped with :class:`~tokscope.core.regex_guard.PatternTimeoutError`."""
     hits: list[int] = []
-    step = 32768
+    step = 1024
+    deadline = time.monotonic() + SEARCH_SECONDS
+    # a per-call timeout costs ten times a short match: only where the pattern's shape needs it
+    guarded = may_backtrack(compiled.pattern)
     for base in range(0, len(texts), step):
         if cancel is not None and cancel.is_set():
             raise CancelledError("the search was cancelled")
-        hits.extend(compress(range(base, base + step), map(search, texts[base : base + step])))
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise timed_out(compiled.pattern, "regular expression")
+        search = partial(compiled.search, timeout=left) if guarded else compiled.search
+        try:
+            hits.extend(compress(range(base, base + step), map(search, texts[base : base + step])))
+        except TimeoutError:
+            raise timed_out(compiled.pattern, "regular expression") from None
     return hits

@@ -9,32 +9,42 @@ Where the files come from, in order:
    sha256 tiktoken expects;
 3. otherwise :class:`SourceError`, naming what is missing and how to get it.
 
-Parsed ranks are kept in tokscope's own cache directory so a second start skips the parsing; each
-cache file records its format version, the source file's sha256 and its own payload's sha256.
+Parsed ranks are kept in tokscope's own cache directory so a second start skips the parsing. A
+cache file is keyed to the sha256 of the official file its ranks were parsed from (checked before
+parsing), in its name and its header; on load it is checked cheaply (owned by the user and not
+writable by others, its payload's sha256, a list of distinct byte strings, one per rank with
+``None`` for a rank no token has, of the recorded length, holding all 256 single bytes), and anything else makes it rebuilt from the official file. It is
+written through :func:`tokscope.core.files.write_atomic` (0600, no temporary file left on any path).
+A cache that someone who can write the user's own files has crafted with a consistent header is
+not detected: checking the ranks fully costs as much as parsing the official file again.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import importlib.util
 import marshal
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.errors import TokscopeError
-from ..core.formats import FormatError, data_gym_to_ranks, dump_tiktoken_bpe, parse_tiktoken_bpe
+from ..core.formats import (
+    FormatError,
+    data_gym_to_ranks,
+    dump_tiktoken_bpe,
+    parse_tiktoken_bpe,
+)
 from . import tiktoken_adapter as tk
+from .errors import SourceError
+from .names import user_cache_dir
 
-CACHE_FORMAT = 1
+__all__ = ["CARRIERS", "Origin", "SourceError", "load_ranks", "origin", "user_cache_dir"]
 
-
-class SourceError(TokscopeError):
-    """An encoding that cannot be loaded: unknown name, missing or corrupt files."""
+CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +58,6 @@ class Origin:
     @property
     def available(self) -> bool:
         return self.kind != "missing"
-
-
-def user_cache_dir() -> Path:
-    """tokscope's cache directory (``TOKSCOPE_CACHE_DIR``, else the XDG cache home)."""
-    if os.environ.get("TOKSCOPE_CACHE_DIR"):
-        return Path(os.environ["TOKSCOPE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tokscope"
 
 
 def _package_dir(package: str) -> Path | None:
@@ -111,9 +113,34 @@ def _read_checked(path: Path, expected: str, what: str) -> bytes:
 
 def _user_cached(file: tk.VocabFile) -> Path | None:
     path = tk.tiktoken_cache_path(file.url)
-    if path is not None and path.is_file():
-        return path
+    try:
+        if path is not None and path.is_file():
+            return path
+    except OSError:
+        pass
     return None
+
+
+@functools.lru_cache(maxsize=32)
+def _sha256_of(path: str, size: int, mtime_ns: int) -> str | None:
+    try:
+        return _sha256(Path(path).read_bytes())
+    except OSError:
+        return None
+
+
+def _user_cache_state(file: tk.VocabFile) -> tuple[Path | None, bool]:
+    """``(path, good)``: the user's tiktoken-cache copy of ``file`` and whether its sha256 is right."""
+    path = _user_cached(file)
+    if path is None:
+        return None, False
+    if not file.sha256:
+        return path, True
+    try:
+        info = path.stat()
+    except OSError:
+        return path, False
+    return path, _sha256_of(str(path), info.st_size, info.st_mtime_ns) == file.sha256
 
 
 # derivations: official files that can be rebuilt from other official files
@@ -136,8 +163,8 @@ DERIVED: dict[str, Callable[[], bytes]] = {"r50k_base.tiktoken": _derive_r50k, "
 
 
 def _origin_of_file(file: tk.VocabFile) -> Origin:
-    cached = _user_cached(file)
-    if cached is not None:
+    cached, good = _user_cache_state(file)
+    if cached is not None and good:
         return Origin("tiktoken-cache", str(cached))
     carrier = _carrier_path(file.basename)
     if carrier is not None:
@@ -148,13 +175,16 @@ def _origin_of_file(file: tk.VocabFile) -> Origin:
         parts = [_origin_of_file(f) for f in gpt2.files]
         if all(p.available for p in parts):
             return Origin(parts[0].kind, f"derived from GPT-2's files: {parts[0].detail}")
-        return Origin("missing", _missing_message(file))
-    return Origin("missing", _missing_message(file))
+        return Origin("missing", next(p.detail for p in parts if not p.available))
+    return Origin("missing", _missing_message(file, bad_cache=cached))
 
 
-def _missing_message(file: tk.VocabFile) -> str:
+def _missing_message(file: tk.VocabFile, bad_cache: Path | None = None) -> str:
     entry = CARRIERS.get(file.basename) or (CARRIERS["vocab.bpe"] if file.basename in DERIVED else None)
     how = f"pip install {CARRIER_DISTRIBUTIONS[entry[0]]}" if entry else "put it in tiktoken's cache"
+    if bad_cache is not None:
+        return (f"{file.basename} in the tiktoken cache ({bad_cache}) has the wrong sha256 (corrupt or modified), "
+                f"and no offline copy is installed ({how}, or delete the cached file)")
     return f"{file.basename} not found in the tiktoken cache nor offline ({how})"
 
 
@@ -172,11 +202,12 @@ def _fetch_bytes(file: tk.VocabFile) -> bytes:
     """The checked contents of one official file, from the first source that has it."""
     what = file.basename
     cached = _user_cached(file)
+    bad_cache = None
     if cached is not None:
         try:
             return _read_checked(cached, file.sha256, f"{what} in the tiktoken cache")
         except SourceError:
-            pass  # a stale or broken user cache entry: fall through to the carriers
+            bad_cache = cached  # a stale or broken user cache entry: fall through to the carriers
     carrier = _carrier_path(what)
     if carrier is not None:
         return _read_checked(carrier, file.sha256, what)
@@ -185,47 +216,72 @@ def _fetch_bytes(file: tk.VocabFile) -> bytes:
         if file.sha256 and _sha256(data) != file.sha256:
             raise SourceError(f"{what} derived from GPT-2's files does not have the sha256 tiktoken expects")
         return data
-    raise SourceError(_missing_message(file))
+    raise SourceError(_missing_message(file, bad_cache=bad_cache))
 
 
 def _rank_cache_path(file: tk.VocabFile) -> Path:
+    """The cache file for ranks parsed from the official file whose sha256 is ``file.sha256``."""
     tag = f"v{CACHE_FORMAT}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return user_cache_dir() / "ranks" / f"{file.basename}.{file.sha256[:16]}.{tag}.marshal"
+    return user_cache_dir() / "ranks" / f"{file.basename}.{file.sha256[:32]}.{tag}.marshal"
+
+
+def _cache_header(key: str, count: int, payload: bytes) -> bytes:
+    return f"tokscope-ranks {CACHE_FORMAT} {key} {count} {_sha256(payload)}".encode()
 
 
 def _load_rank_cache(file: tk.VocabFile) -> dict[bytes, int] | None:
+    """The cached ranks, or ``None`` when there is no cache or it fails a check (see the module
+    docstring); the caller then parses the official file and writes the cache again."""
+    key = file.sha256
     path = _rank_cache_path(file)
     try:
-        blob = path.read_bytes()
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if (hasattr(os, "getuid") and info.st_uid != os.getuid()) or info.st_mode & 0o022:
+                return None  # a file someone else could have written
+            blob = handle.read()
     except OSError:
         return None
     header, _, payload = blob.partition(b"\n")
-    expected = f"tokscope-ranks {CACHE_FORMAT} {file.sha256} {_sha256(payload)}".encode()
-    if header != expected:
+    fields = header.split(b" ")
+    if len(fields) != 5 or not fields[3].isdigit():
+        return None
+    count = int(fields[3])
+    if header != _cache_header(key, count, payload):
         return None
     try:
-        ranks = marshal.loads(payload)
+        tokens = marshal.loads(payload)
     except (EOFError, ValueError, TypeError):
         return None
-    return ranks if isinstance(ranks, dict) else None
+    if type(tokens) is not list or len(tokens) != count or not set(map(type, tokens)) <= {bytes, type(None)}:
+        return None
+    ranks = dict(zip(tokens, range(count)))
+    holes = ranks.pop(None, -1) != -1  # ranks no token has (p50k_base skips 50256, <|endoftext|>'s id)
+    if len(ranks) + (tokens.count(None) if holes else 0) != count or any(bytes([b]) not in ranks for b in range(256)):
+        return None
+    return ranks
 
 
 def _store_rank_cache(file: tk.VocabFile, ranks: dict[bytes, int]) -> None:
+    from ..core.files import SaveError, write_atomic
+
+    count = max(ranks.values(), default=-1) + 1
+    if count > 2 * len(ranks) or min(ranks.values(), default=0) < 0:
+        return  # far from dense: not cached (every official vocabulary is dense, or nearly)
+    tokens: list[bytes | None] = [None] * count
+    for token, rank in ranks.items():
+        tokens[rank] = token
+    payload = marshal.dumps(tokens)
     path = _rank_cache_path(file)
-    payload = marshal.dumps(ranks)
-    header = f"tokscope-ranks {CACHE_FORMAT} {file.sha256} {_sha256(payload)}".encode()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "wb") as out:
-            out.write(header + b"\n" + payload)
-        os.replace(tmp, path)
-    except OSError:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomic(path, _cache_header(file.sha256, count, payload) + b"\n" + payload, mode=0o600)
+    except (OSError, SaveError):
         pass  # a read-only home only costs speed
 
 
 def _ranks_for_file(file: tk.VocabFile) -> dict[bytes, int]:
-    ranks = _load_rank_cache(file)
+    ranks = _load_rank_cache(file) if file.sha256 else None
     if ranks is not None:
         return ranks
     data = _fetch_bytes(file)
@@ -233,21 +289,22 @@ def _ranks_for_file(file: tk.VocabFile) -> dict[bytes, int]:
         ranks = parse_tiktoken_bpe(data, source=file.basename)
     except FormatError as exc:
         raise SourceError(str(exc)) from None
-    _store_rank_cache(file, ranks)
+    if file.sha256:
+        _store_rank_cache(file, ranks)
     return ranks
 
 
 def load_ranks(name: str) -> dict[bytes, int]:
     """The mergeable ranks of OpenAI encoding ``name`` (checked, cached)."""
     spec = tk.encoding_spec(name)
-    if len(spec.files) == 2:  # GPT-2's data-gym pair
-        cache_key = tk.VocabFile(spec.files[0].url, spec.files[0].sha256 + spec.files[1].sha256[:8])
-        ranks = _load_rank_cache(cache_key)
+    if len(spec.files) == 2:  # GPT-2's data-gym pair: the cache is keyed to both files' sha256
+        key = tk.VocabFile(spec.files[0].url, _sha256(" ".join(f.sha256 for f in spec.files).encode()))
+        ranks = _load_rank_cache(key)
         if ranks is None:
             try:
                 ranks = data_gym_to_ranks(_fetch_bytes(spec.files[0]), _fetch_bytes(spec.files[1]))
             except FormatError as exc:
                 raise SourceError(str(exc)) from None
-            _store_rank_cache(cache_key, ranks)
+            _store_rank_cache(key, ranks)
         return ranks
     return _ranks_for_file(spec.files[0])

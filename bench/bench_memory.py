@@ -1,0 +1,90 @@
+"""Peak memory and time of the command line on a big input, against tiktoken in the same run.
+
+Each row runs one whole process on the same file and reads its peak resident memory from the
+kernel (``wait4``'s ``ru_maxrss``):
+
+- ``tokscope encode -f BIG`` (ids, one line) against ``python -c`` that reads the file, encodes it
+  with tiktoken and prints the ids the same way;
+- ``tokscope encode --json -f BIG`` against the same tiktoken process (the reference for a stream
+  of tokens: tiktoken has no JSON output, so this is the least such a stream must cost);
+- ``tokscope compare -f BIG`` (three encodings) against tiktoken encoding it with the same three.
+
+Ratios are printed (time and peak memory, tokscope / tiktoken); issue 14 asks for at most 2x the
+reference's peak memory where the output is a stream. Not a test: run it by hand.
+
+Run: python bench/bench_memory.py [--mb 20] [--encoding o200k_base]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _corpus import prose  # noqa: E402
+
+# tiktoken built from the same official files (tiktoken.get_encoding would download them)
+REFERENCE = """
+import sys
+from tokscope.sources import builtin, tiktoken_adapter as tk
+names = sys.argv[2].split(",")
+text = open(sys.argv[1], encoding="utf-8").read()
+for name in names:
+    spec = tk.encoding_spec(name)
+    enc = tk.reference_encoding(name, builtin.load_ranks(name), spec.pattern, spec.special_tokens)
+    ids = enc.encode(text, disallowed_special=())
+    if len(names) == 1:
+        sys.stdout.write(" ".join(map(str, ids)) + "\\n")
+    else:
+        print(name, len(ids))
+"""
+
+
+def run(argv: list[str]) -> tuple[float, float]:
+    """(seconds, peak MB) of one process, its output thrown away."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[:4])}... failed: {err.strip()}")
+    return seconds, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=20.0, help="size of the input in MB (default 20)")
+    parser.add_argument("--encoding", default="o200k_base")
+    args = parser.parse_args()
+    size = int(args.mb * 1_000_000)
+    text = prose(size)
+    with tempfile.TemporaryDirectory() as folder:
+        big = Path(folder) / "big.txt"
+        big.write_text(text, encoding="utf-8")
+        print(f"input: {len(text):,} characters of prose; load {os.getloadavg()[0]:.2f}")
+        cli = [sys.executable, "-m", "tokscope.cli"]
+        limit = ["--max-bytes", str(10 * size + 1)]
+        rows = [
+            ("encode (ids)", cli + ["encode", "-e", args.encoding, "-f", str(big), "--special-as-text", *limit],
+             [sys.executable, "-c", REFERENCE, str(big), args.encoding]),
+            ("encode --json", cli + ["encode", "--json", "-e", args.encoding, "-f", str(big), "--special-as-text",
+                                     *limit],
+             [sys.executable, "-c", REFERENCE, str(big), args.encoding]),
+            ("compare (3)", cli + ["compare", "-f", str(big), "--special-as-text", *limit],
+             [sys.executable, "-c", REFERENCE, str(big), "gpt2,cl100k_base,o200k_base"]),
+        ]
+        print(f"{'command':<16} {'tokscope':>18} {'tiktoken':>18} {'time x':>7} {'memory x':>9}")
+        for label, ours, theirs in rows:
+            (t1, m1), (t2, m2) = run(ours), run(theirs)
+            print(f"{label:<16} {t1:>7.1f} s {m1:>6.0f} MB {t2:>7.1f} s {m2:>6.0f} MB {t1 / t2:>7.2f} {m1 / m2:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
