@@ -58,8 +58,9 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
     except RecursionError:
         raise TokenizerFileError(f"{source} nests too deeply to be a tokenizer file") from None
     except json.JSONDecodeError as exc:
-        where = "ends early" if exc.pos >= len(text.rstrip()) - 1 else f"line {exc.lineno} column {exc.colno}"
-        raise TokenizerFileError(f"{source} is not valid JSON ({exc.msg}, {where})") from None
+        if exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string"):
+            raise TokenizerFileError(f"{source} is not valid JSON: truncated (it ends early)") from None
+        raise TokenizerFileError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except ValueError as exc:  # e.g. an integer of thousands of digits
         raise TokenizerFileError(f"{source} is not a usable tokenizer file ({str(exc).splitlines()[0]})") from None
     if not isinstance(obj, dict):

@@ -49,7 +49,7 @@ def llama3_specials(base: int) -> dict[str, int]:
     """Llama 3.1-3.3's 256 special tokens after the ``base`` ranks (the names Meta's code gives).
 
     >>> s = llama3_specials(128000)
-    >>> s["<|begin_of_text|>"], s["<|eot_id|>"], s["<|reserved_special_token_247|>"], len(s)
+    >>> s["<|begin_of_text|>"], s["<|eot_id|>"], s["<|reserved_special_token_245|>"], len(s)
     (128000, 128009, 128255, 256)
     """
     named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
