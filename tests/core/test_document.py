@@ -287,3 +287,14 @@ def test_a_suspect_just_past_a_long_first_chunk_splits_exactly(load):
     assert flat(doc) == flat(plain)
     assert len(seen) == 1 and list(seen[0].ids) == list(plain.ids)[: len(seen[0])]
     same_as_core(doc)
+
+
+@pytest.mark.parametrize("max_scan", [None, 3])
+def test_an_edit_that_joins_a_whitespace_run_redoes_the_run(load, max_scan):
+    """A line break typed after spaces lets the chunk of the line break before them grow over the
+    whole run (o200k's ``\\s*[\\r\\n]+``): the edit must restart before the run, not inside it."""
+    tok = load("o200k_base")
+    old = "aa\n  1"
+    new = old[:5] + "\n" + old[5:]
+    edited = Document.build(tok, old).edited(new, max_scan=max_scan)
+    assert edited is not None and flat(edited) == flat(Document.build(tok, new))

@@ -38,6 +38,8 @@ _serials = itertools.count(1)
 
 #: chunks re-scanned before the one an edit starts in (a match may look one character ahead)
 BACKUP_CHUNKS = 2
+#: chunks the restart may move further back over whitespace before starting from the top
+RESTART_LOOKBACK = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,12 +307,22 @@ class Document:
             return Document.build(tokenizer, new_text, self.specials, cancel=cancel)
         delta = span.delta
         chunks, pieces = self._chunks, self._pieces
-        # first chunk to redo: BACKUP_CHUNKS before the chunk containing the edit
+        # first chunk to redo: BACKUP_CHUNKS before the chunk containing the edit, and further back
+        # to a chunk start with no whitespace on either side: a whitespace chunk can grow over a
+        # whole run of whitespace (``\s*[\r\n]+`` takes "\n  \n" once the edit adds the second
+        # line break), so no boundary inside or next to a run is safe
         c0 = max(0, chunks.bisect(_CSTART, span.start, True) - 1 - BACKUP_CHUNKS)
         if c0 < chunks.n and chunks.get(_CSTART, c0) <= span.start:
             restart = chunks.get(_CSTART, c0)
         else:
             restart = c0 = 0
+        floor = max(0, c0 - RESTART_LOOKBACK)
+        while c0 > 0 and (old_text[restart - 1].isspace() or old_text[restart].isspace()):
+            if c0 <= floor:
+                restart = c0 = 0  # a long run of whitespace chunks: start from the top
+                break
+            c0 -= 1
+            restart = chunks.get(_CSTART, c0)
         old_end = span.old_end
         new_end = span.new_end
 

@@ -32,8 +32,9 @@ class SpecialTokens:
     >>> st = SpecialTokens({"<|a|>": 10, "<|ab|>": 11})
     >>> st.spans("x<|ab|>y", st.names)
     [(0, 1, None), (1, 7, 11), (7, 8, None)]
-    >>> st.resolve("all", "all")
-    (frozenset({'<|a|>', '<|ab|>'}), frozenset())
+    >>> allowed, disallowed = st.resolve("all", "all")
+    >>> sorted(allowed), disallowed
+    (['<|a|>', '<|ab|>'], frozenset())
     """
 
     def __init__(self, tokens: Mapping[str, int] | None = None) -> None:
