@@ -297,4 +297,7 @@ def test_an_edit_that_joins_a_whitespace_run_redoes_the_run(load, max_scan):
     old = "aa\n  1"
     new = old[:5] + "\n" + old[5:]
     edited = Document.build(tok, old).edited(new, max_scan=max_scan)
-    assert edited is not None and flat(edited) == flat(Document.build(tok, new))
+    if edited is None:  # the bounded edit may decline (the restart moved back past its budget)
+        assert max_scan is not None
+        return
+    assert flat(edited) == flat(Document.build(tok, new))

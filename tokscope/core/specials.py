@@ -34,7 +34,7 @@ class SpecialTokens:
     [(0, 1, None), (1, 7, 11), (7, 8, None)]
     >>> allowed, disallowed = st.resolve("all", "all")
     >>> sorted(allowed), disallowed
-    (['<|a|>', '<|ab|>'], frozenset())
+    (['<|ab|>', '<|a|>'], frozenset())
     """
 
     def __init__(self, tokens: Mapping[str, int] | None = None) -> None:
