@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import Input, RadioButton, Static
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import idle
-from tokscope.app.features import FEATURES
+from helpers import idle
+from tokscope.app.views import BY_NAME
 from tokscope.app.screens import insights
 from tokscope.app.screens.insights import BarChart, InsightsScreen, ScatterPlot
 from tokscope.core import stats
@@ -28,7 +28,7 @@ def make(text: str = TEXT, encoding: str = "o200k_base") -> ExplorerApp:
 
 async def open_insights(pilot) -> InsightsScreen:
     await idle(pilot)
-    pilot.app.action_open_feature(SCREEN)
+    pilot.app.open_view("insights")
     await pilot.pause()
     await idle(pilot)
     screen = pilot.app.screen
@@ -40,8 +40,8 @@ def static_text(screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
 
-def test_registered_as_a_feature():
-    assert any(f.screen == SCREEN and f.key == "i" for f in FEATURES)
+def test_registered_as_a_view():
+    assert BY_NAME["insights"].key == "f7" and BY_NAME["insights"].screen.__name__ == "InsightsScreen"
 
 
 async def test_key_i_in_the_token_view_opens_it():
@@ -49,7 +49,7 @@ async def test_key_i_in_the_token_view_opens_it():
     async with app.run_test(size=(100, 30)) as pilot:
         await idle(pilot)
         app.token_view.focus()
-        await pilot.press("i")
+        await pilot.press("f7")
         await idle(pilot)
         assert isinstance(app.screen, InsightsScreen)
         await pilot.press("escape")

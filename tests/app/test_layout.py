@@ -118,7 +118,7 @@ async def test_an_edit_re_tokenizes_before_the_next_frame(load):
     after a frame showing only the input pane), and the Changed message that follows does not
     re-tokenize a second time."""
     from tokscope.app.app import ExplorerApp
-    from tokscope.app.testing import settle
+    from helpers import settle
 
     app = ExplorerApp("Hello world", encoding="o200k_base", palette="truecolor", tokenizer=load("o200k_base"))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import settle
+from helpers import settle
 from tokscope.sample_texts import read_sample
 
 

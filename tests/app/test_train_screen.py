@@ -10,8 +10,8 @@ import pytest
 from textual.widgets import Button, Input, Select, Static
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import idle
-from tokscope.app.features import FEATURES
+from helpers import idle
+from tokscope.app.views import BY_NAME
 from tokscope.app.screens import train as train_screen
 from tokscope.app.screens.insights import ScatterPlot
 from tokscope.app.screens.train import MergeList, TrainScreen
@@ -31,7 +31,7 @@ def make(text: str = TEXT) -> ExplorerApp:
 
 async def open_train(pilot) -> TrainScreen:
     await idle(pilot)
-    pilot.app.action_open_feature(SCREEN)
+    pilot.app.open_view("train")
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, TrainScreen)
@@ -78,8 +78,8 @@ def data_dir(tmp_path, monkeypatch):
     registry.forget()
 
 
-def test_registered_as_a_feature():
-    assert any(f.screen == SCREEN and f.key == "t" for f in FEATURES)
+def test_registered_as_a_view():
+    assert BY_NAME["train"].key == "f8" and BY_NAME["train"].screen.__name__ == "TrainScreen"
 
 
 async def test_train_from_the_screen_matches_the_trainer():
@@ -279,7 +279,7 @@ async def test_cancel_a_run_keeps_nothing(monkeypatch, data_dir):
         assert screen.result is None
         assert "nothing was kept or saved" in status(screen)
         assert screen.query_one("#tr-save", Button).disabled
-        await pilot.press("ctrl+w")
+        await pilot.press("ctrl+s")
         assert "train first" in status(screen)
         assert not any(data_dir.rglob("*")) or not any(p.is_file() for p in data_dir.rglob("*"))
         await pilot.press("escape")  # now leaves
@@ -296,7 +296,7 @@ async def test_save_and_reopen(data_dir):
         await until(pilot, lambda: screen.state == "done")
         result = screen.result
         screen.query_one("#tr-name", Input).value = "mine"
-        await pilot.press("ctrl+w")
+        await pilot.press("ctrl+s")
         await pilot.pause()
         path = data_dir / "tokenizers" / "mine.json"
         assert path.is_file()

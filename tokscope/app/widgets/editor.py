@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.segment import Segment
-from textual.document._document import Document, DocumentBase
-from textual.document._wrapped_document import WrappedDocument
+from textual import events
+from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
+from textual.widgets.text_area import Document, DocumentBase, WrappedDocument
 
 from ...core.display import NAMED
 
@@ -43,16 +42,44 @@ _TO_EDITOR = str.maketrans(LINE_BREAKS, STAND_INS)
 _STAND_IN_GLYPHS = dict(zip(map(ord, STAND_INS), "␍␋␌␜␝␞␤␤␤"))
 
 
-def to_editor(text: str) -> str:
-    r"""``text`` with line-break characters other than ``\n`` replaced by stand-ins.
+def to_editor(text: str, crlf: bool = False) -> str:
+    r"""``text`` with line-break characters other than ``\n`` replaced by stand-ins; with ``crlf``
+    (a document whose lines end in CRLF) a ``\r\n`` stays a line break.
 
     >>> from_editor(to_editor("a\r\nb\x85c")) == "a\r\nb\x85c", to_editor("a\r\nb").count("\r")
     (True, 0)
+    >>> to_editor("a\r\nb\rc", crlf=True) == "a\r\nb" + STAND_INS[0] + "c"
+    True
     """
+    if crlf and "\r\n" in text:
+        return "\r\n".join(to_editor(part) for part in text.split("\r\n"))
     for original, stand_in in zip(LINE_BREAKS, STAND_INS):
         if original in text:
             text = text.replace(original, stand_in)
     return text
+
+
+def uses_crlf(text: str) -> bool:
+    r"""Whether every line of ``text`` ends in CRLF (and it has no other CR or line break).
+
+    >>> uses_crlf("a\r\nb\r\n"), uses_crlf("a\r\nb\n"), uses_crlf("a\rb\r\n"), uses_crlf("ab")
+    (True, False, False, False)
+    """
+    if "\r\n" not in text:
+        return False
+    n = text.count("\r\n")
+    return text.count("\n") == n and text.count("\r") == n and not any(c in text for c in LINE_BREAKS[1:])
+
+
+def paste_line_breaks(text: str, crlf: bool) -> str:
+    r"""Pasted text with its line endings made the document's: terminals send CR for a newline
+    when pasting, so ``\r\n`` and a lone ``\r`` become ``\n`` (``\r\n`` in a CRLF document).
+
+    >>> paste_line_breaks("one\rtwo\r\nthree", False), paste_line_breaks("a\nb", True)
+    ('one\ntwo\nthree', 'a\r\nb')
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\n", "\r\n") if crlf else text
 
 
 def _has_stand_ins(text: str) -> bool:
@@ -147,34 +174,54 @@ class _FastDocument(Document):
         return Size(max(widths[1], default=0), len(self._lines))
 
 
-class Editor(TextArea):
+#: TextArea keys the explorer uses for itself: Ctrl+A selects all (Home goes to the line start),
+#: F6 and F7 open views
+_TAKEN = {"ctrl+a", "f6", "f7"}
+
+
+def _editor_bindings() -> list[Binding]:
+    out = []
+    for binding in TextArea.BINDINGS:
+        if not isinstance(binding, Binding):
+            continue
+        keys = [k for k in binding.key.split(",") if k.strip() not in _TAKEN]
+        if keys:
+            out.append(Binding(",".join(keys), binding.action, binding.description, show=binding.show,
+                               key_display=binding.key_display, priority=binding.priority))
+    return out
+
+
+class Editor(TextArea, inherit_bindings=False):
     r"""TextArea that keeps every character of the text and paints hostile ones inertly.
 
     TextArea splits lines like ``str.splitlines`` and would turn ``\r``, ``\x85``, ``\u2028``...
     into its own newline; the editor stores stand-ins for them instead (see :func:`to_editor`), so
-    :attr:`real_text` is exactly what the user loaded and typed. Control, bidi and zero-width
+    :attr:`real_text` is exactly what the user loaded and typed. A text whose lines all end in CRLF
+    is kept as CRLF lines (End goes to the end of the line, Enter adds a CRLF). Pasted text gets
+    the document's line endings (terminals paste newlines as CR). Control, bidi and zero-width
     characters are never written to the terminal.
     """
 
+    BINDINGS = _editor_bindings()
+
     _real: tuple[str, str] | None = None  # (editor text, the text it stands for)
-    #: called the moment the text changes (typing, paste, undo, load), before the next frame is
-    #: painted; the ``Changed`` message it came with is marked ``early_handled``
-    on_change: Callable[[], None] | None = None
+    crlf = False  # the text's lines end in CRLF
 
     def __init__(self, text: str = "", **kwargs) -> None:
         # TextArea.__init__ builds and wraps a document of the text, then builds and wraps it
         # again (_set_document); start empty and build it once (half a second less on 1 MB)
         super().__init__("", **kwargs)
-        self._set_document(to_editor(text), self.language)
+        self.crlf = uses_crlf(text)
+        self._set_document(to_editor(text, self.crlf), self.language)
 
-    def post_message(self, message: Message) -> bool:
-        # TextArea posts Changed from inside the edit; a message reaches the app a few event-loop
-        # turns later, usually after a frame showing only the input pane has been painted, so
-        # the token view would be a frame (and its paint) behind. The hook runs right here instead.
-        if isinstance(message, TextArea.Changed) and message.text_area is self and self.on_change is not None:
-            message.early_handled = True  # type: ignore[attr-defined]
-            self.on_change()
-        return super().post_message(message)
+    async def _on_paste(self, event: events.Paste) -> None:
+        event.prevent_default()  # TextArea's own handler would insert the text as it came
+        event.stop()
+        if self.read_only:
+            return
+        text = paste_line_breaks(event.text, self.crlf)
+        result = self.replace(text, *self.selection, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
 
     @property
     def document(self) -> DocumentBase:
@@ -218,10 +265,11 @@ class Editor(TextArea):
         return cached[1]
 
     def load_real_text(self, text: str) -> None:
-        self.load_text(to_editor(text))
+        self.crlf = uses_crlf(text)
+        self.load_text(to_editor(text, self.crlf))
 
     def edit(self, edit):  # every insert, paste, replace and undo goes through here
-        edit.text = to_editor(edit.text)
+        edit.text = to_editor(edit.text, self.crlf)
         return super().edit(edit)
 
     def render_line(self, y: int) -> Strip:
