@@ -12,8 +12,9 @@ from tokscope.app.app import ExplorerApp
 from helpers import idle
 from tokscope.app.views import BY_NAME
 from tokscope.app.screens import insights
-from tokscope.app.screens.insights import BarChart, InsightsScreen, ScatterPlot
-from tokscope.core import stats
+from tokscope.app.screens.insights import InsightsScreen
+from tokscope.app.widgets.plots import BarChart, ScatterPlot
+from tokscope.core import display, stats
 from tokscope.sources.registry import load
 
 TEXT = "Numbers: 1234567 and 2026.\nA cafe\u0301 in Ma\u0301laga, \ufb01ne.\nThe cat sat on the mat. The end.\n"
@@ -81,7 +82,7 @@ async def test_figures_match_the_core():
         assert "[123][456][7]" in digits
         assert "left-to-right groups of up to 3" in digits
         top = static_text(screen, "#ins-top")
-        assert stats.token_label(expected.top[0].bytes) in top
+        assert display.token_label(expected.top[0].bytes) in top  # the one notation
 
 
 async def test_bytes_chars_toggle():

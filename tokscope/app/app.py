@@ -490,12 +490,19 @@ class ExplorerApp(App):
             return
         view.select(doc.piece_at(offset))
 
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area is not self.editor:
+    def text_edited(self, editor: Editor) -> None:
+        """The input pane's text changed (called by the pane within the edit, so the pieces are
+        redone before the next frame is painted; the ``Changed`` message that follows is marked
+        ``early_handled``)."""
+        if editor is not self.editor:
             return
         self._text_version += 1
         self.retokenize()
         self._input_title()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.editor and not getattr(event, "early_handled", False):
+            self.text_edited(event.text_area)
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         if event.text_area is self.editor and self.focused is self.editor:
@@ -833,7 +840,7 @@ class ExplorerApp(App):
         watchdog = threading.Timer(5.0, os._exit, (128 + sig,))
         watchdog.daemon = True
         watchdog.start()
-        self.exit(128 + sig)
+        self.exit(return_code=128 + sig)
 
     def _offer_recovery(self) -> None:
         found = recovery.find(self.path if self.source == "file" else None)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import serialize
+from ..core.display import safe_text
 from ..core.errors import TokscopeError
 
 #: how the text was decoded when it was opened, and so how it is encoded when saved
@@ -35,14 +36,17 @@ def stamp_of(path: str | os.PathLike[str]) -> Stamp | None:
     """The file's modification time and size, or None when it does not exist."""
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         return None
     return Stamp(st.st_mtime_ns, st.st_size)
 
 
 def target_of(path: str | os.PathLike[str]) -> Path:
     """Where a save of ``path`` writes: the file a symlink points to, ``~`` expanded."""
-    return Path(os.path.realpath(Path(path).expanduser()))
+    try:
+        return Path(os.path.realpath(Path(path).expanduser()))
+    except ValueError:  # a NUL in the name (writing it fails with a message)
+        return Path(path)
 
 
 def encode_text(text: str, encoding: str) -> bytes:
@@ -68,6 +72,8 @@ def save_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") 
     target = target_of(path)
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
+    except ValueError:
+        raise SaveProblem(f"cannot save {safe_text(target)}: the name holds a NUL character") from None
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)

@@ -63,6 +63,8 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
             size = os.path.getsize(path)
         except FileNotFoundError:
             raise StartupProblem(f"{where}: no such file") from None
+        except ValueError:
+            raise StartupProblem(f"{where}: no such file (the name holds a NUL character)") from None
         except OSError as exc:
             raise StartupProblem(f"{where}: {exc.strerror or exc}") from None
         if os.path.isdir(path):
@@ -180,7 +182,7 @@ def run_explorer(args: argparse.Namespace) -> int:
 
     app = ExplorerApp(text, encoding=encoding, path=path, source=source, notice=notice, file_encoding=file_encoding)
     app.run()
-    if app.stopped_by is not None:
+    if getattr(app, "stopped_by", None) is not None:
         name, kept = app.stopped_by
         from ..core.display import safe_text
 

@@ -29,7 +29,12 @@ def state_dir() -> Path:
 
 
 def key_of(path: str | None) -> str:
-    return os.path.realpath(os.path.expanduser(path)) if path else UNTITLED
+    if not path:
+        return UNTITLED
+    try:
+        return os.path.realpath(os.path.expanduser(path))
+    except ValueError:  # a NUL in the name: no such file can exist
+        return path
 
 
 def recovery_path(path: str | None) -> Path:

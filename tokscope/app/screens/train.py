@@ -116,8 +116,8 @@ class TrainScreen(ViewScreen):
     TrainScreen #tr-specials { width: 1fr; }
     TrainScreen #tr-name { width: 1fr; }
     TrainScreen Button { min-width: 10; margin: 0 1 0 0; }
-    TrainScreen Input:focus { background: $accent 35%; }
-    TrainScreen Select:focus > SelectCurrent { background: $accent 35%; }
+    TrainScreen Input:focus { background: #2c3e50; text-style: bold; }
+    TrainScreen Select:focus > SelectCurrent { background: #2c3e50; text-style: bold; }
     TrainScreen Button:focus { text-style: bold reverse; }
     TrainScreen.-short .tr-row { margin-bottom: 0; }
     TrainScreen.-short #tr-status { height: 2; }

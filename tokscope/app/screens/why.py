@@ -53,7 +53,7 @@ def token_label(tokenizer: Tokenizer, token_id: int) -> Text:
     data = tokenizer.token_bytes(token_id)
     label = Text()
     label.append(f"{token_id} ", style="bold")
-    label.append_text(token_text(data, style="cyan"))
+    label.append_text(token_text(data, style="#8fd3ff"))
     if tokenizer.is_special(token_id):
         label.append(" special", style="magenta")
     return label
@@ -64,11 +64,13 @@ def _parts(parts: tuple[bytes, ...], highlight: int | None = None) -> Text:
     across lines (its spaces are drawn ``·``).
 
     >>> _parts((b" t", b"o")).plain
-    '[·t][o]'
+    '[·t] [o]'
     """
     out = Text()
     for i, part in enumerate(parts):
         style = "reverse bold" if highlight is not None and i in (highlight, highlight + 1) else ""
+        if i:
+            out.append(" ")  # a line may break here, between two parts
         out.append("[", style=style)
         out.append_text(token_text(part, style=style))
         out.append("]", style=style)
@@ -213,15 +215,15 @@ class WhyScreen(ViewScreen):
     WhyScreen #why-body { height: 1fr; }
     WhyScreen #why-left { width: 2fr; min-width: 30; }
     WhyScreen #why-right { width: 3fr; }
-    WhyScreen MergeTree { height: 1fr; border: round $primary-darken-2; }
+    WhyScreen MergeTree { height: 1fr; border: round $foreground 45%; }
     WhyScreen MergeTree:focus { border: round $accent; }
-    WhyScreen #why-used { height: 8; border: round $primary-darken-2; display: none; }
+    WhyScreen #why-used { height: 8; border: round $foreground 45%; display: none; }
     WhyScreen #why-used.-shown { display: block; }
     WhyScreen #why-used:focus { border: round $accent; }
     WhyScreen #why-cut-row { height: 1; }
     WhyScreen #why-cut-row > Static { width: auto; margin: 0 1 0 1; }
     WhyScreen #why-cutoff { width: 1fr; height: 1; border: none; padding: 0; }
-    WhyScreen #why-scroll { height: 1fr; border: round $primary-darken-2; padding: 0 1; }
+    WhyScreen #why-scroll { height: 1fr; border: round $foreground 45%; padding: 0 1; }
     WhyScreen #why-scroll:focus { border: round $accent; }
     """
 
@@ -487,7 +489,7 @@ class WhyScreen(ViewScreen):
         for u in uses[:MAX_USES]:
             label = Text()
             label.append(f"{u.child} ", style="bold")
-            label.append_text(token_text(tokenizer.token_bytes(u.child), style="cyan"))
+            label.append_text(token_text(tokenizer.token_bytes(u.child), style="#8fd3ff"))
             other = token_text(tokenizer.token_bytes(u.other))
             if u.side == "left":
                 label.append("  = this + ")

@@ -214,6 +214,18 @@ class Editor(TextArea, inherit_bindings=False):
         self.crlf = uses_crlf(text)
         self._set_document(to_editor(text, self.crlf), self.language)
 
+    def post_message(self, message) -> bool:
+        # TextArea posts Changed from inside the edit; the message reaches the app a few
+        # event-loop turns later, usually after a frame showing only the input pane has been
+        # painted (a frame of latency per keystroke). The app that has ``text_edited`` hears of
+        # the edit right here instead, and the message says so (``early_handled``).
+        if isinstance(message, TextArea.Changed) and message.text_area is self and self.is_mounted:
+            edited = getattr(self.app, "text_edited", None)
+            if edited is not None:
+                message.early_handled = True  # type: ignore[attr-defined]
+                edited(self)
+        return super().post_message(message)
+
     async def _on_paste(self, event: events.Paste) -> None:
         event.prevent_default()  # TextArea's own handler would insert the text as it came
         event.stop()

@@ -40,7 +40,7 @@ class MergeList(ScrollView, can_focus=True):
     """
 
     DEFAULT_CSS = """
-    MergeList { height: 1fr; border: round $primary 50%; overflow-y: scroll; overflow-x: auto; }
+    MergeList { height: 1fr; border: round $foreground 45%; overflow-y: scroll; overflow-x: auto; }
     """
 
     BINDINGS = [
