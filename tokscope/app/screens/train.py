@@ -32,7 +32,7 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from ...core import serialize, trainer
 from ...core import stats as geo
-from ...core.display import safe_text
+from ...core.display import safe_text, token_label
 from ...core.errors import CancelledError, TokscopeError
 from ...sources import names
 from ...sources.text_input import decode_input, read_bytes_limited
@@ -448,7 +448,7 @@ class TrainScreen(ViewScreen):
             self.query_one("#tr-merges", MergeList).extend(rows)
         if last is not None and self.state == "training":
             self.query_one("#tr-progress", ProgressBar).update(progress=last.merges_done)
-            pair = f"{geo.token_label(last.left)} + {geo.token_label(last.right)} ×{last.count:,}" if last.left else "—"
+            pair = f"{token_label(last.left)} + {token_label(last.right)} ×{last.count:,}" if last.left else "—"
             first = self.live_points[0][1] if self.live_points else last.tokens
             self.status(f"merge {last.merges_done:,} of {last.merges_total:,} · last pair {pair} · corpus "
                         f"{int(first):,} → {last.tokens:,} tokens")

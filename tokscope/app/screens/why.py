@@ -47,8 +47,8 @@ def token_label(tokenizer: Tokenizer, token_id: int) -> Text:
     (whitespace visible, ``‹f0 9f›`` for bytes that are not whole characters).
 
     >>> from tokscope.sources import registry
-    >>> token_label(registry.load("gpt2"), 1169).plain
-    '1169 ·the'
+    >>> token_label(registry.load("gpt2"), 262).plain
+    '262 ·the'
     """
     data = tokenizer.token_bytes(token_id)
     label = Text()

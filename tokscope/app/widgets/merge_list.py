@@ -11,7 +11,7 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core import stats as geo
+from ...core.display import token_label
 from ...core import trainer
 
 
@@ -21,9 +21,9 @@ def merge_row(index: int, m: trainer.TrainProgress | trainer.Merge, new_id: int)
     >>> merge_row(1, trainer.Merge(b"t", b"h", 256, 42, 116, 104), 256)
     '     1  t + h  →  th  #256  ×42'
     """
-    left = geo.token_label(m.left)
-    right = geo.token_label(m.right)
-    new = geo.token_label(m.left + m.right)
+    left = token_label(m.left)
+    right = token_label(m.right)
+    new = token_label(m.left + m.right)
     return f"{index:>6}  {left} + {right}  →  {new}  #{new_id}  ×{m.count:,}"
 
 

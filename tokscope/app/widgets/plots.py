@@ -258,9 +258,13 @@ class ScatterPlot(PlotWidget):
             if start != col:
                 label = f"{series.name} {mark}"
             cells = rows[1 + row_index]
-            for k, ch in enumerate(label):
-                if start + k < plot_w:
-                    cells[1 + start + k] = (ch, style)
+            cells[1 + col] = (mark, style)
+            # the name only where nothing is drawn yet (close markers' names never overlap; the
+            # legend names every series anyway)
+            spots = [start + k for k, ch in enumerate(label) if start + k != col]
+            if all(px < plot_w and cells[1 + px][0] == " " for px in spots):
+                for px, ch in zip(spots, (c for k, c in enumerate(label) if start + k != col)):
+                    cells[1 + px] = (ch, style)
         left, right = _fmt(x.low), _fmt(x.high)
         middle = self.x_title + (" (log)" if self.log_x else "")
         gap = plot_w - len(left) - len(right)
