@@ -70,3 +70,9 @@ async def idle(pilot, timeout: float = 20.0) -> None:
             await pilot.pause(0.05)
             return
     raise AssertionError("workers did not finish")
+
+
+def plot_text(plot) -> list[str]:
+    """A plot widget's rows as plain text."""
+    width, height = plot.size.width, plot.size.height
+    return ["".join(t for t, _ in row) for row in plot.build(width, height)]

@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Input, RadioButton, Static
 
 from tokscope.app.app import ExplorerApp
-from helpers import idle
+from helpers import idle, plot_text
 from tokscope.app.views import BY_NAME
 from tokscope.app.screens import insights
 from tokscope.app.screens.insights import InsightsScreen
@@ -163,8 +163,8 @@ async def test_ascii_fallback_without_colour(monkeypatch):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_insights(pilot)
         assert app.no_color
-        bars = "".join(screen.query_one("#ins-lengths", BarChart).text_rows())
-        dots = "".join(screen.query_one("#ins-zipf", ScatterPlot).text_rows())
+        bars = "".join(plot_text(screen.query_one("#ins-lengths", BarChart)))
+        dots = "".join(plot_text(screen.query_one("#ins-zipf", ScatterPlot)))
         assert "#" in bars and "*" in dots
         assert not set(bars + dots) & (set(stats.BLOCKS.strip()) | {chr(c) for c in range(0x2801, 0x2900)})
 

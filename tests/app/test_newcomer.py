@@ -727,3 +727,30 @@ def test_save_text_helper_keeps_a_new_files_mode(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert (target.stat().st_mode & 0o777) == (0o666 & ~umask)
+
+
+async def test_moving_the_cursor_in_the_input_selects_the_token_under_it():
+    app = make("alpha beta gamma")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.editor.move_cursor((0, 0))
+        await pilot.press("ctrl+right", "right")
+        await pilot.pause()
+        piece = app.selected_piece
+        assert piece.start <= app.editor.cursor_location[1] < piece.end or piece.text == " beta"
+
+
+def test_the_editor_relies_only_on_public_textual_imports_and_checks_the_internals_it_uses():
+    """widgets/editor.py imports Textual's public modules only; its fast paths use private
+    attributes of TextArea's documents, which this test names, so an untested Textual release
+    that renames one fails here rather than in a user's terminal."""
+    source = (ROOT / "tokscope/app/widgets/editor.py").read_text()
+    assert "textual.document._" not in source and "_wrapped_document" not in source.split("import")[0]
+    from textual.widgets import TextArea
+    from textual.widgets.text_area import Document, WrappedDocument
+
+    assert hasattr(TextArea, "_set_document") and hasattr(TextArea, "_watch_language")
+    doc = Document("a\nb")
+    assert isinstance(doc._lines, list)
+    wrapped = WrappedDocument(doc, 10)
+    assert hasattr(wrapped, "_offset_to_line_info") and hasattr(wrapped, "_width") and hasattr(wrapped, "_tab_width")

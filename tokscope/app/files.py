@@ -16,10 +16,6 @@ from ..core import serialize
 from ..core.display import safe_text
 from ..core.errors import TokscopeError
 
-#: how the text was decoded when it was opened, and so how it is encoded when saved
-ENCODINGS = ("utf-8", "latin-1")
-
-
 class SaveProblem(TokscopeError):
     """The text could not be saved (the message is one line for the user)."""
 

@@ -162,7 +162,6 @@ class TrainScreen(ViewScreen):
         self._run = 0
         self.result: trainer.TrainResult | None = None
         self.saved_name: str | None = None
-        self.corpus: list[str] = []
         self.curve_y = "tokens"
         self.builtin_points: dict[str, tuple[int, int, int]] = {}  # name -> (n_vocab, tokens, chars)
         self.live_points: list[tuple[float, float]] = []
@@ -418,7 +417,6 @@ class TrainScreen(ViewScreen):
                 self.live_points.append((256.0 + p.merges_done, float(p.tokens)))
         for kind, data in news:
             if kind == "read":
-                self.corpus = data
                 self.state = "training"
                 continue
             if kind == "done":
@@ -461,7 +459,6 @@ class TrainScreen(ViewScreen):
     def _finished(self, result: trainer.TrainResult, texts: list[str]) -> None:
         self.finished_in = time.perf_counter() - self.started_at
         self.result = result
-        self.corpus = texts
         self.state = "done"
         bar = self.query_one("#tr-progress", ProgressBar)
         # a run that stopped early (min frequency, nothing left to merge) is done: a full bar

@@ -276,10 +276,6 @@ class Editor(TextArea, inherit_bindings=False):
             cached = self._real = (text, from_editor(text))
         return cached[1]
 
-    def load_real_text(self, text: str) -> None:
-        self.crlf = uses_crlf(text)
-        self.load_text(to_editor(text, self.crlf))
-
     def edit(self, edit):  # every insert, paste, replace and undo goes through here
         edit.text = to_editor(edit.text, self.crlf)
         return super().edit(edit)

@@ -93,11 +93,6 @@ class PlotWidget(Widget):
         segments = [Segment(text, base + style if style else base) for text, style in self._rows[y] if text]
         return Strip(segments).adjust_cell_length(width, base)
 
-    def text_rows(self) -> list[str]:
-        """The plot as plain text (for tests and debugging)."""
-        width, height = self.size.width, self.size.height
-        return ["".join(t for t, _ in row) for row in self.build(width, height)]
-
 
 class BarChart(PlotWidget):
     """Vertical bars for ``(label, value)`` pairs, the tallest filling the plot, labels below."""
