@@ -754,3 +754,45 @@ def test_the_editor_relies_only_on_public_textual_imports_and_checks_the_interna
     assert isinstance(doc._lines, list)
     wrapped = WrappedDocument(doc, 10)
     assert hasattr(wrapped, "_offset_to_line_info") and hasattr(wrapped, "_width") and hasattr(wrapped, "_tab_width")
+
+
+async def test_closing_compare_stops_its_pane_jobs():
+    """A pane job superseded or orphaned stops at its next check (three 1 MB documents built
+    after the screen closed took the process past 500 MB)."""
+    from tokscope.app.screens.compare import CompareScreen
+
+    app = make(read_sample("prose.txt"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        cancels = [slot.cancel for slot in screen.slots]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert all(c.is_set() for c in cancels)
+
+
+async def test_a_long_line_edit_lays_out_only_near_the_edit(monkeypatch):
+    from tokscope.app import render
+
+    text = ("tokenization café 你好 " * 12_000)[:200_000]
+    app = make(text)
+    calls = []
+    original = render._layout_complex
+
+    def spy(doc, width, a, b, sync=None):
+        rows = original(doc, width, a, b, sync)
+        calls.append(rows[-1] - a if rows else 0)
+        return rows
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, 60)
+        monkeypatch.setattr(render, "_layout_complex", spy)
+        app.editor.move_cursor((0, 100_000))
+        await pilot.press("x")
+        await settle(pilot, 60)
+        assert calls and max(calls) < 2_000  # a few rows, not the 200,000 characters
+        monkeypatch.undo()
+        assert app.token_view.rows == render.layout(app.doc, app.token_view.rows_width, "text", False)

@@ -174,34 +174,44 @@ def _wrap_simple(doc: Document, width: int, a: int, end: int) -> list[int]:
     return rows
 
 
-def _layout_complex(doc: Document, width: int, a: int, b: int) -> list[int]:
+def _layout_complex(doc: Document, width: int, a: int, b: int,
+                    sync: tuple[int, set[int], int] | None = None) -> list[int]:
+    """Rows of the line ``[a, b)`` holding characters wider or narrower than a cell, or partial
+    pieces; ``a`` is a row start. With ``sync = (stop, old_starts, delta)`` it stops at the first
+    row that starts at or after ``stop`` where an old row started (moved by ``delta``): from there
+    on the old rows hold (the row after a row start depends on nothing before it). Pieces are read
+    as the characters are, so the cost is that of the rows laid out."""
     text = doc.text
     extra: dict[int, int] = {}  # character offset -> cells its partial pieces draw instead
-    piece_starts: set[int] = set()
+    pieces = iter(())
     if len(doc) and a < doc.covered:
         i = doc.starts.bisect_right(a) - 1
         ends = doc.ends
         while i > 0 and ends[i - 1] > a:
             i -= 1
-        for i, token_id, start, _, flags in doc.iter_pieces(max(i, 0)):
-            if start >= b:
-                break
-            piece_starts.add(start)
-            if flags & PARTIAL:
-                for pos, glyph, kind in piece_cells(doc, i, token_id, start, flags, False):
-                    if kind in ("hex", "char"):
-                        extra[pos] = extra.get(pos, 0) + cell_len(glyph)
+        pieces = doc.iter_pieces(max(i, 0))
+    pending = next(pieces, None)  # the next piece not yet read: (i, id, start, end, flags)
     rows = [a]
     cur = 0
     last_start = -1  # the last piece start in this row after its first cell, and the cells before it
     cells_before = 0
     for off in range(a, b):
+        is_start = False
+        while pending is not None and pending[2] <= off:
+            i, token_id, start, _, flags = pending
+            if start == off:
+                is_start = True
+            if flags & PARTIAL:
+                for pos, glyph, kind in piece_cells(doc, i, token_id, start, flags, False):
+                    if kind in ("hex", "char"):
+                        extra[pos] = extra.get(pos, 0) + cell_len(glyph)
+            pending = next(pieces, None)
         ch = text[off]
         if ch == "\n":
             break
-        if off in piece_starts and off != rows[-1]:
+        if is_start and off != rows[-1]:
             last_start, cells_before = off, cur
-        w = extra.get(off) or _char_width(ch)
+        w = extra.pop(off, 0) or _char_width(ch)
         if cur + w > width and cur > 0:
             if last_start > rows[-1]:
                 rows.append(last_start)  # break before the piece that does not fit
@@ -210,10 +220,17 @@ def _layout_complex(doc: Document, width: int, a: int, b: int) -> list[int]:
                 rows.append(off)
                 cur = 0
             last_start = -1
-            if off in piece_starts and off != rows[-1]:
+            if is_start and off != rows[-1]:
                 last_start, cells_before = off, cur
+            if sync is not None and rows[-1] >= sync[0] and rows[-1] - sync[2] in sync[1]:
+                return rows
         cur += w
     return rows
+
+
+#: a touched line longer than this (characters) is laid out again only from the rows the edit
+#: reached, until its rows meet the old ones again
+LONG_LINE = 4096
 
 
 def layout_pieces(doc: Document, width: int, mode: str, ws: bool) -> list[int]:
@@ -295,7 +312,20 @@ def relayout(
     b_old = b_new - delta
     i0 = bisect_left(old_rows, a)
     i1 = bisect_left(old_rows, b_old)
-    middle = layout_text(new_doc, width, a, b_new)
+    if b_new - a > LONG_LINE and text.find("\n", a, b_new - 1) == -1 and not is_simple(text[a:b_new]):
+        line = old_rows[i0:i1]
+        k = max(0, bisect_right(line, restart) - 2)  # a row before the edit: unchanged
+        start = line[k] if line else a
+        stop = max(new_stop, new_end)
+        middle = _layout_complex(new_doc, width, start, b_new, (stop, set(line[k + 1:]), delta))
+        if len(middle) > 1 and middle[-1] >= stop and middle[-1] - delta in line:
+            # synced: the rest of the line's rows are the old ones, moved
+            j = i0 + line.index(middle[-1] - delta)
+            rest = [r + delta for r in old_rows[j + 1:]]
+            return (old_rows[:i0 + k] + middle + rest) or [0]
+        middle = old_rows[i0:i0 + k] + middle
+    else:
+        middle = layout_text(new_doc, width, a, b_new)
     tail = old_rows[i1:] if b_old < len(text) - delta else []
     if delta:
         tail = [r + delta for r in tail]

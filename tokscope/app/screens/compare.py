@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,7 @@ from ...core.compare import (
 )
 from ...core.display import safe_text
 from ...core.document import Document
+from ...core.errors import CancelledError
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.compare_view import ComparePane
 from .base import ViewScreen, view_bindings
@@ -59,6 +61,8 @@ class Slot:
     rows_width: int = 0
     seg: Segmentation | None = None
     gen: int = -1
+    #: set to stop the pane's running job (a thread cannot be interrupted: it checks this)
+    cancel: threading.Event = field(default_factory=threading.Event)
 
 
 def _num(value: float | None) -> str:
@@ -275,13 +279,22 @@ class CompareScreen(ViewScreen):
         specials = bool(getattr(app, "encode_kwargs", lambda: {})().get("allowed_special"))
         for slot in self.slots:
             pane = self._pane(slot)
+            # a superseded job stops at its next check instead of building a whole document that
+            # nobody will show (three 1 MB builds at once took the process past 500 MB)
+            slot.cancel.set()
+            slot.cancel = cancel = threading.Event()
             self.run_worker(
-                lambda slot=slot, width=pane.layout_width, gen=self.gen, text=self.text: self._pane_job(
-                    slot, gen, text, specials, width),
+                lambda slot=slot, width=pane.layout_width, gen=self.gen, text=self.text, cancel=cancel: self._pane_job(
+                    slot, gen, text, specials, width, cancel),
                 thread=True, exclusive=True, group=f"cmp-{slot.key}", exit_on_error=False,
             )
 
-    def _pane_job(self, slot: Slot, gen: int, text: str, specials: bool, width: int) -> None:
+    def on_unmount(self) -> None:
+        for slot in self.slots:
+            slot.cancel.set()
+
+    def _pane_job(self, slot: Slot, gen: int, text: str, specials: bool, width: int,
+                  cancel: threading.Event | None = None) -> None:
         """Worker: load, encode (reusing the last doc when only the text changed), lay out."""
         try:
             tokenizer = slot.tokenizer
@@ -291,16 +304,18 @@ class CompareScreen(ViewScreen):
                 tokenizer = registry.load(slot.name)
             old, old_rows = slot.doc, slot.rows
             if old is not None and old.tokenizer is tokenizer and old.specials == specials and old.complete:
-                doc = old.edited(text)
+                doc = old.edited(text, cancel=cancel)
                 if old_rows is not None and slot.rows_width == width:
                     # only the lines the edit touched are laid out again
                     rows = old_rows if doc is old else relayout(old_rows, old, doc, width, TEXT, False)
                 else:
                     rows = layout(doc, width, TEXT, False)
             else:
-                doc = Document.build(tokenizer, text, specials)
+                doc = Document.build(tokenizer, text, specials, cancel=cancel)
                 rows = layout(doc, width, TEXT, False)
             seg = from_document(doc)
+        except CancelledError:
+            return
         except Exception as exc:  # noqa: BLE001 - a failing tokenizer is shown in its pane
             message = str(exc) or type(exc).__name__
             self.app.call_from_thread(self._pane_failed, slot, gen, message)
