@@ -108,6 +108,9 @@ def parse_copies(value: str) -> int | None:
 class CompareScreen(ViewScreen):
     """Compare encodings on the explorer's text (see the module docstring)."""
 
+    #: three stacked panes need a few rows each besides the table
+    MIN_SIZE = (60, 20)
+
     DEFAULT_CSS = """
     CompareScreen { layout: vertical; }
     #cmp-top { height: 1; }
@@ -126,6 +129,7 @@ class CompareScreen(ViewScreen):
     .cmp-pane.-failed .cmp-error { display: block; }
     .cmp-pane.-failed ComparePane { display: none; }
     #cmp-stats { height: auto; max-height: 7; }
+    CompareScreen.-short #cmp-stats { max-height: 4; }
     #cmp-note { height: 1; color: $foreground; }
     """
 
@@ -256,6 +260,7 @@ class CompareScreen(ViewScreen):
         self.query_one("#cmp-panes").set_class(self.side_by_side, "-side")
 
     def on_resize(self) -> None:
+        self.set_class(self.app.size.height < 30, "-short")
         self._apply_layout()
         self.call_after_refresh(self._relayout_if_needed)
 

@@ -21,7 +21,10 @@ DIALOG_MIN = (40, 12)
 
 
 class Dialog(ModalScreen):
-    """A modal dialog: too small a terminal shows the message instead of a cut dialog."""
+    """A modal dialog: too small a terminal shows the message instead of a cut dialog. Ctrl+Q
+    quits from a dialog too (a modal screen hides the app's keys)."""
+
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", show=False)]
 
     def on_mount(self) -> None:
         self.mount(TooSmall(*DIALOG_MIN))

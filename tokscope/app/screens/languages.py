@@ -140,7 +140,8 @@ class LanguagesScreen(ViewScreen):
         if failed:
             note = "cannot load " + "; ".join(f"{safe_text(n)}: {safe_text(e)}" for n, e in failed) + " — " + note
         self.query_one("#lang-note", Static).update(Text(note))
-        self._draw_chart()
+        # the table's width comes with its new columns: draw the chart once the layout has them
+        self.call_after_refresh(self._draw_chart)
 
     def _draw_chart(self) -> None:
         if self.table_data is None:

@@ -121,8 +121,13 @@ def inspect(doc: Document | None, index: int | None, width: int = 76) -> Text:
     else:
         label("decoded ")
         room = max(8, width - len("decoded ") - len(tail))
-        out.append(code_points(piece.text, room))
-        out.append(tail)
+        full = code_points(piece.text, 10**6)
+        if len(full) > room and len(full) <= width - len("decoded "):
+            out.append(full + "\n")  # every code point on this line, the lengths on the next
+            out.append(tail.strip())
+        else:
+            out.append(code_points(piece.text, room))
+            out.append(tail)
     out.append("\n")
     chunk = doc.chunk_of(index)
     label("chunk ")
