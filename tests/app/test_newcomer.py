@@ -796,3 +796,42 @@ async def test_a_long_line_edit_lays_out_only_near_the_edit(monkeypatch):
         assert calls and max(calls) < 2_000  # a few rows, not the 200,000 characters
         monkeypatch.undo()
         assert app.token_view.rows == render.layout(app.doc, app.token_view.rows_width, "text", False)
+
+
+async def test_insights_headings_do_not_collide_at_80x24():
+    app = make(read_sample("default.txt"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f7")
+        await idle(pilot)
+        screen = app.screen
+        assert screen.has_class("-narrow")  # the plots are stacked, each the full width
+        lengths = screen.query_one("#ins-lengths")
+        zipf = screen.query_one("#ins-zipf")
+        assert lengths.region.y != zipf.region.y
+
+
+async def test_a_dialog_shows_markup_in_its_message_as_text():
+    from textual.app import App
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(ChoiceDialog("tokscope", "a[/b].txt is a binary file [bold]x[/]",
+                                          [("replace", "Open"), ("quit", "Quit")]), self.exit)
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "[/b]" in str(app.screen.query_one("#dialog-message").render())
+        await pilot.press("q")
+    assert app.return_value == "quit"
+
+
+async def test_a_theme_restyles_the_token_view():
+    app = make("a b c d")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        before = app.token_view.palette.alternate[0]
+        app.theme = "nord"
+        await pilot.pause()
+        assert app.token_view.palette.alternate[0] != before

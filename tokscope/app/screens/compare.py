@@ -260,7 +260,7 @@ class CompareScreen(ViewScreen):
         self.query_one("#cmp-panes").set_class(self.side_by_side, "-side")
 
     def on_resize(self) -> None:
-        self.set_class(self.app.size.height < 30, "-short")
+        self.set_class(self.app.size.height < 22, "-short")
         self._apply_layout()
         self.call_after_refresh(self._relayout_if_needed)
 
