@@ -835,3 +835,13 @@ async def test_a_theme_restyles_the_token_view():
         app.theme = "nord"
         await pilot.pause()
         assert app.token_view.palette.alternate[0] != before
+
+
+def test_a_single_point_series_is_a_labelled_marker():
+    from tokscope.app.widgets.plots import ScatterPlot, Series
+
+    plot = ScatterPlot("sweep", log_x=True)
+    plot.set_data([Series("trained", tuple((float(v), 1000.0 - v) for v in range(256, 1000, 10))),
+                   Series("o200k", ((200_019.0, 300.0),))])
+    rows = ["".join(t for t, _ in row) for row in plot.build(60, 14)]
+    assert any("●" in row and "o200k" in row for row in rows[1:-2])
