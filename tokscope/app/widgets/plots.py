@@ -70,7 +70,10 @@ class PlotWidget(Widget):
 
     @property
     def ascii_only(self) -> bool:
-        return bool(getattr(self.app, "no_color", False))
+        try:
+            return bool(self.app.no_color)
+        except Exception:  # noqa: BLE001 - not in an app (a plot built on its own)
+            return False
 
     def invalidate(self) -> None:
         self._rows = None
