@@ -562,7 +562,10 @@ class ExplorerApp(App):
             name = "sample (a scratch pad: quitting never asks)"
         mark = " ●" if self.modified else ""
         enc = f" · {self.file_encoding}" if self.file_encoding != "utf-8" else ""
-        self.editor.border_title = Text(f"input · {name}{enc}{mark}")
+        title = f"input · {name}{enc}{mark}"
+        if title != getattr(self, "_title", None):  # only when it changes: a title repaints the pane
+            self._title = title
+            self.editor.border_title = Text(title)
 
     def _status(self) -> None:
         if self._loading:
