@@ -845,3 +845,16 @@ def test_a_single_point_series_is_a_labelled_marker():
                    Series("o200k", ((200_019.0, 300.0),))])
     rows = ["".join(t for t, _ in row) for row in plot.build(60, 14)]
     assert any("●" in row and "o200k" in row for row in rows[1:-2])
+
+
+async def test_the_piece_under_the_pointer_is_highlighted():
+    app = make("alpha beta gamma")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        _, spans = app.token_view._render_row(0)
+        x0, _, index = spans[1]
+        await pilot.hover("#tokens", offset=(x0 + 2, 1))
+        await pilot.pause()
+        assert app.token_view.hovered == index
+        strip, _ = app.token_view._render_row(0)
+        assert any(seg.style and seg.style.underline and "beta" in seg.text for seg in strip)

@@ -61,7 +61,7 @@ def rank_ranges(n_vocab: int) -> list[str]:
 #: the palette's parts, as component classes (``token-view--NAME``)
 ALTERNATE = 6
 RANKS = 6
-PARTS = ("partial", "char", "special", "selected", "control", "whitespace", "id", "pending")
+PARTS = ("partial", "char", "special", "selected", "hover", "control", "whitespace", "id", "pending")
 
 
 class Palette:
@@ -107,6 +107,7 @@ class TokenView(ScrollView, can_focus=True):
     | `token-view--char` | the character a run of partial pieces makes up, drawn after their bytes |
     | `token-view--special` | a special token |
     | `token-view--selected` | the selected piece |
+    | `token-view--hover` | added to the piece under the mouse pointer |
     | `token-view--control` | a control, bidi or zero-width character's stand-in (``␛``, ``⟨RLO⟩``) |
     | `token-view--whitespace` | visible whitespace (``·`` ``→`` ``⏎``), never the text's own ``·`` |
     | `token-view--id` | an id after a piece's text (both mode) |
@@ -137,6 +138,7 @@ class TokenView(ScrollView, can_focus=True):
     TokenView > .token-view--char { background: #f5d547; color: #000000; text-style: underline; }
     TokenView > .token-view--special { background: #b3007a; color: #ffffff; text-style: bold underline; }
     TokenView > .token-view--selected { background: #ffffff; color: #000000; text-style: bold underline; }
+    TokenView > .token-view--hover { text-style: bold underline; }
     TokenView > .token-view--control { color: #ff8080; text-style: bold; }
     TokenView > .token-view--whitespace { color: #ffd27f; text-style: italic; }
     TokenView > .token-view--id { color: #c8c8c8; text-style: italic; }
@@ -219,6 +221,7 @@ class TokenView(ScrollView, can_focus=True):
         self.ws = False
         self.rank_colours = False
         self.selected: int | None = None
+        self.hovered: int | None = None  # the piece under the mouse pointer
         self._palette: Palette | None = None
         self._cache: LRUCache[tuple, tuple[Strip, list[tuple[int, int, int]]]] = LRUCache(1024)
         self._paint: tuple[int, Style] | None = None  # (width, base style) during render_lines
@@ -357,6 +360,30 @@ class TokenView(ScrollView, can_focus=True):
         if self.selected is not None:
             self.post_message(self.Picked(self.selected, self))
 
+    def _piece_under(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.doc is None:
+            return None
+        row = int(self.scroll_y) + offset.y
+        if not 0 <= row < len(self.rows):
+            return None
+        _, spans = self._render_row(row)
+        return next((index for x0, x1, index in spans if x0 <= offset.x < x1), None)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The piece under the pointer is highlighted, as the web token visualizers do."""
+        index = self._piece_under(event)
+        if index != self.hovered:
+            self.hovered = index
+            self._cache.clear()
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self.hovered is not None:
+            self.hovered = None
+            self._cache.clear()
+            self.refresh()
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
@@ -411,6 +438,13 @@ class TokenView(ScrollView, can_focus=True):
         pal = self.palette
         if i == self.selected:
             return pal.selected
+        if i == self.hovered:
+            return self._base_style(i, token_id, flags, pal) + pal.hover
+        return self._base_style(i, token_id, flags, pal)
+
+    def _base_style(self, i: int, token_id: int, flags: int, pal: Palette) -> Style:
+        doc = self.doc
+        assert doc is not None
         if flags & SPECIAL:
             return pal.special
         if self.rank_colours:
