@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from rich.cells import cell_len
@@ -31,6 +32,12 @@ def hostile_table() -> dict[int, str]:
         table[code] = "" if width == 0 else "\ufffd" * width
     table.update(_STAND_IN_GLYPHS)
     return table
+
+
+@lru_cache(maxsize=1)
+def hostile_pattern() -> re.Pattern[str]:
+    """A regex matching any character :func:`hostile_table` replaces."""
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(hostile_table())) + "]")
 
 
 #: characters TextArea would take as line breaks (str.splitlines) and rewrite; the editor holds a
@@ -302,11 +309,13 @@ class Editor(TextArea, inherit_bindings=False):
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         table = hostile_table()
+        hostile = hostile_pattern()
         segments = list(strip)
         changed = False
         for k, seg in enumerate(segments):
             text = seg.text
-            if not text.isascii() or not text.isprintable():
+            # a regex scan finds nothing to replace ~10x faster than translating a long line
+            if (not text.isascii() or not text.isprintable()) and hostile.search(text):
                 clean = text.translate(table)
                 if clean != text:
                     segments[k] = Segment(clean, seg.style, seg.control)
