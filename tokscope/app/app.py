@@ -558,6 +558,8 @@ class ExplorerApp(App):
             name = safe_text(self.path)
         elif self.source == "stdin":
             name = "standard input"
+        elif self.source == "file":
+            name = "a file's text, changed when read (Ctrl+S asks where to save)"
         else:
             name = "sample (a scratch pad: quitting never asks)"
         mark = " ●" if self.modified else ""

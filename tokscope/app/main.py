@@ -100,12 +100,13 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         kind = "a binary file" if b"\x00" in data[:8192] else "not valid UTF-8"
-        question = (f"{where} is {kind}: byte 0x{data[exc.start]:02x} at offset {exc.start} does not decode.")
+        question = (f"{where} is {kind}: byte 0x{data[exc.start]:02x} at offset {exc.start} does not decode. "
+                    "Latin-1 reads every byte as one character and saves the file back the same way.")
         if getattr(args, "errors", "strict") == "replace":
             choice = "replace"
         else:
-            choices = [("replace", "Open with U+FFFD replacements"),
-                       ("latin-1", "Open as Latin-1 (saves back as Latin-1)"), ("quit", "Quit")]
+            # short labels: three buttons fit a 64-column dialog
+            choices = [("replace", "Open, bad bytes as U+FFFD"), ("latin-1", "Open as Latin-1"), ("quit", "Quit")]
             choice = ask(question, choices) if ask else "quit"
         if choice == "latin-1":
             text = data.decode("latin-1")
