@@ -14,7 +14,8 @@ driver does) to the first frame the app sends to the terminal after the token vi
 pieces of the edited text. Pilot's ``press`` is not used for it: it waits for the process to look
 idle (20 ms sleeps) and would add that to every figure. Headless, Textual skips turning a frame
 into escape sequences; the bench does that work too, so a frame costs what it would in a terminal.
-Name sizes to run only those: ``python bench/bench_app.py 1MB``.
+Name sizes to run only those: ``python bench/bench_app.py 1MB``; ``line`` is one line of 200,000
+characters (no newline), edited in its middle.
 """
 
 from __future__ import annotations
@@ -36,8 +37,13 @@ from tokscope.app.widgets.token_view import TokenView
 from tokscope.sample_texts import read_sample
 from tokscope.sources import registry
 
-SIZES = [("10 KB", 10_000), ("100 KB", 100_000), ("1 MB", 1_000_000)]
-KEYSTROKE_TARGET = {"10 KB": 0.050, "100 KB": 0.050, "1 MB": 0.100}
+SIZES = [("10 KB", 10_000), ("100 KB", 100_000), ("1 MB", 1_000_000), ("line", 200_000)]
+KEYSTROKE_TARGET = {"10 KB": 0.050, "100 KB": 0.050, "1 MB": 0.100, "line": 0.050}
+
+
+def one_line(size: int) -> str:
+    """A single line of ``size`` characters (prose and other scripts, newlines taken out)."""
+    return make_text(size * 2).replace("\n", " ")[:size]
 
 
 def make_text(size: int) -> str:
@@ -133,8 +139,11 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
         lines = app.text.count("\n")
         times = []
         for k in range(edits):
-            row = lines // 2 + rng.randrange(-20, 20)
-            editor.move_cursor((row, rng.randrange(0, 5)))
+            if lines == 0:  # one long line: edit in its middle
+                row, col = 0, len(app.text) // 2 + rng.randrange(-2000, 2000)
+            else:
+                row, col = lines // 2 + rng.randrange(-20, 20), rng.randrange(0, 5)
+            editor.move_cursor((row, col))
             await pilot.pause()
             await wait_frame(app, 0)
             await asyncio.sleep(0.02)  # let the last frame's timers settle
@@ -184,7 +193,7 @@ def main() -> None:
     for label, size in SIZES:
         if only and label.replace(" ", "").lower() not in only:
             continue
-        r = asyncio.run(measure(label, size, edits))
+        r = asyncio.run(measure(label, size, edits, one_line(size) if label == "line" else None))
         rows.append(r)
         print(
             f"{label:>7} {r['first_paint'] * 1000:>10.0f}ms {r['full'] * 1000:>9.0f}ms {r['key_median'] * 1000:>9.1f}ms"

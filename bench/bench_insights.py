@@ -106,7 +106,7 @@ def bench_train_screen(text: str, repeat: int, merges: int) -> bool:
     import statistics
 
     try:
-        from tokscope.app.screens import train as train_screen
+        import train_screen  # bench/train_screen.py, beside this file
     except ImportError as exc:
         print(f"training screen: not available ({exc})")
         return True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from hypothesis import strategies as st
 
 from tokscope.core import blocks
@@ -73,3 +75,44 @@ def lookalikes_of(specials) -> list[str]:
     for special in specials:
         out.update({special, special[:-1], special[1:], special[:-2], special[2:], special.upper()})
     return sorted(out)
+
+
+# ----- the explorer under Textual's Pilot (tests of every screen) --------------------------------
+
+
+async def settle(pilot, timeout: float = 10.0) -> None:
+    """Wait until the app has loaded its encoding and its pieces match the input pane's text.
+
+    ``async with app.run_test() as pilot: await settle(pilot)``
+    """
+    app = pilot.app
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        await pilot.pause(0.02)
+        if app.idle:
+            await pilot.pause()
+            return
+    raise AssertionError(f"explorer did not settle: loading={app._loading} current={app._doc_current}")
+
+
+async def idle(pilot, timeout: float = 20.0) -> None:
+    """Wait until no worker runs (on any screen) and the explorer has caught up with its text.
+
+    Screens that compute in workers (insights, training, merge tree, vocabulary) use this after a
+    key press: ``await pilot.press("enter"); await idle(pilot)``.
+    """
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        await pilot.pause(0.05)
+        if not any(w.is_running for w in pilot.app.workers) and getattr(pilot.app, "idle", True):
+            await pilot.pause(0.05)
+            return
+    raise AssertionError("workers did not finish")
+
+
+def plot_text(plot) -> list[str]:
+    """A plot widget's rows as plain text."""
+    width, height = plot.size.width, plot.size.height
+    return ["".join(t for t, _ in row) for row in plot.build(width, height)]

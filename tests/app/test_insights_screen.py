@@ -9,11 +9,12 @@ import pytest
 from textual.widgets import Input, RadioButton, Static
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import idle
-from tokscope.app.features import FEATURES
+from helpers import idle, plot_text
+from tokscope.app.views import BY_NAME
 from tokscope.app.screens import insights
-from tokscope.app.screens.insights import BarChart, InsightsScreen, ScatterPlot
-from tokscope.core import stats
+from tokscope.app.screens.insights import InsightsScreen
+from tokscope.app.widgets.plots import BarChart, ScatterPlot
+from tokscope.core import display, stats
 from tokscope.sources.registry import load
 
 TEXT = "Numbers: 1234567 and 2026.\nA cafe\u0301 in Ma\u0301laga, \ufb01ne.\nThe cat sat on the mat. The end.\n"
@@ -28,7 +29,7 @@ def make(text: str = TEXT, encoding: str = "o200k_base") -> ExplorerApp:
 
 async def open_insights(pilot) -> InsightsScreen:
     await idle(pilot)
-    pilot.app.action_open_feature(SCREEN)
+    pilot.app.open_view("insights")
     await pilot.pause()
     await idle(pilot)
     screen = pilot.app.screen
@@ -40,8 +41,8 @@ def static_text(screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
 
-def test_registered_as_a_feature():
-    assert any(f.screen == SCREEN and f.key == "i" for f in FEATURES)
+def test_registered_as_a_view():
+    assert BY_NAME["insights"].key == "f7" and BY_NAME["insights"].screen.__name__ == "InsightsScreen"
 
 
 async def test_key_i_in_the_token_view_opens_it():
@@ -49,7 +50,7 @@ async def test_key_i_in_the_token_view_opens_it():
     async with app.run_test(size=(100, 30)) as pilot:
         await idle(pilot)
         app.token_view.focus()
-        await pilot.press("i")
+        await pilot.press("f7")
         await idle(pilot)
         assert isinstance(app.screen, InsightsScreen)
         await pilot.press("escape")
@@ -81,7 +82,7 @@ async def test_figures_match_the_core():
         assert "[123][456][7]" in digits
         assert "left-to-right groups of up to 3" in digits
         top = static_text(screen, "#ins-top")
-        assert stats.token_label(expected.top[0].bytes) in top
+        assert display.token_label(expected.top[0].bytes) in top  # the one notation
 
 
 async def test_bytes_chars_toggle():
@@ -162,8 +163,8 @@ async def test_ascii_fallback_without_colour(monkeypatch):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_insights(pilot)
         assert app.no_color
-        bars = "".join(screen.query_one("#ins-lengths", BarChart).text_rows())
-        dots = "".join(screen.query_one("#ins-zipf", ScatterPlot).text_rows())
+        bars = "".join(plot_text(screen.query_one("#ins-lengths", BarChart)))
+        dots = "".join(plot_text(screen.query_one("#ins-zipf", ScatterPlot)))
         assert "#" in bars and "*" in dots
         assert not set(bars + dots) & (set(stats.BLOCKS.strip()) | {chr(c) for c in range(0x2801, 0x2900)})
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import threading
 
 import pytest
@@ -118,7 +120,7 @@ async def test_an_edit_re_tokenizes_before_the_next_frame(load):
     after a frame showing only the input pane), and the Changed message that follows does not
     re-tokenize a second time."""
     from tokscope.app.app import ExplorerApp
-    from tokscope.app.testing import settle
+    from helpers import settle
 
     app = ExplorerApp("Hello world", encoding="o200k_base", palette="truecolor", tokenizer=load("o200k_base"))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -157,3 +159,28 @@ def test_relayout_after_a_run_of_edits_matches_full_layout(load, old, edits, wid
             doc = edited
             assert rows == layout(doc, width, mode, False)
 
+
+
+@settings(max_examples=100, deadline=None)
+@given(old=BLOCK_TEXTS, edits=st.lists(st.tuples(BLOCK_TEXTS, st.integers(0, 10**6), st.integers(0, 6)), min_size=1, max_size=6),
+       width=st.integers(8, 24))
+def test_relayout_of_a_long_line_matches_full_layout(load, old, edits, width):
+    """A long line is laid out again only from the rows an edit reached, until they meet the old
+    rows (LONG_LINE made tiny here so the generated lines count as long)."""
+    from tokscope.app import render
+    from tokscope.app.render import layout, relayout
+
+    saved, render.LONG_LINE = render.LONG_LINE, 4
+    tok = load("gpt2")
+    with small_blocks(4), contextlib.ExitStack() as stack:
+        stack.callback(setattr, render, "LONG_LINE", saved)
+        doc = Document.build(tok, (old * 3).replace("\n", " ") + "é👍")
+        rows = layout(doc, width, "text", False)
+        text = doc.text
+        for insert, where, cut in edits:
+            a = where % (len(text) + 1)
+            text = text[:a] + insert.replace("\n", " ") + text[a + cut :]
+            edited = doc.edited(text)
+            rows = relayout(rows, doc, edited, width, "text", False) if edited is not doc else rows
+            doc = edited
+            assert rows == layout(doc, width, "text", False)

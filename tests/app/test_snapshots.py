@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import settle
+from helpers import settle
 from tokscope.sample_texts import read_sample
 
 
@@ -35,20 +35,20 @@ def test_main_screen_text_mode(snap_compare, size):
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_main_screen_partial_piece_selected_with_whitespace(snap_compare, size):
-    assert snap_compare(app_for(), terminal_size=size, run_before=ready_in_view, press=["w"])
+    assert snap_compare(app_for(), terminal_size=size, run_before=ready_in_view, press=["ctrl+g"])
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_main_screen_ids_mode(snap_compare, size):
-    assert snap_compare(app_for(), terminal_size=size, run_before=ready_in_view, press=["v"])
+    assert snap_compare(app_for(), terminal_size=size, run_before=ready_in_view, press=["ctrl+t"])
 
 
 def test_main_screen_both_mode_80x24(snap_compare):
-    assert snap_compare(app_for(), terminal_size=(80, 24), run_before=ready_in_view, press=["v", "v"])
+    assert snap_compare(app_for(), terminal_size=(80, 24), run_before=ready_in_view, press=["ctrl+t", "ctrl+t"])
 
 
 def test_main_screen_rank_colours_120x40(snap_compare):
-    assert snap_compare(app_for(), terminal_size=(120, 40), run_before=ready_in_view, press=["r"])
+    assert snap_compare(app_for(), terminal_size=(120, 40), run_before=ready_in_view, press=["ctrl+r"])
 
 
 def test_main_screen_sixteen_colours_80x24(snap_compare):

@@ -31,7 +31,7 @@ def test_no_file_opens_the_sample(monkeypatch):
     from tokscope.sample_texts import read_sample
 
     monkeypatch.setattr("sys.stdin", FakeStdin(b"", tty=True))
-    text, path, source, notice = read_input(args())
+    text, path, source, notice, _ = read_input(args())
     assert text == read_sample("default.txt") and source == "sample" and path is None and notice is None
 
 
@@ -48,7 +48,7 @@ def test_binary_file_is_refused_unless_replacement_is_asked_for(tmp_path):
     f.write_bytes(b"ab\x00\xff\xfe")
     with pytest.raises(StartupProblem, match="binary file: byte 0xff at offset 3"):
         read_input(args(file=str(f)))
-    text, path, _, notice = read_input(args(file=str(f)), ask=lambda q, c: "replace")
+    text, path, _, notice, _ = read_input(args(file=str(f)), ask=lambda q, c: "replace")
     assert text == "ab\x00\ufffd\ufffd" and path is None and "U+FFFD" in notice
     assert read_input(args(file=str(f), errors="replace"))[0] == "ab\x00\ufffd\ufffd"
     with pytest.raises(StartupProblem, match="not valid UTF-8"):
@@ -62,7 +62,7 @@ def test_file_over_the_limit_offers_its_head(tmp_path):
     with pytest.raises(StartupProblem, match="200 bytes, over the explorer's 51-byte limit"):
         read_input(args(file=str(f), max_bytes=51))
     asked = []
-    text, path, _, notice = read_input(args(file=str(f), max_bytes=51), ask=lambda q, c: asked.append(c) or "head")
+    text, path, _, notice, _ = read_input(args(file=str(f), max_bytes=51), ask=lambda q, c: asked.append(c) or "head")
     assert text == "é" * 25 and path is None and "first 50 bytes" in notice
     assert [k for k, _ in asked[0]] == ["head", "quit"]
 
@@ -99,4 +99,4 @@ def test_run_explorer_passes_the_text_to_the_app(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdin", FakeStdin(b"", tty=True))
     assert app_main.run_explorer(args(file=str(f), encoding="cl100k")) == 0
     assert seen == {"text": "from a file", "encoding": "cl100k", "path": str(f), "source": "file",
-                    "notice": None, "ran": True}
+                    "notice": None, "file_encoding": "utf-8", "ran": True}

@@ -10,11 +10,12 @@ import pytest
 from textual.widgets import Button, Input, Select, Static
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import idle
-from tokscope.app.features import FEATURES
+from helpers import idle
+from tokscope.app.views import BY_NAME
 from tokscope.app.screens import train as train_screen
-from tokscope.app.screens.insights import ScatterPlot
-from tokscope.app.screens.train import MergeList, TrainScreen
+from tokscope.app.screens.train import TrainScreen
+from tokscope.app.widgets.merge_list import MergeList, merge_row
+from tokscope.app.widgets.plots import ScatterPlot
 from tokscope.core import trainer
 from tokscope.sources import registry
 
@@ -31,7 +32,7 @@ def make(text: str = TEXT) -> ExplorerApp:
 
 async def open_train(pilot) -> TrainScreen:
     await idle(pilot)
-    pilot.app.action_open_feature(SCREEN)
+    pilot.app.open_view("train")
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, TrainScreen)
@@ -78,8 +79,8 @@ def data_dir(tmp_path, monkeypatch):
     registry.forget()
 
 
-def test_registered_as_a_feature():
-    assert any(f.screen == SCREEN and f.key == "t" for f in FEATURES)
+def test_registered_as_a_view():
+    assert BY_NAME["train"].key == "f8" and BY_NAME["train"].screen.__name__ == "TrainScreen"
 
 
 async def test_train_from_the_screen_matches_the_trainer():
@@ -87,7 +88,7 @@ async def test_train_from_the_screen_matches_the_trainer():
     expected = trainer.train([TEXT], merges=40, pattern=trainer.PATTERN_WORDS, tie="lexical", special_tokens=["<eos>"])
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_train(pilot)
-        await set_form(pilot, screen, size="40", kind="merges", tie="lexical", specials="<eos>")
+        await set_form(pilot, screen, size="40", kind="merges", tie="lexical", specials="<eos>", pattern="words")
         await pilot.press("ctrl+r")
         await until(pilot, lambda: screen.state == "done")
         await pilot.pause(0.2)
@@ -97,8 +98,8 @@ async def test_train_from_the_screen_matches_the_trainer():
         assert result.special_tokens == expected.special_tokens
         merges = screen.query_one("#tr-merges", MergeList)
         assert len(merges.rows) == len(expected.merges)
-        assert merges.line(0) == train_screen.merge_row(1, expected.merges[0], 256)
-        assert merges.line(len(merges.rows) - 1) == train_screen.merge_row(
+        assert merges.line(0) == merge_row(1, expected.merges[0], 256)
+        assert merges.line(len(merges.rows) - 1) == merge_row(
             len(expected.merges), expected.merges[-1], expected.merges[-1].id)
         assert f"corpus {expected.lengths[0]:,} → {expected.lengths[-1]:,} tokens" in status(screen)
         for button in ("#tr-save", "#tr-open", "#tr-compare"):
@@ -141,7 +142,7 @@ async def test_merge_list_streams_without_a_layout_and_follows_the_newest():
         assert merges.scroll_y == merges.max_scroll_y > 0
         bottom = merges.scrollable_content_region.height - 1
         assert merges.line(99) in merges.render_line(bottom).text
-        assert merges.line(99) == train_screen.merge_row(100, merges.rows[99], 355)
+        assert merges.line(99) == merge_row(100, merges.rows[99], 355)
 
         merges.focus()
         await pilot.press("pageup")
@@ -206,7 +207,7 @@ async def test_train_from_files(tmp_path):
     app = make()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_train(pilot)
-        await set_form(pilot, screen, size="10", kind="merges", files=f"{a} {b}")
+        await set_form(pilot, screen, size="10", kind="merges", files=f"{a} {b}", pattern="words")
         screen.action_train()
         await until(pilot, lambda: screen.state == "done")
         assert [m.bytes for m in screen.result.merges] == [m.bytes for m in expected.merges]
@@ -279,7 +280,7 @@ async def test_cancel_a_run_keeps_nothing(monkeypatch, data_dir):
         assert screen.result is None
         assert "nothing was kept or saved" in status(screen)
         assert screen.query_one("#tr-save", Button).disabled
-        await pilot.press("ctrl+w")
+        await pilot.press("ctrl+s")
         assert "train first" in status(screen)
         assert not any(data_dir.rglob("*")) or not any(p.is_file() for p in data_dir.rglob("*"))
         await pilot.press("escape")  # now leaves
@@ -296,7 +297,7 @@ async def test_save_and_reopen(data_dir):
         await until(pilot, lambda: screen.state == "done")
         result = screen.result
         screen.query_one("#tr-name", Input).value = "mine"
-        await pilot.press("ctrl+w")
+        await pilot.press("ctrl+s")
         await pilot.pause()
         path = data_dir / "tokenizers" / "mine.json"
         assert path.is_file()
@@ -354,7 +355,7 @@ async def test_save_needs_a_plain_name(data_dir):
         assert "type a name" in status(screen)
         screen.query_one("#tr-name", Input).value = "../evil"
         screen.action_save()
-        assert "not a plain name" in status(screen)
+        assert "cannot be a saved tokenizer's name" in status(screen)
         assert not (data_dir / "tokenizers").exists()
 
 

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import DataTable, Input, Static
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import idle
+from helpers import idle
 from tokscope.app.screens.vocab import SHOWN, VocabScreen
 from tokscope.app.screens.why import WhyScreen
 from tokscope.core.vocab import search_vocab
@@ -26,7 +26,7 @@ def make(encoding: str = "gpt2") -> ExplorerApp:
 async def open_vocab(pilot) -> VocabScreen:
     await idle(pilot)
     pilot.app.token_view.focus()
-    await pilot.press("f")
+    await pilot.press("f4")
     await idle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, VocabScreen)
@@ -146,12 +146,12 @@ async def test_from_the_why_screen_and_back():
     async with app.run_test(size=(100, 30)) as pilot:
         await idle(pilot)
         app.token_view.focus()
-        await pilot.press("x")
+        await pilot.press("f3")
         await idle(pilot)
         why = app.screen
         assert isinstance(why, WhyScreen)
         before = why.token_id
-        await pilot.press("f")
+        await pilot.press("f4")
         await idle(pilot)
         screen = app.screen
         assert isinstance(screen, VocabScreen)

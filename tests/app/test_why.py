@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Input, OptionList, Static
 
 from tokscope.app.app import ExplorerApp
-from tokscope.app.testing import idle
-from tokscope.app.features import FEATURES
+from helpers import idle
+from tokscope.app.views import BY_NAME
 from tokscope.app.screens.why import MergeTree, WhyScreen
 from tokscope.core.merges import merge_tree, used_in
 from tokscope.sources.registry import load
@@ -37,7 +37,7 @@ async def select_text(pilot, piece_text: str) -> int:
 async def open_why(pilot, piece_text: str = " token") -> WhyScreen:
     await select_text(pilot, piece_text)
     pilot.app.token_view.focus()
-    await pilot.press("x")
+    await pilot.press("f3")
     await idle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, WhyScreen)
@@ -48,10 +48,8 @@ def pane_text(screen: WhyScreen) -> str:
     return str(screen.query_one("#why-explain", Static).render())
 
 
-def test_registered_as_features():
-    keys = {f.screen: f.key for f in FEATURES}
-    assert keys[SCREEN] == "x"
-    assert keys["tokscope.app.screens.vocab:VocabScreen"] == "f"
+def test_registered_as_a_view():
+    assert BY_NAME["why"].key == "f3" and BY_NAME["why"].screen.__name__ == "WhyScreen"
 
 
 async def test_x_opens_the_tree_of_the_selected_token_and_escape_closes():

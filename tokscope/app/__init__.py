@@ -1,1 +1,2 @@
-"""The explorer: a Textual app over the core (see ``features.py`` for the hooks other screens use)."""
+"""The explorer: a Textual app over the core (``views.py`` is the registry of its screens and the
+state API they read; ``messages.py`` the events they get)."""

@@ -1,43 +1,52 @@
-"""The explorer app: input pane, token view, inspector and status line (the state API is in features.py)."""
+"""The explorer app: input pane, token view, inspector and status line.
+
+The views it opens are in :mod:`tokscope.app.views` (with the state API they read); the events it
+sends them are the messages in :mod:`tokscope.app.messages`.
+"""
 
 from __future__ import annotations
 
-import gc
+import asyncio
 import json
+import os
+import signal
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.signal import Signal
-from textual.widgets import Footer, Static, TextArea
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, TextArea
 
-from ..core.tokenizer import Tokenizer
-from ..core.types import Piece
-from . import clipboard
-from .commands import ExplorerCommands
-from .features import FEATURES, load_screen_class
-from .messages import EncodingLoaded, TokenPicked
-
-#: The screen a picked token opens (merge tree and split explainer).
-WHY_SCREEN = "tokscope.app.screens.why:WhyScreen"
+from ..core.display import safe_text
 from ..core.document import Document
 from ..core.errors import CancelledError
+from ..core.tokenizer import Tokenizer
+from ..core.types import Piece
+from . import clipboard, files, heap, recovery
+from .command_palette import ExplorerCommands
+from .messages import DocChanged, EncodingChanged, EncodingLoaded, SelectionChanged, TokenPicked
 from .render import MODES, TEXT, layout, layout_text, relayout
+from .screens.base import TooSmall, check_size
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
+from .views import BY_NAME, VIEWS, view_of
 from .widgets.editor import Editor
 from .widgets.inspector import Inspector
 from .widgets.status import StatusLine
-from .widgets.token_view import VIEW_KEYS, Palette, TokenView
+from .widgets.token_view import TokenView, rank_ranges
 
 #: below this size the explorer shows a message instead of a squashed layout
 MIN_WIDTH, MIN_HEIGHT = 60, 16
 #: from this width the inspector sits to the right of the panes
 WIDE_WIDTH = 110
+#: below this height the input pane and the inspector give rows to the token view
+SHORT_HEIGHT, TINY_HEIGHT = 24, 20
 #: characters tokenized before the first paint of a large text (the rest follows)
 FIRST_PART = 40_000
 #: texts longer than this (characters) open with soft wrap off in the input pane (Textual's TextArea
@@ -48,22 +57,22 @@ SYNC_LIMIT = 150_000
 #: in longer texts too, unless the edit needs a re-scan of more than this many characters
 INLINE_SCAN = 20_000
 
-#: (keys, action, footer label, shown in footer, help text) — the one list bindings and help use
+#: (key, action, footer label, shown in the footer, help) — the one list the bindings and help use.
+#: No letter key: every key here works with the focus anywhere, the input pane included.
 APP_KEYS: list[tuple[str, str, str, bool, str]] = [
     ("f1", "help", "Help", True, "this help"),
     ("f2", "pick_encoding", "Encoding", True, "pick the encoding (every one `tokscope encodings` lists)"),
-    ("f3", "cycle_mode", "Text/ids", True, "token view shows text, ids, or both"),
-    ("f4", "toggle_ws", "Spaces", True, "show spaces, tabs and newlines as · → ⏎"),
-    ("f5", "toggle_rank", "Rank", False, "colour pieces by merge rank (early vs late) or alternately"),
-    ("f6", "toggle_specials", "Specials", False, "treat special-token text like <|endoftext|> as special tokens"),
-    ("f7", "copy('ids')", "Copy ids", True, "copy all token ids (space separated)"),
-    ("f8", "copy('pieces')", "Copy pieces", False, "copy all pieces as a JSON list of strings"),
-    ("f9", "copy('bytes')", "Copy bytes", False, "copy the selected token's bytes as hex"),
-    ("ctrl+s", "save", "Save", False, "save the text (to its file, or ask for a path)"),
-    ("ctrl+q", "quit", "Quit", True, "quit (asks first when the text has unsaved edits)"),
+    *((v.key, f"open_view('{v.name}')", v.label, True, f"{v.title}: {v.description}") for v in VIEWS),
+    ("f9", "copy_menu", "Copy", False, "copy the ids, the pieces, or the selected token's bytes"),
+    ("ctrl+s", "save", "Save", False, "save the text (to its file, or ask for a path); Save as… is in Ctrl+P"),
+    ("ctrl+a", "select_all", "Select all", False, "select the whole text in the input pane"),
+    ("ctrl+l", "clear_text", "Clear", False, "clear the text (Ctrl+Z in the input pane brings it back)"),
+    ("ctrl+t", "cycle_mode", "Text/ids", False, "token view shows text, ids, or both"),
+    ("ctrl+g", "toggle_ws", "Spaces", False, "show spaces, tabs and newlines as · → ⏎ (in their own colour)"),
+    ("ctrl+r", "toggle_rank", "Rank", False, "colour pieces by merge rank: light = early, dark = late (legend below)"),
+    ("ctrl+o", "toggle_specials", "Specials", False, "treat special-token text like <|endoftext|> as special tokens"),
+    ("ctrl+q", "quit", "Quit", True, "quit (asks first when a file's text has unsaved edits)"),
 ]
-
-_GUARDED_ACTIONS = {action.split("(")[0] for _, action, *_ in APP_KEYS} - {"quit"} | {"open_feature"}
 
 MOVE_KEYS = [
     ("Tab / Shift+Tab", "move between the input pane and the token view"),
@@ -71,14 +80,36 @@ MOVE_KEYS = [
     ("↑ ↓", "token in the row above / below"),
     ("PgUp PgDn", "a page up / down"),
     ("Home End", "first / last token"),
-    ("Enter", "open the selected token (other views listen for it)"),
+    ("Enter", "open the selected token in the why view"),
+    ("typing", "in the token view, typing goes to the input pane"),
     ("mouse click", "select a token"),
     ("Ctrl+P", "command palette: every action and every encoding"),
 ]
 
 
+def key_label(key: str) -> str:
+    """How a key is written in the help: ``F3``, ``Ctrl+S``.
+
+    >>> key_label("f3"), key_label("ctrl+s")
+    ('F3', 'Ctrl+S')
+    """
+    if key.startswith("ctrl+"):
+        return "Ctrl+" + key[5:].upper()
+    return key.upper() if key.startswith("f") else key
+
+
+def palette_kind(app: App) -> str:
+    """``truecolor``, ``standard`` (16 colours) or ``mono`` (``NO_COLOR``), for the token views."""
+    kind = getattr(app, "_palette_kind", None)
+    if kind:
+        return kind
+    if app.no_color:
+        return "mono"
+    return "standard" if app.console.color_system in ("standard", "windows") else "truecolor"
+
+
 class ExplorerApp(App):
-    """tokscope's main screen. See :mod:`tokscope.app.features` for the API other screens use."""
+    """tokscope's main screen. See :mod:`tokscope.app.views` for the API other screens use."""
 
     CSS_PATH = str(Path(__file__).with_name("explorer.tcss"))
     TITLE = "tokscope"
@@ -86,8 +117,9 @@ class ExplorerApp(App):
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS = [
-        # priority: the input pane has its own uses for some of these keys (F6, F7)
-        Binding(key, action, label, show=show, priority=True)
+        # not priority: a key waits for the keys before it (a priority binding ran ahead of the
+        # focused widget's queue: "Right Right F9" copied the previous token)
+        Binding(key, action, label, show=show)
         for key, action, label, show, _ in APP_KEYS
     ]
 
@@ -101,12 +133,15 @@ class ExplorerApp(App):
         tokenizer: Tokenizer | None = None,
         palette: str | None = None,
         notice: str | None = None,
+        file_encoding: str = "utf-8",
     ) -> None:
         super().__init__()
         self._initial_text = text
         self._saved_text = text
         self.path = path
         self.source = source
+        self.file_encoding = file_encoding
+        self.stamp = files.stamp_of(path) if path else None
         self._encoding_request = encoding
         self._tokenizer: Tokenizer | None = tokenizer
         self._palette_kind = palette
@@ -122,28 +157,22 @@ class ExplorerApp(App):
         self.mode = TEXT
         self.ws = False
         self.rank_colours = False
-        self._heap_frozen = False  # see _apply
-        self.doc_changed: Signal[Document] = Signal(self, "doc_changed")
-        self.encoding_changed: Signal[Tokenizer] = Signal(self, "encoding_changed")
-        self.selection_changed: Signal[int | None] = Signal(self, "selection_changed")
-        self.token_picked: Signal[int] = Signal(self, "token_picked")
-        self._feature_bindings()
+        #: the training form's values, kept while the app runs (the screen reads and writes them)
+        self.train_settings: dict[str, Any] = {}
+        #: the signal that stopped the app and the recovery file its edits went to
+        self.stopped_by: tuple[str, Path | None] | None = None
 
     # ----- composition -----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        kind = self._palette_kind
-        if kind is None:
-            kind = "mono" if self.no_color else "standard" if self.console.color_system in ("standard", "windows") else "truecolor"
+        kind = palette_kind(self)
         with Vertical(id="main"):
             with Horizontal(id="panes"):
                 with Vertical(id="left"):
                     # TextArea soft wrap costs O(lines) per painted line: large texts scroll sideways
                     wrap = len(self._initial_text) < SOFT_WRAP_LIMIT
-                    editor = Editor(self._initial_text, id="input", soft_wrap=wrap, tab_behavior="focus")
-                    editor.border_title = "input"
-                    yield editor
-                    view = TokenView(id="tokens", palette=Palette(kind))
+                    yield Editor(self._initial_text, id="input", soft_wrap=wrap, tab_behavior="focus")
+                    view = TokenView(id="tokens", kind=kind)
                     view.border_title = "tokens"
                     yield view
                 inspector = Inspector(id="inspector")
@@ -151,42 +180,28 @@ class ExplorerApp(App):
                 inspector.border_subtitle = "bytes: A ascii L lead C continuation"
                 yield inspector
             yield StatusLine(id="status")
-            yield Footer()
-        yield Static(
-            f"The terminal is too small for tokscope.\nMake it at least {MIN_WIDTH}×{MIN_HEIGHT} (80×24 is best).\n\nCtrl+Q quits.",
-            id="too-small",
-        )
+            yield Footer(compact=True, show_command_palette=False)
+        yield TooSmall(MIN_WIDTH, MIN_HEIGHT)
 
     def on_mount(self) -> None:
         self._check_size()
-        self.editor.on_change = self._text_changed  # re-tokenize before the next frame is painted
         self.editor.focus()
+        self._input_title()
         self._status()
+        self._trap_signals()
         if self._notice:
-            self.notify(self._notice, severity="warning", timeout=8)
+            self.notify(safe_text(self._notice), severity="warning", timeout=8, markup=False)
         if self._tokenizer is not None:
             self._set_tokenizer(self._tokenizer)
         else:
             self.switch_encoding(self._encoding_request)
+        self.call_after_refresh(self._offer_recovery)
 
     def on_unmount(self) -> None:
-        if self._heap_frozen:
-            gc.unfreeze()  # what this app kept alive can be collected again
-            gc.set_threshold(*self._gc_thresholds)
-
-    def _feature_bindings(self) -> None:
-        for feature in FEATURES:
-            action = f"open_feature({feature.screen!r})"
-            priority = len(feature.key) > 1 and not feature.key.isalpha()
-            self.bind(feature.key, action, description=feature.title, show=False)
-            del priority
+        heap.thaw()  # what this app kept alive can be collected again
+        self._untrap_signals()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Explorer keys do nothing while a dialog (modal screen) is open; quit always works."""
-        from textual.screen import ModalScreen
-
-        if action in _GUARDED_ACTIONS and isinstance(self.screen, ModalScreen):
-            return False
         return True
 
     # ----- the state API ---------------------------------------------------------------------
@@ -255,18 +270,62 @@ class ExplorerApp(App):
         self.token_view.select(index, from_user=True)
 
     def open_token(self, token_id: int, source: str = "") -> None:
-        """A token was picked somewhere: post :class:`TokenPicked` and publish ``token_picked``."""
-        self.post_message(TokenPicked(token_id, source))
-        self.token_picked.publish(token_id)
+        """A token was picked somewhere: tell the explorer and every open view (:class:`TokenPicked`)."""
+        self._broadcast(lambda: TokenPicked(token_id, source))
 
     def set_text(self, text: str) -> None:
+        """Replace the input pane's text (undoable in the input pane)."""
         editor = self.editor
         editor.replace(text, editor.document.start, editor.document.end)  # Editor.edit adds stand-ins
 
     def copy_text(self, text: str, what: str) -> str:
         method = clipboard.copy_text(self, text)
-        self.notify(clipboard.describe(method, what), title="Copy")
+        self.notify(clipboard.describe(method, what), title="Copy", markup=False)
         return method
+
+    def _broadcast(self, make: Callable[[], Any]) -> None:
+        """Post a message (a new one each) to the app and to every screen on the stack."""
+        self.post_message(make())
+        for screen in self.screen_stack[1:]:
+            screen.post_message(make())
+
+    # ----- views -----------------------------------------------------------------------------
+
+    def open_view(self, name: str, **kwargs: Any) -> None:
+        """Open the view ``name`` of :data:`tokscope.app.views.VIEWS`. One already open is brought
+        back (the views above it close); ``kwargs`` go to it (``reopen``) or to a new one."""
+        view = BY_NAME[name]
+        stack = self.screen_stack
+        for screen in stack:
+            if type(screen) is view.screen:
+                reopen = getattr(screen, "reopen", None)
+                if kwargs and reopen is None:
+                    while self.screen is not screen:
+                        self.pop_screen()
+                    self.pop_screen()
+                    break
+                while self.screen is not screen:
+                    self.pop_screen()
+                if reopen is not None and kwargs:
+                    reopen(**kwargs)
+                return
+        if isinstance(self.screen, ModalScreen):
+            return
+        self.push_screen(view.screen(**kwargs))
+
+    def action_open_view(self, name: str) -> None:
+        self.open_view(name)
+
+    def action_view_key(self, key: str) -> None:
+        """A view's key pressed on another view (see :class:`tokscope.app.screens.base.ViewScreen`)."""
+        if key == "f9":
+            self.action_copy_menu()
+            return
+        for view in VIEWS:
+            if view.key == key:
+                if view_of(self.screen) is not view:
+                    self.open_view(view.name)
+                return
 
     # ----- encodings -------------------------------------------------------------------------
 
@@ -292,8 +351,9 @@ class ExplorerApp(App):
         self._loading = None
         if event.error is not None:
             previous = self._tokenizer.name if self._tokenizer is not None else None
-            stay = f"; staying on {previous}" if previous else ""
-            self.notify(f"Cannot load encoding {event.name!r}: {event.error}{stay}", severity="error", timeout=10)
+            stay = f"; staying on {safe_text(previous)}" if previous else ""
+            self.notify(f"Cannot load encoding {safe_text(event.name)!r}: {safe_text(event.error)}{stay}",
+                        severity="error", timeout=10, markup=False)
             if self._tokenizer is None and event.name != "o200k_base":
                 self.switch_encoding("o200k_base")
             self._status()
@@ -302,7 +362,7 @@ class ExplorerApp(App):
 
     def _set_tokenizer(self, tokenizer: Tokenizer) -> None:
         self._tokenizer = tokenizer
-        self.encoding_changed.publish(tokenizer)
+        self._broadcast(lambda: EncodingChanged(tokenizer))
         self.retokenize()
 
     # ----- tokenizing ------------------------------------------------------------------------
@@ -371,9 +431,22 @@ class ExplorerApp(App):
             doc.figures  # the status line's counts, computed here rather than on the UI thread
         except CancelledError:
             return
+        except Exception as exc:  # noqa: BLE001 - a tokenizer that fails on this text: say so, keep the edits
+            if not cancel.is_set():
+                self.call_from_thread(self._tokenize_failed, job, f"{type(exc).__name__}: {exc}")
+            return
         if cancel.is_set():
             return
         self.call_from_thread(self._apply, job, doc, rows, width, mode)
+
+    def _tokenize_failed(self, job: tuple[int, int], message: str) -> None:
+        if job[0] != self._job:
+            return
+        self._doc_current = True  # nothing more is coming: the status line must not say "tokenizing…"
+        self._doc_version = job[1]
+        self.notify(f"Cannot tokenize the text with {safe_text(self.encoding_name)}: {safe_text(message)}",
+                    severity="error", timeout=10, markup=False)
+        self._status()
 
     def _apply(self, job: tuple[int, int], doc: Document, rows: list[int], width: int, mode: str) -> None:
         job, version = job
@@ -390,20 +463,11 @@ class ExplorerApp(App):
         if doc.complete:
             # the view's scrollbar may come or go with the new rows, changing the width they need
             self.call_after_refresh(self._maybe_relayout)
-        if doc.complete:
             if self.focused is self.editor or view.selected is None:
                 self._select_from_cursor()
-            self.doc_changed.publish(doc)
-            if not self._heap_frozen:
-                # the tokenizer, the pieces and the input pane's per-line lists are ~100k objects
-                # that live as long as the app; a full GC pass over them cost 30-70 ms in the
-                # middle of a keystroke now and then. Collect once, then keep the GC off them.
-                self._heap_frozen = True
-                gc.collect()
-                gc.freeze()
-                # and full passes over what painting adds (cached lines) 10x less often
-                self._gc_thresholds = gc.get_threshold()
-                gc.set_threshold(self._gc_thresholds[0], self._gc_thresholds[1], self._gc_thresholds[2] * 10)
+            self._broadcast(lambda: DocChanged(doc))
+            # the tokenizer, the pieces and the input pane's per-line lists live as long as the app
+            heap.freeze_long_lived()
         self._show_selection()
         self._status()
 
@@ -426,44 +490,59 @@ class ExplorerApp(App):
             return
         view.select(doc.piece_at(offset))
 
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if not getattr(event, "early_handled", False):  # the input pane calls _text_changed itself
-            self._text_changed()
-
-    def _text_changed(self) -> None:
+    def text_edited(self, editor: Editor) -> None:
+        """The input pane's text changed (called by the pane within the edit, so the pieces are
+        redone before the next frame is painted; the ``Changed`` message that follows is marked
+        ``early_handled``)."""
+        if editor is not self.editor:
+            return
         self._text_version += 1
         self.retokenize()
+        self._input_title()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.editor and not getattr(event, "early_handled", False):
+            self.text_edited(event.text_area)
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
-        if self.focused is self.editor:
+        if event.text_area is self.editor and self.focused is self.editor:
             self._select_from_cursor()
 
     def on_token_view_selected(self, event: TokenView.Selected) -> None:
         self._show_selection()
-        self.selection_changed.publish(event.index)
+        self._broadcast_selection(event.index)
         doc = self._doc
         if event.from_user and event.index is not None and doc is not None and self._doc_current:
             start = doc.starts[event.index]
             text = doc.text
             row = text.count("\n", 0, start)
             col = start - (text.rfind("\n", 0, start) + 1)
-            self.editor.move_cursor((row, col))
+            line = self.editor.document.get_line(row) if row < self.editor.document.line_count else ""
+            self.editor.move_cursor((row, min(col, len(line))))
+
+    def _broadcast_selection(self, index: int | None) -> None:
+        for screen in self.screen_stack[1:]:
+            screen.post_message(SelectionChanged(index))
+
+    def on_token_view_typed(self, event: TokenView.Typed) -> None:
+        """A character typed in the token view goes to the input pane, where text is typed."""
+        editor = self.editor
+        editor.focus()
+        editor.insert(event.character)
 
     def on_token_view_picked(self, event: TokenView.Picked) -> None:
         """Enter on a piece opens the same view as a token picked anywhere: its merge tree."""
-        if self._doc is None:
+        if self._doc is None or event.control is not self.token_view:
             return
         token_id = self._doc.ids[event.index]
-        self.open_token(token_id, source="token view")
-        if event.control is self.token_view:
-            self.push_screen(load_screen_class(WHY_SCREEN)(token_id))
+        self.open_view("why", token_id=token_id, from_text=True)
 
     def on_token_picked(self, event: TokenPicked) -> None:
         doc = self._doc
         if doc is None:
             return
         view = self.token_view
-        if view.selected is not None and doc.ids[view.selected] == event.token_id:
+        if view.selected is not None and view.selected < len(doc.ids) and doc.ids[view.selected] == event.token_id:
             return
         index = doc.first_occurrence(event.token_id)
         if index is None:
@@ -474,9 +553,25 @@ class ExplorerApp(App):
     def _show_selection(self) -> None:
         self.query_one(Inspector).show(self._doc, self.token_view.selected)
 
+    def _input_title(self) -> None:
+        if self.path:
+            name = safe_text(self.path)
+        elif self.source == "stdin":
+            name = "standard input"
+        elif self.source == "file":
+            name = "a file's text, changed when read (Ctrl+S asks where to save)"
+        else:
+            name = "sample (a scratch pad: quitting never asks)"
+        mark = " ●" if self.modified else ""
+        enc = f" · {self.file_encoding}" if self.file_encoding != "utf-8" else ""
+        title = f"input · {name}{enc}{mark}"
+        if title != getattr(self, "_title", None):  # only when it changes: a title repaints the pane
+            self._title = title
+            self.editor.border_title = Text(title)
+
     def _status(self) -> None:
         if self._loading:
-            state = f"loading {self._loading}…"
+            state = f"loading {safe_text(self._loading)}…"
         elif self._tokenizer is None:
             state = "no encoding"
         elif not self._doc_current:
@@ -484,22 +579,28 @@ class ExplorerApp(App):
         else:
             state = "live"
         if self.specials:
-            state += " · specials on"
+            state += " · specials"
         try:
             self.query_one(StatusLine).show(self._doc, state)
         except Exception:  # noqa: BLE001 - before compose
             pass
         view = self.token_view
         if self._loading:
-            view.border_subtitle = f"loading {self._loading}…"
-        else:
-            labels = {"text": "text", "ids": "ids", "both": "text+ids"}
-            extras = [labels[self.mode]]
-            if self.rank_colours:
-                extras.append("colour: rank light=early dark=late")
-            if self.ws:
-                extras.append("whitespace")
-            view.border_subtitle = " · ".join(extras)
+            view.border_subtitle = Text(f"loading {safe_text(self._loading)}…")
+            return
+        labels = {"text": "text", "ids": "ids", "both": "text+ids"}
+        sub = Text(labels[self.mode])
+        if self.ws:
+            sub.append(" · ")
+            sub.append("·", style="italic #ffd27f")
+            sub.append(" whitespace")
+        if self.rank_colours and self._tokenizer is not None:
+            sub.append(" · rank ")
+            styles = [view.palette.rank[k] for k in range(6)]
+            for style, label in zip(styles, rank_ranges(self._tokenizer.n_vocab)):
+                sub.append(" ", style=style)
+                sub.append(label + " ")
+        view.border_subtitle = sub
 
     # ----- size ------------------------------------------------------------------------------
 
@@ -508,9 +609,11 @@ class ExplorerApp(App):
 
     def _check_size(self, size=None) -> None:
         width, height = size or self.size
-        screen = self.screen
-        screen.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
+        screen = self.screen_stack[0] if self.screen_stack else self.screen
+        check_size(screen, (width, height), (MIN_WIDTH, MIN_HEIGHT))
         screen.set_class(width >= WIDE_WIDTH, "-wide")
+        screen.set_class(height < SHORT_HEIGHT, "-short")
+        screen.set_class(height < TINY_HEIGHT, "-tiny")
         self.call_after_refresh(self._maybe_relayout)
 
     def _maybe_relayout(self) -> None:
@@ -522,19 +625,22 @@ class ExplorerApp(App):
 
     def action_help(self) -> None:
         sections = [
-            ("Everywhere", [(k.replace("ctrl+", "Ctrl+").upper() if k.startswith("f") else k.replace("ctrl+", "Ctrl+").title(), h)
-                            for k, _, _, _, h in APP_KEYS]),
+            ("Everywhere (the input pane included)", [(key_label(k), h) for k, _, _, _, h in APP_KEYS]),
             ("Moving", MOVE_KEYS),
-            ("In the token view (letters)", [("?" if k == "question_mark" else k, h) for k, _, h in VIEW_KEYS]),
+            ("Token view colours", [
+                ("alternating", "neighbouring pieces differ in colour"),
+                ("‹f0 9f›😀", "a partial piece: bytes that are only part of a character; after the last "
+                             "of them, underlined, the character they make up"),
+                ("highlighted", "a special token (only with Ctrl+O)"),
+                ("·  →  ⏎", "visible whitespace (Ctrl+G), in its own colour and italic: never text"),
+                ("␛ ⟨RLO⟩ ⟨ZWJ⟩", "control, bidi and zero-width characters shown, never obeyed"),
+                ("rank (Ctrl+R)", "light = single bytes and early merges, dark = late merges; the legend "
+                                  "under the token view gives each colour's ranks"),
+            ]),
+            ("Copying", [("F9", "copy ids, pieces or the selected token's bytes; without a system clipboard "
+                                "the copy goes through the terminal (OSC 52; inside tmux it needs "
+                                "`set -g set-clipboard on`)")]),
         ]
-        if FEATURES:
-            sections.append(("More views", [(f.key, f"{f.title}: {f.description}") for f in FEATURES]))
-        sections.append(("Token view colours", [
-            ("alternating", "neighbouring pieces differ in colour"),
-            ("‹f0 9f›", "a partial piece: bytes that are only part of a character"),
-            ("highlighted", "a special token (only with F6 / s)"),
-            ("␛ ⟨RLO⟩ ⟨ZWJ⟩", "control, bidi and zero-width characters shown, never obeyed"),
-        ]))
         self.push_screen(HelpScreen(sections))
 
     def action_pick_encoding(self) -> None:
@@ -543,7 +649,7 @@ class ExplorerApp(App):
         try:
             infos = registry.list_encodings()
         except Exception as exc:  # noqa: BLE001
-            self.notify(f"Cannot list encodings: {exc}", severity="error")
+            self.notify(f"Cannot list encodings: {safe_text(exc)}", severity="error", markup=False)
             return
 
         def chosen(name: str | None) -> None:
@@ -553,9 +659,7 @@ class ExplorerApp(App):
         self.push_screen(EncodingPicker(infos, self.encoding_name), chosen)
 
     def action_cycle_mode(self) -> None:
-        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
-        self.retokenize()
-        self._status()
+        self.set_mode(MODES[(MODES.index(self.mode) + 1) % len(MODES)])
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode
@@ -580,6 +684,28 @@ class ExplorerApp(App):
                     else "Special-token text is now encoded as ordinary text")
         self.retokenize(full=True)
 
+    def action_select_all(self) -> None:
+        editor = self.editor
+        editor.focus()
+        editor.select_all()
+
+    def action_clear_text(self) -> None:
+        editor = self.editor
+        if not editor.text:
+            return
+        editor.focus()
+        editor.replace("", editor.document.start, editor.document.end)  # undoable: Ctrl+Z
+        self.notify("Cleared the text (Ctrl+Z in the input pane brings it back)")
+
+    def action_copy_menu(self) -> None:
+        def chosen(what: str | None) -> None:
+            if what in ("ids", "pieces", "bytes"):
+                self.action_copy(what)
+
+        self.push_screen(ChoiceDialog("Copy", "Copy what? (i, p or b)",
+                                      [("ids", "Ids"), ("pieces", "Pieces"), ("bytes", "Token bytes"),
+                                       ("cancel", "Cancel")]), chosen)
+
     def action_copy(self, what: str) -> None:
         doc = self._doc
         if doc is None or not self._doc_current:
@@ -597,53 +723,151 @@ class ExplorerApp(App):
                 return
             self.copy_text(piece.bytes.hex(" "), f"the {len(piece.bytes)} bytes of token {piece.id}")
 
-    def action_open_feature(self, path: str) -> None:
-        try:
-            screen_class = load_screen_class(path)
-        except Exception as exc:  # noqa: BLE001
-            self.notify(f"Cannot open {path}: {exc}", severity="error")
-            return
-        self.push_screen(screen_class())
+    # ----- saving ----------------------------------------------------------------------------
 
     def action_save(self) -> None:
-        self._save_then(None)
+        self.save_then(None)
 
-    def _save_then(self, after) -> None:
-        def write(path: str | None) -> None:
+    def action_save_as(self) -> None:
+        self._ask_path(None)
+
+    def save_then(self, after: Callable[[], None] | None) -> None:
+        """Save to the file (asking first when another program changed it), or ask for a path."""
+        if not self.path:
+            self._ask_path(after)
+            return
+        now = files.stamp_of(files.target_of(self.path))
+        if self.stamp is not None and now is not None and now != self.stamp:
+            def answer(choice: str | None) -> None:
+                if choice == "overwrite":
+                    self._write(self.path, after)
+                elif choice == "save_as":
+                    self._ask_path(after)
+
+            self.push_screen(ChoiceDialog(
+                "Changed on disk", f"{safe_text(self.path)} was changed by another program since it was "
+                "opened. Overwrite it with your text?",
+                [("overwrite", "Overwrite"), ("save_as", "Save as…"), ("cancel", "Cancel")]), answer)
+            return
+        self._write(self.path, after)
+
+    def _ask_path(self, after: Callable[[], None] | None) -> None:
+        def chosen(path: str | None) -> None:
             if not path:
                 return
-            text = self.editor.real_text
-            try:
-                Path(path).expanduser().write_text(text, encoding="utf-8")
-            except OSError as exc:
-                self.notify(f"Cannot save {path}: {exc.strerror or exc}", severity="error", timeout=10)
-                return
-            self.path = str(path)
-            self._saved_text = text
-            self.notify(f"Saved {path}")
-            if after is not None:
-                after()
+            same = self.path is not None and files.target_of(path) == files.target_of(self.path)
+            if files.target_of(path).exists() and not same:
+                def answer(choice: str | None) -> None:
+                    if choice == "replace":
+                        self._write(path, after, encoding="utf-8")
 
-        if self.path:
-            write(self.path)
-        else:
-            self.push_screen(PathPrompt("Save the text as"), write)
+                self.push_screen(ChoiceDialog(
+                    "Replace?", f"{safe_text(path)} already exists. Replace it with your text?",
+                    [("replace", "Replace"), ("cancel", "Cancel")]), answer)
+                return
+            self._write(path, after, encoding=self.file_encoding if same else "utf-8")
+
+        self.push_screen(PathPrompt("Save the text as", self.path or ""), chosen)
+
+    def _write(self, path: str, after: Callable[[], None] | None, *, encoding: str | None = None) -> None:
+        text = self.editor.real_text
+        encoding = encoding or self.file_encoding
+        try:
+            stamp = files.save_text(path, text, encoding)
+        except files.SaveProblem as exc:
+            def answer(choice: str | None) -> None:
+                if choice == "save_as":
+                    self._ask_path(after)
+
+            self.push_screen(ChoiceDialog("Cannot save", f"{safe_text(exc)}. Your text is still here.",
+                                          [("save_as", "Save as…"), ("cancel", "Cancel")]), answer)
+            return
+        if self.path and path != self.path:
+            recovery.discard(self.path)
+        self.path, self.stamp, self.file_encoding, self.source = str(path), stamp, encoding, "file"
+        self._saved_text = text
+        recovery.discard(self.path)
+        self._input_title()
+        self.notify(f"Saved {safe_text(path)}", markup=False)
+        if after is not None:
+            after()
 
     async def action_quit(self) -> None:
-        if not self.modified:
+        if not self.modified or self.source == "sample":
             self.exit(0)
             return
 
-        def answer(choice: str) -> None:
+        def answer(choice: str | None) -> None:
             if choice == "save":
-                self._save_then(lambda: self.exit(0))
+                self.save_then(lambda: self.exit(0))
             elif choice == "discard":
+                recovery.discard(self.path)
                 self.exit(0)
 
-        where = self.path or ("the text from standard input" if self.source == "stdin" else "the sample text")
+        where = safe_text(self.path) if self.path else "the text from standard input"
         self.push_screen(
             ChoiceDialog("Unsaved edits", f"You changed {where}. Save before quitting?",
                          [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
             answer,
         )
 
+    # ----- signals and recovery --------------------------------------------------------------
+
+    def _trap_signals(self) -> None:
+        """SIGTERM and SIGHUP (an SSH drop) keep the unsaved edits and restore the terminal."""
+        self._trapped: list[int] = []
+        try:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                loop.add_signal_handler(sig, self._stopped_by_signal, sig)
+                self._trapped.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError, AttributeError):
+            pass  # not the main thread, or no such signal here
+
+    def _untrap_signals(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+            for sig in getattr(self, "_trapped", []):
+                loop.remove_signal_handler(sig)
+        except (RuntimeError, ValueError):
+            pass
+
+    def _stopped_by_signal(self, sig: int) -> None:
+        name = signal.Signals(sig).name
+        kept: Path | None = None
+        try:
+            if self.modified:
+                kept = recovery.write(self.path, self.editor.real_text, name)
+        except Exception:  # noqa: BLE001 - leaving must not fail: the terminal is restored below
+            kept = None
+        self.stopped_by = (name, kept)
+        # if the terminal is gone (SIGHUP) and restoring it blocks, leave anyway
+        watchdog = threading.Timer(5.0, os._exit, (128 + sig,))
+        watchdog.daemon = True
+        watchdog.start()
+        self.exit(return_code=128 + sig)
+
+    def _offer_recovery(self) -> None:
+        found = recovery.find(self.path if self.source == "file" else None)
+        if found is None:
+            return
+        if found.text == self.editor.real_text:
+            recovery.discard(self.path if self.source == "file" else None)
+            return
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.when))
+        what = safe_text(self.path) if self.source == "file" and self.path else "text without a file"
+        message = (f"tokscope was stopped ({safe_text(found.reason)}) at {when} with unsaved edits to {what}. "
+                   f"They were kept in {safe_text(found.file)}. Restore them?")
+
+        def answer(choice: str | None) -> None:
+            key = self.path if self.source == "file" else None
+            if choice == "restore":
+                self.set_text(found.text)
+                recovery.discard(key)
+                self.notify("Restored the recovered edits (Ctrl+Z undoes it)", markup=False)
+            elif choice == "discard":
+                recovery.discard(key)
+
+        self.push_screen(ChoiceDialog("Recovered edits", message,
+                                      [("restore", "Restore"), ("discard", "Discard them"),
+                                       ("later", "Keep for later")]), answer)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 
@@ -27,9 +28,13 @@ def copy_text(app: Any, text: str) -> str:
 def describe(method: str, what: str) -> str:
     """The message shown after a copy.
 
+    >>> os.environ.pop("TMUX", None) and None
     >>> describe("osc52", "3 ids")
     'No system clipboard: sent 3 ids to the terminal (OSC 52); most terminals put it on the clipboard'
     """
     if method == "clipboard":
         return f"Copied {what} to the clipboard"
-    return f"No system clipboard: sent {what} to the terminal (OSC 52); most terminals put it on the clipboard"
+    message = f"No system clipboard: sent {what} to the terminal (OSC 52); most terminals put it on the clipboard"
+    if os.environ.get("TMUX"):
+        message += "; inside tmux only with `set -g set-clipboard on` in ~/.tmux.conf"
+    return message

@@ -47,26 +47,33 @@ def head_cut(data: bytes, limit: int) -> bytes:
     return cut
 
 
-def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str, str | None]:
-    """(text, path, source, notice) for the explorer; ``ask(question, choices) -> key`` settles
-    bad input interactively (None: refuse with an error, as a script would want)."""
+def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str, str | None, str]:
+    """(text, path, source, notice, file encoding) for the explorer; ``ask(question, choices) -> key``
+    settles bad input interactively (None: refuse with an error, as a script would want).
+
+    Every name shown comes through :func:`tokscope.core.display.safe_text`."""
+    from ..core.display import safe_text
+
     limit = _limit(args)
     path = getattr(args, "file", None)
+    encoding = "utf-8"
     if path and path != "-":
-        where = path
+        where = safe_text(path)
         try:
             size = os.path.getsize(path)
         except FileNotFoundError:
-            raise StartupProblem(f"{path}: no such file") from None
+            raise StartupProblem(f"{where}: no such file") from None
+        except ValueError:
+            raise StartupProblem(f"{where}: no such file (the name holds a NUL character)") from None
         except OSError as exc:
-            raise StartupProblem(f"{path}: {exc.strerror or exc}") from None
+            raise StartupProblem(f"{where}: {exc.strerror or exc}") from None
         if os.path.isdir(path):
-            raise StartupProblem(f"{path} is a directory, not a file")
+            raise StartupProblem(f"{where} is a directory, not a file")
         try:
             with open(path, "rb") as handle:
                 data = handle.read(limit + 1)
         except OSError as exc:
-            raise StartupProblem(f"{path}: {exc.strerror or exc}") from None
+            raise StartupProblem(f"{where}: {exc.strerror or exc}") from None
         source = "file"
     elif path == "-" or (sys.stdin is not None and not sys.stdin.isatty()):
         where = "standard input"
@@ -77,7 +84,7 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
     else:
         from ..sample_texts import read_sample
 
-        return read_sample("default.txt"), None, "sample", None
+        return read_sample("default.txt"), None, "sample", None, encoding
     notice = None
     if size > limit:
         question = (f"{where} is {size:,} bytes{' or more' if source == 'stdin' else ''}, over the explorer's "
@@ -93,24 +100,33 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         kind = "a binary file" if b"\x00" in data[:8192] else "not valid UTF-8"
-        question = (f"{where} is {kind}: byte 0x{data[exc.start]:02x} at offset {exc.start} does not decode.")
+        question = (f"{where} is {kind}: byte 0x{data[exc.start]:02x} at offset {exc.start} does not decode. "
+                    "Latin-1 reads every byte as one character and saves the file back the same way.")
         if getattr(args, "errors", "strict") == "replace":
             choice = "replace"
         else:
-            choice = ask(question, [("replace", "Open with U+FFFD replacements"), ("quit", "Quit")]) if ask else "quit"
+            # short labels: three buttons fit a 64-column dialog
+            choices = [("replace", "Open, bad bytes as U+FFFD"), ("latin-1", "Open as Latin-1"), ("quit", "Quit")]
+            choice = ask(question, choices) if ask else "quit"
+        if choice == "latin-1":
+            text = data.decode("latin-1")
+            encoding = "latin-1"
+            notice = (notice + "; " if notice else "") + f"{where} was read as Latin-1 (one character per byte)"
+            return text, path, source, notice, encoding
         if choice != "replace":
             raise StartupProblem(question + " (use --errors replace to open it anyway)")
         text = data.decode("utf-8", errors="replace")
         notice = (notice + "; " if notice else "") + f"{where} was not UTF-8: bad bytes shown as U+FFFD"
         if source == "file":
             path = None  # saving would write the replacements over the original bytes
-    return text, path, source, notice
+    return text, path, source, notice, encoding
 
 
 def _ask_on_terminal(question: str, choices) -> str:
     """Ask on the terminal before the app starts (a tiny Textual dialog)."""
-    from .screens.dialogs import ChoiceDialog
     from textual.app import App
+
+    from .screens.dialogs import ChoiceDialog
 
     class Ask(App):
         CSS_PATH = str(Path(__file__).with_name("explorer.tcss"))
@@ -140,8 +156,11 @@ def _check_encoding(name: str) -> None:
         return
     if saved.find(name, registry.saved_dir()) is not None:
         return
+    from ..core.display import safe_text
+
     known = ", ".join(registry.builtin_names())
-    raise StartupProblem(f"unknown encoding {name!r}; choose one of {known}, or a saved tokenizer's name or path")
+    raise StartupProblem(f"unknown encoding {safe_text(name)!r}; choose one of {known}, or a saved tokenizer's "
+                         "name or path")
 
 
 def run_explorer(args: argparse.Namespace) -> int:
@@ -153,15 +172,26 @@ def run_explorer(args: argparse.Namespace) -> int:
     piped = getattr(args, "file", None) in (None, "-") and sys.stdin is not None and not sys.stdin.isatty()
     if piped or getattr(args, "file", None) == "-":
         # read the pipe first, then ask (if needed) on the terminal
-        text, path, source, notice = read_input(args, ask=None if not os.path.exists("/dev/tty") else _deferred_ask)
+        text, path, source, notice, file_encoding = read_input(
+            args, ask=None if not os.path.exists("/dev/tty") else _deferred_ask)
     else:
-        text, path, source, notice = read_input(args, ask=_ask_on_terminal if sys.stdout.isatty() else None)
+        text, path, source, notice, file_encoding = read_input(
+            args, ask=_ask_on_terminal if sys.stdout.isatty() else None)
     if source == "stdin":
         _reopen_tty()
     from .app import ExplorerApp
 
-    app = ExplorerApp(text, encoding=encoding, path=path, source=source, notice=notice)
+    app = ExplorerApp(text, encoding=encoding, path=path, source=source, notice=notice, file_encoding=file_encoding)
     app.run()
+    if getattr(app, "stopped_by", None) is not None:
+        name, kept = app.stopped_by
+        from ..core.display import safe_text
+
+        where = f"; your unsaved edits are in {safe_text(kept)} (offered back when you open it again)" if kept else ""
+        try:
+            print(f"tokscope: stopped by {name}{where}", file=sys.stderr)
+        except (OSError, ValueError):
+            pass  # the terminal is gone (SIGHUP)
     return app.return_code or 0
 
 

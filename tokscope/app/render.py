@@ -12,10 +12,13 @@ from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from rich.cells import cell_len
+from rich.text import Text
 
 from ..core import display
-from ..core.display import hex_label
+from ..core.display import hex_label, safe_text
 from ..core.document import PARTIAL, Document
+
+__all__ = ["safe_text"]  # re-exported: the one escaping helper, for the widgets drawing text
 
 TEXT, IDS, BOTH = "text", "ids", "both"
 MODES = (TEXT, IDS, BOTH)
@@ -32,17 +35,6 @@ def char_glyph(ch: str, ws: bool) -> tuple[str, str]:
     if kind == "text" and cell_len(ch) == 0 and unicodedata.category(ch) not in ("Mn", "Me"):
         return f"⟨U+{ord(ch):04X}⟩", "ctrl"
     return glyph, kind
-
-
-def safe_text(text: str, ws: bool = False) -> str:
-    """``text`` as drawn in labels and the inspector: every character by :func:`char_glyph`.
-
-    >>> safe_text("a\x1b[2Jb\u202e", ws=True)
-    'a␛[2Jb⟨RLO⟩'
-    """
-    if text.isascii() and text.isprintable() and not (ws and " " in text):
-        return text
-    return "".join(char_glyph(ch, ws)[0] for ch in text)
 
 
 @lru_cache(maxsize=65536)
@@ -91,6 +83,41 @@ def units_width(units) -> int:
     return sum(cell_len(glyph) for _, glyph, _ in units)
 
 
+def piece_cells(doc: Document, i: int, token_id: int, start: int, flags: int, ws: bool) -> list[tuple[int, str, str]]:
+    """What piece ``i`` draws in the text view: ``(character offset in the text, glyph, kind)``.
+
+    These are the piece's display units (:func:`piece_units`) placed in the text; after the bytes
+    of the piece that completes a character split across partial pieces comes that character
+    itself (kind ``char``), so ``😃`` cut in two reads ``‹f0 9f 98›‹83›😃``.
+    """
+    data = doc.tokenizer.token_bytes(token_id)
+    units = piece_units(data, ws)
+    if not flags & PARTIAL:
+        return [(start + rel, glyph, kind) for rel, glyph, kind in units]
+    out = []
+    n = len(doc)
+    next_start = doc.starts[i + 1] if i + 1 < n else len(doc.text)
+    last = len(units) - 1
+    for k, (rel, glyph, kind) in enumerate(units):
+        pos = start + rel
+        out.append((pos, glyph, kind))
+        if kind == "hex" and pos < len(doc.text):
+            finishes = (k < last and units[k + 1][0] > rel) or (k == last and next_start > pos)
+            # the piece that ends the character's bytes: its continuation bytes lead the piece,
+            # or nothing after it shares the character
+            if finishes and _ends_character(data, k, units):
+                out.append((pos, char_glyph(doc.text[pos], ws)[0], "char"))
+    return out
+
+
+def _ends_character(data: bytes, k: int, units) -> bool:
+    """Whether hex unit ``k`` of a piece holds the last byte of its character (it is the piece's
+    leading continuation bytes, or its trailing bytes complete nothing)."""
+    if k == 0 and data[:1] and 0x80 <= data[0] < 0xC0:
+        return True
+    return False
+
+
 def is_simple(text: str) -> bool:
     """True when every character is printable ASCII drawn one cell wide (a trailing newline is fine)."""
     if text.endswith("\n"):
@@ -109,8 +136,9 @@ def _char_width(ch: str) -> int:
 def layout_text(doc: Document, width: int, a: int, b: int) -> list[int]:
     """Row starts for ``doc.text[a:b]`` in text mode (``a`` and ``b`` are line starts or ends).
 
-    Rows break after each newline and wherever the next character would not fit ``width``; a
-    character split across partial pieces takes the width of its hex labels.
+    Rows break after each newline, and where the next character would not fit ``width``: at the
+    start of the piece that would not fit (a piece is cut only when it is wider than a row). A
+    character split across partial pieces takes the width of its bytes' labels and of itself.
     """
     text = doc.text
     width = max(width, 8)
@@ -119,44 +147,90 @@ def layout_text(doc: Document, width: int, a: int, b: int) -> list[int]:
     while pos < b:
         nl = text.find("\n", pos, b)
         pend = nl + 1 if nl != -1 else b
-        seg = text[pos:pend]
-        if is_simple(seg):
-            eff = pend - pos - (1 if seg.endswith("\n") else 0)
-            rows.extend(range(pos, pos + max(eff, 1), width))
+        if pend - pos <= width + 1 and is_simple(text[pos:pend]):
+            rows.append(pos)  # the common case: a short plain line is one row
+        elif is_simple(text[pos:pend]):
+            rows.extend(_wrap_simple(doc, width, pos, pend - (1 if nl != -1 else 0)))
         else:
             rows.extend(_layout_complex(doc, width, pos, pend))
         pos = pend
     return rows
 
 
-def _layout_complex(doc: Document, width: int, a: int, b: int) -> list[int]:
+def _wrap_simple(doc: Document, width: int, a: int, end: int) -> list[int]:
+    """Rows of a line of one-cell characters ``[a, end)``, broken at piece starts."""
+    rows = [a]
+    row = a
+    starts = doc.starts
+    covered = doc.covered if len(doc) else 0
+    while end - row > width:
+        cut = row + width
+        if cut < covered:
+            j = starts.bisect_right(cut) - 1
+            if j >= 0 and row < starts[j] <= cut:
+                cut = starts[j]
+        rows.append(cut)
+        row = cut
+    return rows
+
+
+def _layout_complex(doc: Document, width: int, a: int, b: int,
+                    sync: tuple[int, set[int], int] | None = None) -> list[int]:
+    """Rows of the line ``[a, b)`` holding characters wider or narrower than a cell, or partial
+    pieces; ``a`` is a row start. With ``sync = (stop, old_starts, delta)`` it stops at the first
+    row that starts at or after ``stop`` where an old row started (moved by ``delta``): from there
+    on the old rows hold (the row after a row start depends on nothing before it). Pieces are read
+    as the characters are, so the cost is that of the rows laid out."""
     text = doc.text
-    hexw: dict[int, int] = {}
-    if len(doc):
+    extra: dict[int, int] = {}  # character offset -> cells its partial pieces draw instead
+    pieces = iter(())
+    if len(doc) and a < doc.covered:
         i = doc.starts.bisect_right(a) - 1
         ends = doc.ends
         while i > 0 and ends[i - 1] > a:
             i -= 1
-        tok = doc.tokenizer
-        for _, token_id, start, _, flags in doc.iter_pieces(max(i, 0)):
-            if start >= b:
-                break
-            if flags & PARTIAL:
-                for rel, glyph, kind in piece_units(tok.token_bytes(token_id), False):
-                    if kind == "hex":
-                        hexw[start + rel] = hexw.get(start + rel, 0) + cell_len(glyph)
+        pieces = doc.iter_pieces(max(i, 0))
+    pending = next(pieces, None)  # the next piece not yet read: (i, id, start, end, flags)
     rows = [a]
     cur = 0
+    last_start = -1  # the last piece start in this row after its first cell, and the cells before it
+    cells_before = 0
     for off in range(a, b):
+        is_start = False
+        while pending is not None and pending[2] <= off:
+            i, token_id, start, _, flags = pending
+            if start == off:
+                is_start = True
+            if flags & PARTIAL:
+                for pos, glyph, kind in piece_cells(doc, i, token_id, start, flags, False):
+                    if kind in ("hex", "char"):
+                        extra[pos] = extra.get(pos, 0) + cell_len(glyph)
+            pending = next(pieces, None)
         ch = text[off]
         if ch == "\n":
             break
-        w = hexw.get(off) or _char_width(ch)
+        if is_start and off != rows[-1]:
+            last_start, cells_before = off, cur
+        w = extra.pop(off, 0) or _char_width(ch)
         if cur + w > width and cur > 0:
-            rows.append(off)
-            cur = 0
+            if last_start > rows[-1]:
+                rows.append(last_start)  # break before the piece that does not fit
+                cur -= cells_before
+            else:
+                rows.append(off)
+                cur = 0
+            last_start = -1
+            if is_start and off != rows[-1]:
+                last_start, cells_before = off, cur
+            if sync is not None and rows[-1] >= sync[0] and rows[-1] - sync[2] in sync[1]:
+                return rows
         cur += w
     return rows
+
+
+#: a touched line longer than this (characters) is laid out again only from the rows the edit
+#: reached, until its rows meet the old ones again
+LONG_LINE = 4096
 
 
 def layout_pieces(doc: Document, width: int, mode: str, ws: bool) -> list[int]:
@@ -238,7 +312,20 @@ def relayout(
     b_old = b_new - delta
     i0 = bisect_left(old_rows, a)
     i1 = bisect_left(old_rows, b_old)
-    middle = layout_text(new_doc, width, a, b_new)
+    if b_new - a > LONG_LINE and text.find("\n", a, b_new - 1) == -1 and not is_simple(text[a:b_new]):
+        line = old_rows[i0:i1]
+        k = max(0, bisect_right(line, restart) - 2)  # a row before the edit: unchanged
+        start = line[k] if line else a
+        stop = max(new_stop, new_end)
+        middle = _layout_complex(new_doc, width, start, b_new, (stop, set(line[k + 1:]), delta))
+        if len(middle) > 1 and middle[-1] >= stop and middle[-1] - delta in line:
+            # synced: the rest of the line's rows are the old ones, moved
+            j = i0 + line.index(middle[-1] - delta)
+            rest = [r + delta for r in old_rows[j + 1:]]
+            return (old_rows[:i0 + k] + middle + rest) or [0]
+        middle = old_rows[i0:i0 + k] + middle
+    else:
+        middle = layout_text(new_doc, width, a, b_new)
     tail = old_rows[i1:] if b_old < len(text) - delta else []
     if delta:
         tail = [r + delta for r in tail]
@@ -276,3 +363,42 @@ def _relayout_pieces(old_rows: list[int], doc: Document, width: int, mode: str, 
 def row_of(rows: list[int], offset: int) -> int:
     """The row holding character ``offset``."""
     return max(0, bisect_right(rows, offset) - 1)
+
+
+# ----- tokens as styled text (the inspector, the why screen, insights) -------------------------
+
+#: visible whitespace in labels: its own colour and italic, so ``·`` for a space never reads as
+#: the text's own ``·`` (the token view's ``token-view--whitespace`` class has the same look)
+WS_STYLE = "italic #ffd27f"
+#: bytes that are not whole characters (``‹f0 9f›``)
+HEX_STYLE = "bold"
+
+
+def token_text(data: bytes, style: str = "") -> Text:
+    """A token's bytes as one unbreakable label in tokscope's notation (:func:`tokscope.core.display.token_label`),
+    whitespace drawn visible in :data:`WS_STYLE`, partial bytes in :data:`HEX_STYLE`.
+
+    >>> token_text(b" the\\xf0\\x9f").plain
+    '·the‹f0 9f›'
+    """
+    out = Text(style=style, no_wrap=True)
+    text = data.decode("utf-8", "surrogateescape")
+    raw: list[int] = []
+
+    def flush() -> None:
+        if raw:
+            out.append(hex_label(bytes(raw)), style=HEX_STYLE)
+            raw.clear()
+
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            raw.append(code - 0xDC00)
+            continue
+        flush()
+        glyph, kind = char_glyph(ch, True)
+        if ch == "\t":
+            glyph = "→"
+        out.append(glyph, style=WS_STYLE if kind == "ws" else ("bold red" if kind == "ctrl" else ""))
+    flush()
+    return out

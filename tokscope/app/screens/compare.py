@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
 from ...core.compare import (
@@ -34,10 +35,12 @@ from ...core.compare import (
     format_money,
     from_document,
 )
+from ...core.display import safe_text
 from ...core.document import Document
-from ..render import TEXT, layout, relayout, row_of
+from ...core.errors import CancelledError
+from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.compare_view import ComparePane
-from ..widgets.token_view import Palette
+from .base import ViewScreen, view_bindings
 
 #: at this width and wider the panes sit side by side unless the user chose otherwise
 SIDE_BY_SIDE_WIDTH = 120
@@ -58,6 +61,8 @@ class Slot:
     rows_width: int = 0
     seg: Segmentation | None = None
     gen: int = -1
+    #: set to stop the pane's running job (a thread cannot be interrupted: it checks this)
+    cancel: threading.Event = field(default_factory=threading.Event)
 
 
 def _num(value: float | None) -> str:
@@ -100,8 +105,11 @@ def parse_copies(value: str) -> int | None:
     return copies if copies >= 1 else None
 
 
-class CompareScreen(Screen):
+class CompareScreen(ViewScreen):
     """Compare encodings on the explorer's text (see the module docstring)."""
+
+    #: three stacked panes need a few rows each besides the table
+    MIN_SIZE = (60, 20)
 
     DEFAULT_CSS = """
     CompareScreen { layout: vertical; }
@@ -114,22 +122,25 @@ class CompareScreen(Screen):
     CompareScreen.-editing #cmp-editor { display: block; }
     #cmp-panes { height: 1fr; layout: vertical; }
     #cmp-panes.-side { layout: horizontal; }
-    .cmp-pane { height: 1fr; width: 1fr; border: round $secondary 50%; padding: 0; }
+    .cmp-pane { height: 1fr; width: 1fr; border: round $foreground 45%; padding: 0;
+                border-title-color: $foreground; border-subtitle-color: $foreground; }
     .cmp-pane:focus-within { border: round $accent; }
     .cmp-error { display: none; color: $error; padding: 0 1; height: 1fr; }
     .cmp-pane.-failed .cmp-error { display: block; }
     .cmp-pane.-failed ComparePane { display: none; }
     #cmp-stats { height: auto; max-height: 7; }
-    #cmp-note { height: 1; color: $text-muted; }
+    CompareScreen.-short #cmp-stats { max-height: 4; }
+    #cmp-note { height: 1; color: $foreground; }
     """
 
     BINDINGS = [
         Binding("escape", "close", "Back"),
         Binding("a", "add", "Add"),
         Binding("x", "remove", "Remove"),
-        Binding("l", "toggle_layout", "Side/stacked"),
-        Binding("e", "edit", "Edit text"),
+        Binding("l", "toggle_layout", "Layout"),
+        Binding("e", "edit", "Edit"),
         Binding("p", "focus_prices", "Prices"),
+        *view_bindings(),
     ]
 
     def __init__(self, encodings: list[str] | None = None, *, text: str | None = None) -> None:
@@ -163,14 +174,14 @@ class CompareScreen(Screen):
         table = DataTable(id="cmp-stats", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="cmp-note")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
-    def _palette(self) -> Palette:
+    def _kind(self) -> str:
         app = self.app
         kind = getattr(app, "_palette_kind", None)
         if kind is None:
             kind = "mono" if app.no_color else "standard" if app.console.color_system in ("standard", "windows") else "truecolor"
-        return Palette(kind)
+        return kind
 
     def on_mount(self) -> None:
         app: Any = self.app
@@ -216,9 +227,9 @@ class CompareScreen(Screen):
         return slot
 
     def _new_box(self, slot: Slot) -> Vertical:
-        pane = ComparePane(slot.key, palette=self._palette(), id=f"view-{slot.key}")
-        box = Vertical(Static("", classes="cmp-error"), pane, classes="cmp-pane", id=f"box-{slot.key}")
-        box.border_title = f"{len(self.slots)}. {slot.name} (loading…)"
+        pane = ComparePane(slot.key, kind=self._kind(), id=f"view-{slot.key}")
+        box = Vertical(Static("", classes="cmp-error", markup=False), pane, classes="cmp-pane", id=f"box-{slot.key}")
+        box.border_title = Text(f"{len(self.slots)}. {safe_text(slot.name)} (loading…)")
         return box
 
     def _add_slot(self, name: str) -> Slot:
@@ -249,6 +260,7 @@ class CompareScreen(Screen):
         self.query_one("#cmp-panes").set_class(self.side_by_side, "-side")
 
     def on_resize(self) -> None:
+        self.set_class(self.app.size.height < 22, "-short")
         self._apply_layout()
         self.call_after_refresh(self._relayout_if_needed)
 
@@ -272,13 +284,22 @@ class CompareScreen(Screen):
         specials = bool(getattr(app, "encode_kwargs", lambda: {})().get("allowed_special"))
         for slot in self.slots:
             pane = self._pane(slot)
+            # a superseded job stops at its next check instead of building a whole document that
+            # nobody will show (three 1 MB builds at once took the process past 500 MB)
+            slot.cancel.set()
+            slot.cancel = cancel = threading.Event()
             self.run_worker(
-                lambda slot=slot, width=pane.layout_width, gen=self.gen, text=self.text: self._pane_job(
-                    slot, gen, text, specials, width),
+                lambda slot=slot, width=pane.layout_width, gen=self.gen, text=self.text, cancel=cancel: self._pane_job(
+                    slot, gen, text, specials, width, cancel),
                 thread=True, exclusive=True, group=f"cmp-{slot.key}", exit_on_error=False,
             )
 
-    def _pane_job(self, slot: Slot, gen: int, text: str, specials: bool, width: int) -> None:
+    def on_unmount(self) -> None:
+        for slot in self.slots:
+            slot.cancel.set()
+
+    def _pane_job(self, slot: Slot, gen: int, text: str, specials: bool, width: int,
+                  cancel: threading.Event | None = None) -> None:
         """Worker: load, encode (reusing the last doc when only the text changed), lay out."""
         try:
             tokenizer = slot.tokenizer
@@ -288,16 +309,18 @@ class CompareScreen(Screen):
                 tokenizer = registry.load(slot.name)
             old, old_rows = slot.doc, slot.rows
             if old is not None and old.tokenizer is tokenizer and old.specials == specials and old.complete:
-                doc = old.edited(text)
+                doc = old.edited(text, cancel=cancel)
                 if old_rows is not None and slot.rows_width == width:
                     # only the lines the edit touched are laid out again
                     rows = old_rows if doc is old else relayout(old_rows, old, doc, width, TEXT, False)
                 else:
                     rows = layout(doc, width, TEXT, False)
             else:
-                doc = Document.build(tokenizer, text, specials)
+                doc = Document.build(tokenizer, text, specials, cancel=cancel)
                 rows = layout(doc, width, TEXT, False)
             seg = from_document(doc)
+        except CancelledError:
+            return
         except Exception as exc:  # noqa: BLE001 - a failing tokenizer is shown in its pane
             message = str(exc) or type(exc).__name__
             self.app.call_from_thread(self._pane_failed, slot, gen, message)
@@ -311,8 +334,8 @@ class CompareScreen(Screen):
         slot.gen = gen
         box = self._box(slot)
         box.add_class("-failed")
-        box.border_title = f"{self.slots.index(slot) + 1}. {slot.name} (failed)"
-        box.query_one(".cmp-error", Static).update(f"Cannot use {slot.name!r}: {message}")
+        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(slot.name)} (failed)")
+        box.query_one(".cmp-error", Static).update(Text(f"Cannot use {safe_text(slot.name)!r}: {safe_text(message)}"))
         self._maybe_compare()
 
     def _pane_ready(self, slot: Slot, gen: int, tokenizer: Any, doc: Document, rows: list[int], width: int,
@@ -323,7 +346,7 @@ class CompareScreen(Screen):
         slot.rows, slot.rows_width = rows, width
         box = self._box(slot)
         box.remove_class("-failed")
-        box.border_title = f"{self.slots.index(slot) + 1}. {tokenizer.name}  {len(doc.ids):,} tokens"
+        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(tokenizer.name)}  {len(doc.ids):,} tokens")
         pane = self._pane(slot)
         top = pane.top_offset() if pane.doc is not None else 0
         pane.set_marks(None, frozenset())
@@ -382,18 +405,19 @@ class CompareScreen(Screen):
         stats = {s.name: (k, s) for k, s in enumerate(result.stats)} if result is not None else {}
         for slot in self.slots:
             name = slot.tokenizer.name if slot.tokenizer is not None else slot.name
+            shown = Text(safe_text(name))
             if slot.error is not None:
-                table.add_row(slot.name, "failed", *["-"] * 11, key=slot.key)
+                table.add_row(Text(safe_text(slot.name)), "failed", *["-"] * 11, key=slot.key)
                 continue
             if name not in stats:
-                table.add_row(name, "…", *[""] * 11, key=slot.key)
+                table.add_row(shown, "…", *[""] * 11, key=slot.key)
                 continue
             k, s = stats[name]
             c = items.get(name)
             money = [format_money(c.input), format_money(c.output), format_money(c.input_total),
                      format_money(c.output_total)] if c else ["-"] * 4
             table.add_row(
-                name, f"{s.tokens:,}", _num(s.chars_per_token), _num(s.tokens_per_word), _num(s.bytes_per_token),
+                shown, f"{s.tokens:,}", _num(s.chars_per_token), _num(s.tokens_per_word), _num(s.bytes_per_token),
                 _pct(s.partial_share), _pct(s.single_byte_share),
                 "-" if k == 0 else f"{s.extra_vs_first:,}", "-" if k == 0 else f"{s.missing_vs_first:,}",
                 *money, key=slot.key,
@@ -403,11 +427,14 @@ class CompareScreen(Screen):
         info = f"{len(self.text):,} ch"
         if self.result is not None and len(self.result.stats) > 1:
             info += f" · cuts agree {_pct(self.result.agreed_share)}"
-        self.query_one("#cmp-info", Label).update(info)
-        first = self.result_slots[0].tokenizer.name if self.result_slots else "the first"
-        self.query_one("#cmp-note", Static).update(
-            f"underlined: cuts {first} does not make · reversed: pieces overlapping the pick · +/-cuts vs {first}"
-        )
+        self.query_one("#cmp-info", Label).update(Text(info))
+        first = safe_text(self.result_slots[0].tokenizer.name) if self.result_slots else "the first"
+        note = Text()
+        note.append("cut", style="bold #ffd27f")
+        note.append(f": a cut {first} does not make · ")
+        note.append("reversed", style="reverse bold")
+        note.append(": pieces overlapping the one you picked in another pane")
+        self.query_one("#cmp-note", Static).update(note)
 
     @on(Input.Changed)
     def _prices_changed(self, event: Input.Changed) -> None:
@@ -447,10 +474,11 @@ class CompareScreen(Screen):
                 notes.append(f"{other.seg.name}: {len(hits)}")
         token_id = slot.seg.ids[event.index]
         piece = slot.doc.piece(event.index) if slot.doc is not None else None
-        label = repr(piece.text) if piece is not None else ""
-        self.query_one("#cmp-note", Static).update(
-            f"{slot.seg.name} #{event.index} id {token_id} {label} bytes {start}-{end} overlaps " + ", ".join(notes)
-        )
+        note = Text(f"{safe_text(slot.seg.name)} #{event.index} id {token_id} ")
+        if piece is not None:
+            note.append_text(token_text(piece.bytes))
+        note.append(f" bytes {start}-{end} overlaps " + ", ".join(safe_text(n) for n in notes))
+        self.query_one("#cmp-note", Static).update(note)
 
     def on_compare_pane_scrolled(self, event: ComparePane.Scrolled) -> None:
         event.stop()
@@ -521,7 +549,7 @@ class CompareScreen(Screen):
         from ...sources.registry import canonical_name
 
         if any(canonical_name(s.name) == canonical_name(name) for s in self.slots):
-            self.notify(f"{name} is already shown.", severity="warning")
+            self.notify(f"{safe_text(name)} is already shown.", severity="warning", markup=False)
             return
         if len(self.slots) >= MAX_ON_SCREEN:
             self.notify(f"At most {MAX_ON_SCREEN} encodings fit here.", severity="warning")
@@ -548,6 +576,6 @@ class CompareScreen(Screen):
         for k, other in enumerate(self.slots):
             box = self._box(other)
             shown = other.tokenizer.name if other.tokenizer is not None else other.name
-            box.border_title = f"{k + 1}. {shown}" + (" (failed)" if other.error else "")
+            box.border_title = Text(f"{k + 1}. {safe_text(shown)}" + (" (failed)" if other.error else ""))
         self.call_after_refresh(self.refresh_all)
         self.call_after_refresh(self._focus_first)

@@ -9,11 +9,32 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.display import safe_text
+from ..widgets.form import Button
+from .base import TooSmall, check_size
 
-class ChoiceDialog(ModalScreen[str]):
+#: the smallest terminal a dialog is drawn in
+DIALOG_MIN = (40, 12)
+
+
+class Dialog(ModalScreen):
+    """A modal dialog: too small a terminal shows the message instead of a cut dialog. Ctrl+Q
+    quits from a dialog too (a modal screen hides the app's keys)."""
+
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", show=False)]
+
+    def on_mount(self) -> None:
+        self.mount(TooSmall(*DIALOG_MIN))
+        check_size(self, self.app.size, DIALOG_MIN)
+
+    def on_resize(self) -> None:
+        check_size(self, self.app.size, DIALOG_MIN)
+
+
+class ChoiceDialog(Dialog):
     """A question with buttons; each choice is ``(key, label)``; dismisses with the key.
 
     The first letter of each key is also a keyboard shortcut; Escape dismisses with ``"cancel"``.
@@ -29,8 +50,8 @@ class ChoiceDialog(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label(self.title_text, id="dialog-title")
-            yield Static(self.message, id="dialog-message")
+            yield Label(self.title_text, id="dialog-title", markup=False)
+            yield Static(self.message, id="dialog-message", markup=False)
             with Horizontal(id="dialog-buttons"):
                 for key, label in self.choices:
                     yield Button(label, id=f"choice-{key}", variant="primary" if key == self.choices[0][0] else "default")
@@ -53,7 +74,7 @@ class ChoiceDialog(ModalScreen[str]):
         self.dismiss(key)
 
 
-class PathPrompt(ModalScreen[str | None]):
+class PathPrompt(Dialog):
     """Ask for a file path; dismisses with it, or None on Escape."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -65,9 +86,9 @@ class PathPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label(self.title_text, id="dialog-title")
+            yield Label(self.title_text, id="dialog-title", markup=False)
             yield Input(value=self.value, placeholder="path/to/file.txt", id="path")
-            yield Static("Enter to save · Escape to cancel", id="dialog-message")
+            yield Static("Enter to save · Escape to cancel", id="dialog-message", markup=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -77,7 +98,7 @@ class PathPrompt(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class EncodingPicker(ModalScreen[str | None]):
+class EncodingPicker(Dialog):
     """Pick an encoding from ``registry.list_encodings()``; dismisses with its name or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -92,9 +113,9 @@ class EncodingPicker(ModalScreen[str | None]):
         for info in self.infos:
             size = f"{info.n_vocab:>7,}" if info.n_vocab else "      ?"
             mark = "●" if info.name == self.current else " "
-            line = Text(f"{mark} {info.name:<15} {size}  ")
-            line.append(info.kind + ("" if info.available else " (missing)"), style="dim")
-            options.append(Option(line, id=info.name, disabled=False))
+            line = Text(f"{mark} {safe_text(info.name):<15} {size}  ")
+            line.append(info.kind + ("" if info.available else " (missing)"))
+            options.append(Option(line, disabled=False))
         with Vertical(id="dialog"):
             yield Label("Encoding  (Enter to load, Escape to cancel)", id="dialog-title")
             yield OptionList(*options, id="encodings")
@@ -107,14 +128,16 @@ class EncodingPicker(ModalScreen[str | None]):
         option_list.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        # by position, not by id: two encodings may share a name (a saved tokenizer named like
+        # a built-in), and an option id must be unique
         event.stop()
-        self.dismiss(event.option.id)
+        self.dismiss(self.infos[event.option_index].name)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog):
     """Every key, grouped; Escape, q or F1 closes it."""
 
     BINDINGS = [Binding("escape,q,f1,question_mark", "close", "Close")]

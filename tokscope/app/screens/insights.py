@@ -8,22 +8,15 @@ normalisation form (NFC, NFD, NFKC, NFKD) with the tokenization where a form fir
 text, before and after. Everything comes from :mod:`tokscope.core.stats` (the same calls as
 ``tokscope stats``) and is computed in a thread worker.
 
-Plots: no images and no plotting library. A bar chart of eighth blocks (``▁▂▃▄▅▆▇█``) and a
-scatter plot of braille dots (2x4 dots per cell) on linear or log axes, coloured with the 16 ANSI
-colours so they read the same in a 16-colour terminal and over SSH. Without colour (``NO_COLOR``)
-they switch to ASCII: ``#`` bars and one mark per series (``* o + x``). The geometry (bar heights,
-axis placement, dots) is pure and tested in :mod:`tokscope.core.stats`; the widgets lay it out.
+The plots are the widgets of :mod:`tokscope.app.widgets.plots`.
 """
 
 from __future__ import annotations
 
 import threading
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -31,242 +24,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
 from textual.reactive import reactive
-from textual.screen import Screen
-from textual.strip import Strip
-from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Footer, Input, Label, RadioButton, Static
 
 from ...core import stats as geo
+from ...core.display import safe_text
 from ...core.errors import CancelledError, TokscopeError
 from ...core.tokenizer import fix_surrogates
-#: Series colours (ANSI names, so a 16-colour terminal shows them as they are).
-SERIES_COLOURS = ("cyan", "yellow", "magenta", "green", "red", "blue", "bright_white")
-#: ASCII marks per series when there is no colour.
-SERIES_MARKS = ("*", "o", "+", "x", "%", "@", "&")
-
-
-def _fmt(value: float) -> str:
-    """A short axis label: 1234 -> '1.2k', 0.5 -> '0.5'.
-
-    >>> [_fmt(v) for v in (3, 1234, 2_500_000, 0.5, 12.25)]
-    ['3', '1.2k', '2.5M', '0.5', '12.2']
-    """
-    if abs(value) >= 1e6:
-        return f"{value / 1e6:.1f}M"
-    if abs(value) >= 1e4:
-        return f"{value / 1e3:.0f}k"
-    if abs(value) >= 1e3:
-        return f"{value / 1e3:.1f}k"
-    if value == int(value):
-        return str(int(value))
-    return f"{value:.1f}" if abs(value) >= 1 else f"{value:.2g}"
-
-
-class PlotWidget(Widget):
-    """A widget that draws a list of rows (each a list of ``(text, style)``) with the Line API."""
-
-    DEFAULT_CSS = """
-    PlotWidget { height: 12; min-height: 5; }
-    """
-
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self._rows: list[list[tuple[str, Style | None]]] | None = None
-        self._rows_for: tuple[int, int] = (0, 0)
-
-    @property
-    def ascii_only(self) -> bool:
-        return bool(getattr(self.app, "no_color", False))
-
-    def invalidate(self) -> None:
-        self._rows = None
-        self.refresh()
-
-    def on_resize(self) -> None:
-        self.invalidate()
-
-    def build(self, width: int, height: int) -> list[list[tuple[str, Style | None]]]:  # pragma: no cover
-        raise NotImplementedError
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size.width, self.size.height
-        if self._rows is None or self._rows_for != (width, height):
-            self._rows = self.build(width, height) if width > 0 and height > 0 else []
-            self._rows_for = (width, height)
-        base = self.rich_style
-        if y >= len(self._rows):
-            return Strip.blank(width, base)
-        segments = [Segment(text, base + style if style else base) for text, style in self._rows[y] if text]
-        return Strip(segments).adjust_cell_length(width, base)
-
-    def text_rows(self) -> list[str]:
-        """The plot as plain text (for tests and debugging)."""
-        width, height = self.size.width, self.size.height
-        return ["".join(t for t, _ in row) for row in self.build(width, height)]
-
-
-class BarChart(PlotWidget):
-    """Vertical bars for ``(label, value)`` pairs, the tallest filling the plot, labels below."""
-
-    def __init__(self, title: str = "", **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.title = title
-        self.bars: list[tuple[str, float]] = []
-        self.note = ""
-
-    def set_data(self, bars: Sequence[tuple[str, float]], title: str | None = None, note: str = "") -> None:
-        self.bars = list(bars)
-        if title is not None:
-            self.title = title
-        self.note = note
-        self.invalidate()
-
-    def build(self, width: int, height: int) -> list[list[tuple[str, Style | None]]]:
-        bold = Style(bold=True)
-        dim = Style(dim=True)
-        rows: list[list[tuple[str, Style | None]]] = [[(self.title[:width], bold)]]
-        if not self.bars or height < 4:
-            rows.append([(self.note or "no data", dim)])
-            return rows
-        top = max(v for _, v in self.bars)
-        ylabel = _fmt(top)
-        yw = len(ylabel) + 1
-        plot_h = max(1, height - 2 - (1 if self.note else 0))
-        n = len(self.bars)
-        slot = max(1, min(4, (width - yw) // max(n, 1)))
-        bars = self.bars[: max(1, (width - yw) // slot)]
-        bar_w = slot - 1 if slot >= 2 else 1
-        cells = geo.bar_rows([v for _, v in bars], plot_h, ascii_only=self.ascii_only)
-        colour = None if self.ascii_only else Style(color="cyan")
-        for r, line in enumerate(cells):
-            label = ylabel if r == 0 else ("0" if r == plot_h - 1 and plot_h > 1 else "")
-            row: list[tuple[str, Style | None]] = [(label.rjust(yw - 1) + " ", dim)]
-            row.append(("".join(ch * bar_w + " " * (slot - bar_w) for ch in line), colour))
-            rows.append(row)
-        labels = [" " * yw]
-        pos = 0
-        for i, (label, _) in enumerate(bars):
-            start = i * slot
-            if start < pos + (1 if i else 0):
-                continue
-            labels.append(" " * (start - pos) + label)
-            pos = start + len(label)
-        rows.append([("".join(labels)[:width], dim)])
-        if self.note:
-            rows.append([(self.note[:width], dim)])
-        return rows
-
-
-@dataclass(frozen=True)
-class Series:
-    """One set of points on a scatter plot, with its legend name."""
-
-    name: str
-    points: tuple[tuple[float, float], ...]
-
-
-class ScatterPlot(PlotWidget):
-    """Points of one or more series on linear or log axes, in braille dots, with a legend.
-
-    ``fit`` (a :class:`~tokscope.core.stats.LineFit` in natural logs) draws a fitted line when
-    both axes are logarithmic.
-    """
-
-    def __init__(self, title: str = "", *, x_title: str = "", y_title: str = "", log_x: bool = False,
-                 log_y: bool = False, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.title = title
-        self.x_title = x_title
-        self.y_title = y_title
-        self.log_x = log_x
-        self.log_y = log_y
-        self.series: list[Series] = []
-        self.fit: geo.LineFit | None = None
-        self.note = ""
-
-    def set_data(self, series: Sequence[Series], *, fit: geo.LineFit | None = None, title: str | None = None,
-                 note: str = "") -> None:
-        self.series = list(series)
-        self.fit = fit
-        if title is not None:
-            self.title = title
-        self.note = note
-        self.invalidate()
-
-    def _legend(self) -> list[tuple[str, Style | None]]:
-        if len(self.series) < 2:
-            return []
-        out: list[tuple[str, Style | None]] = [("  ", None)]
-        for i, s in enumerate(self.series):  # noqa: B007
-            mark = SERIES_MARKS[i % len(SERIES_MARKS)] if self.ascii_only else "⣿"
-            colour = None if self.ascii_only else Style(color=SERIES_COLOURS[i % len(SERIES_COLOURS)])
-            out += [(mark, colour), (f" {s.name}  ", None)]
-        return out
-
-    def build(self, width: int, height: int) -> list[list[tuple[str, Style | None]]]:
-        bold, dim = Style(bold=True), Style(dim=True)
-        legend = self._legend()
-        rows: list[list[tuple[str, Style | None]]] = [[(self.title, bold)]]
-        points = [p for s in self.series for p in s.points]
-        if not points or height < 5:
-            rows.append([(self.note or "no data", dim)])
-            return rows
-        x = geo.axis_for([p[0] for p in points], log=self.log_x)
-        y = geo.axis_for([p[1] for p in points], log=self.log_y)
-        ytop, ybottom = _fmt(y.high), _fmt(y.low)
-        yw = max(len(ytop), len(ybottom), len(self.y_title[:8])) + 1
-        plot_w = max(2, width - yw - 1)
-        plot_h = max(1, height - 2 - (1 if self.note else 0) - (1 if legend else 0))
-        dots = geo.dot_grid([s.points for s in self.series], x, y, plot_w, plot_h)
-        line = geo.line_dots(self.fit, x, y, plot_w, plot_h) if self.fit is not None else []
-        # compose cells: series drawn over the fitted line; the last series wins a shared cell's colour
-        cell_bits = [[0] * plot_w for _ in range(plot_h)]
-        cell_owner = [[-2] * plot_w for _ in range(plot_h)]  # -2 empty, -1 fit line, else series index
-        layers = [(-1, line)] + list(enumerate(dots))
-        for owner, layer in layers:
-            for dx, dy in layer:
-                col, sub_x = divmod(dx, 2)
-                row, sub_y = divmod(dy, 4)
-                if 0 <= row < plot_h and 0 <= col < plot_w:
-                    cell_bits[row][col] |= geo._BRAILLE_BITS[sub_x][sub_y]
-                    if owner >= cell_owner[row][col]:
-                        cell_owner[row][col] = owner
-        for r in range(plot_h):
-            if r == 0:
-                label = ytop
-            elif r == plot_h - 1:
-                label = ybottom
-            elif r == plot_h // 2 and self.y_title:
-                label = self.y_title[: yw - 1]
-            else:
-                label = ""
-            row: list[tuple[str, Style | None]] = [(label.rjust(yw - 1) + "│", dim)]
-            for c in range(plot_w):
-                owner = cell_owner[r][c]
-                if owner == -2:
-                    row.append((" ", None))
-                elif self.ascii_only:
-                    row.append(("." if owner == -1 else SERIES_MARKS[owner % len(SERIES_MARKS)], None))
-                else:
-                    style = dim if owner == -1 else Style(color=SERIES_COLOURS[owner % len(SERIES_COLOURS)])
-                    row.append((chr(0x2800 + cell_bits[r][c]), style))
-            rows.append(row)
-        left, right = _fmt(x.low), _fmt(x.high)
-        middle = self.x_title + (" (log)" if self.log_x else "")
-        gap = plot_w - len(left) - len(right)
-        if gap > len(middle) + 2:
-            pad = gap - len(middle)
-            axis = left + " " * (pad // 2) + middle + " " * (pad - pad // 2) + right
-        else:
-            axis = left + " " * max(1, gap) + right
-        rows.append([(" " * yw + axis, dim)])
-        if legend:
-            rows.append([(" " * (yw - 2), None), *legend])
-        if self.note:
-            rows.append([(self.note[:width], dim)])
-        return rows
-
-
+from ..messages import DocChanged, EncodingChanged
+from ..render import token_text
+from ..widgets.form import RadioSet
+from ..widgets.plots import BarChart, ScatterPlot, Series
+from .base import ViewScreen, view_bindings
 # ----- the insights screen ------------------------------------------------------------------------
 
 #: The normalisation choices, "none" being the text as typed.
@@ -311,19 +79,6 @@ def preview_window(text: str, normalized: str, form: str) -> tuple[int | None, s
     return first, window, geo.normalize(window, form)
 
 
-def piece_label(data: bytes) -> str:
-    """A token's bytes for the preview: :func:`tokscope.core.stats.token_label`, with a dotted
-    circle before a combining mark that starts the piece (it has no base character to sit on).
-
-    >>> piece_label("\\u0301".encode()), piece_label(b" e")
-    ('◌́', '␣e')
-    """
-    label = geo.token_label(data)
-    if label and unicodedata.combining(label[0]):
-        label = "◌" + label
-    return label
-
-
 def compute_forms(tokenizer, text: str, encode_kwargs: dict, tokens: int | None,
                   cancel: threading.Event | None = None) -> dict[str, FormView]:
     """The counts under every form and the preview windows (run in a worker)."""
@@ -348,17 +103,17 @@ def compute_forms(tokenizer, text: str, encode_kwargs: dict, tokens: int | None,
 def pieces_text(labels: Sequence[bytes], ascii_only: bool) -> Text:
     """Pieces side by side with alternating backgrounds (``|`` between them without colour)."""
     out = Text(no_wrap=False)
-    styles = ("on blue", "on magenta")
+    styles = ("on #1d3f6e", "on #5a2a5e")
     for i, data in enumerate(labels):
-        label = piece_label(data)
         if ascii_only:
-            out.append(("|" if i else "") + label)
+            out.append("|" if i else "")
+            out.append_text(token_text(data))
         else:
-            out.append(label, styles[i % 2])
+            out.append_text(token_text(data, style=styles[i % 2]))
     return out
 
 
-class InsightsScreen(Screen):
+class InsightsScreen(ViewScreen):
     """Figures about the current text under the current encoding (see ``tokscope stats``)."""
 
     DEFAULT_CSS = """
@@ -376,7 +131,12 @@ class InsightsScreen(Screen):
     InsightsScreen #ins-forms { height: auto; width: 100%; layout: horizontal; margin-top: 1; }
     InsightsScreen #ins-norm-counts, InsightsScreen #ins-norm-preview { height: auto; }
     InsightsScreen .ins-heading { text-style: bold; margin-top: 1; }
+    InsightsScreen.-narrow .ins-row { layout: vertical; }
+    InsightsScreen.-narrow #ins-lengths, InsightsScreen.-narrow #ins-zipf { margin-right: 0; }
     """
+
+    #: below this width the two plots (and the two lists) are stacked instead of side by side
+    NARROW = 100
 
     BINDINGS = [
         Binding("escape", "close", "Back"),
@@ -384,6 +144,7 @@ class InsightsScreen(Screen):
         Binding("n", "next_form", "Normalise"),
         Binding("w", "focus_width", "Width"),
         Binding("r", "recompute", "Recompute"),
+        *view_bindings(),
     ]
 
     unit: reactive[str] = reactive("bytes", init=False)
@@ -419,14 +180,20 @@ class InsightsScreen(Screen):
                     yield RadioButton(FORM_LABELS[form], value=form == "none", id=f"form-{form}")
             yield Static("", id="ins-norm-counts")
             yield Static("", id="ins-norm-preview")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_doc_changed(self, event: DocChanged) -> None:
+        self.action_recompute()
+
+    def on_encoding_changed(self, event: EncodingChanged) -> None:
+        self.action_recompute()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < self.NARROW, "-narrow")
 
     def on_mount(self) -> None:
         app = self.app
-        for signal in ("doc_changed", "encoding_changed"):
-            sig = getattr(app, signal, None)
-            if sig is not None:
-                sig.subscribe(self, lambda _data: self.action_recompute())
+        self.set_class(app.size.width < self.NARROW, "-narrow")
         if app.is_headless:  # steady screenshots: no blinking cursor
             self.query_one("#ins-width", Input).cursor_blink = False
         self.action_recompute()
@@ -506,14 +273,14 @@ class InsightsScreen(Screen):
 
     def _show_error(self, message: str, serial: int) -> None:
         if serial == self._serial:
-            self.query_one("#ins-summary", Static).update(f"cannot compute the insights: {message}")
+            self.query_one("#ins-summary", Static).update(Text(f"cannot compute the insights: {safe_text(message)}"))
 
     def _show_stats(self, result: geo.TextStats, serial: int) -> None:
         if serial != self._serial:
             return
         self.stats = result
         s = result
-        self.query_one("#ins-title", Static).update(f"Insights · {s.encoding}")
+        self.query_one("#ins-title", Static).update(Text(f"Insights · {safe_text(s.encoding)}"))
         self.query_one("#ins-summary", Static).update(
             f"{s.chars:,} characters, {s.bytes:,} bytes → {s.tokens:,} tokens "
             f"({s.chars_per_token:.2f} characters per token) · vocabulary used: {s.coverage.distinct:,} of "
@@ -540,7 +307,7 @@ class InsightsScreen(Screen):
         unit = "bytes" if self.unit == "bytes" else "characters"
         self.query_one("#ins-lengths", BarChart).set_data(
             geo.capped_bins(hist, 16),
-            title=f"Lengths in {unit} · mean {hist.mean:.2f} · b: {'chars' if self.unit == 'bytes' else 'bytes'}",
+            title=f"Lengths ({unit}) · mean {hist.mean:.2f} · b: {'chars' if self.unit == 'bytes' else 'bytes'}",
         )
 
     def watch_unit(self) -> None:
@@ -551,12 +318,14 @@ class InsightsScreen(Screen):
         if not s.top:
             out.append("(none)")
             return out
-        labels = [piece_label(t.bytes) for t in s.top]
-        width = min(16, max(len(x) for x in labels))
+        labels = [token_text(t.bytes) for t in s.top]
+        width = min(16, max(x.cell_len for x in labels))
         top = s.top[0].count
         for t, label in zip(s.top, labels):
-            out.append(f"{t.id:>7} ", style="dim")
-            out.append(f"{label[:width]:<{width}} ")
+            out.append(f"{t.id:>7} ")
+            label.truncate(width, overflow="ellipsis", pad=True)
+            out.append_text(label)
+            out.append(" ")
             out.append(f"{t.count:>7,} {t.share:6.1%} ")
             out.append(geo.hbar(t.count, top, 8, ascii_only=self.ascii_only), style="cyan")
             out.append("\n")

@@ -13,11 +13,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...core.compare import DEFAULT_COMPARE, MAX_ON_SCREEN, bar
+from ...core.display import safe_text
 from ...core.languages import LanguageTable
+from .base import ViewScreen, view_bindings
 
 #: one colour per encoding column (16-colour names, so they work on any colour terminal)
 COLOURS = ("cyan", "magenta", "yellow", "green")
@@ -29,11 +30,14 @@ def chart_lines(tbl: LanguageTable, width: int, *, ascii: bool = False) -> Text:
     if not tbl.rows:
         return out
     label = max(len(r.name) for r in tbl.rows)
-    room = max(6, width - label - 16)
+    # room for the bar: what the widest count and premium after it leave (no row may wrap)
+    suffix = max((len(f" {count:,}" + ("" if prem is None else f" ×{prem:.2f}"))
+                  for row in tbl.rows for count, prem in zip(row.counts, row.premiums)), default=0)
+    room = max(6, width - label - 1 - suffix - 1)
     top = tbl.max_count()
-    legend = Text("  ".join(f"■ {n}" for n in tbl.encodings))
+    legend = Text("  ".join(f"■ {safe_text(n)}" for n in tbl.encodings))
     for k, _ in enumerate(tbl.encodings):
-        start = sum(len(f"■ {n}  ") for n in tbl.encodings[:k])
+        start = sum(len(f"■ {safe_text(n)}  ") for n in tbl.encodings[:k])
         legend.stylize(COLOURS[k % len(COLOURS)], start, start + 1)
     out.append_text(legend)
     out.append(f"   (full bar = {top:,} tokens)\n")
@@ -46,7 +50,7 @@ def chart_lines(tbl: LanguageTable, width: int, *, ascii: bool = False) -> Text:
     return out
 
 
-class LanguagesScreen(Screen):
+class LanguagesScreen(ViewScreen):
     """Tokens per language per encoding, and the premium over English."""
 
     DEFAULT_CSS = """
@@ -55,6 +59,7 @@ class LanguagesScreen(Screen):
     #lang-body { height: 1fr; }
     #lang-table { width: auto; max-width: 70%; height: 1fr; }
     #lang-chart-box { width: 1fr; height: 1fr; border-left: vkey $secondary; }
+    #lang-passage { height: auto; max-height: 8; padding: 0 1; border-top: hkey $secondary; }
     LanguagesScreen.-narrow #lang-body { layout: vertical; }
     LanguagesScreen.-narrow #lang-table { width: 1fr; max-width: 100%; height: 1fr; }
     LanguagesScreen.-narrow #lang-chart-box { height: 1fr; border-left: none; border-top: hkey $secondary; }
@@ -62,9 +67,11 @@ class LanguagesScreen(Screen):
 
     BINDINGS = [
         Binding("escape", "close", "Back"),
+        Binding("enter", "compare_passage", "Compare it", show=True),
         Binding("a", "add", "Add encoding"),
         Binding("x", "remove", "Remove last"),
         Binding("b", "toggle_ascii", "ASCII bars"),
+        *view_bindings(),
     ]
 
     def __init__(self, encodings: list[str] | None = None) -> None:
@@ -80,7 +87,9 @@ class LanguagesScreen(Screen):
             yield DataTable(id="lang-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="lang-chart-box"):
                 yield Static("", id="lang-chart")
-        yield Footer()
+        passage = VerticalScroll(Static("", id="lang-passage-text", markup=False), id="lang-passage")
+        yield passage
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.set_class(self.size.width < 120, "-narrow")
@@ -91,7 +100,7 @@ class LanguagesScreen(Screen):
         self.call_after_refresh(self._draw_chart)
 
     def recount(self) -> None:
-        self.query_one("#lang-note", Static).update(f"counting with {', '.join(self.encodings)}…")
+        self.query_one("#lang-note", Static).update(Text(f"counting with {', '.join(map(safe_text, self.encodings))}…"))
         names = list(self.encodings)
         self.run_worker(lambda: self._count_job(names), thread=True, exclusive=True, group="languages",
                         exit_on_error=False)
@@ -120,25 +129,58 @@ class LanguagesScreen(Screen):
         table.clear(columns=True)
         table.add_column("language")
         for name in tbl.encodings:
-            table.add_column(name)
+            table.add_column(Text(safe_text(name)))
             table.add_column("×en")
         for row in tbl.rows:
             cells: list[Any] = [row.name]
             for count, prem in zip(row.counts, row.premiums):
                 cells += [Text(f"{count:,}", justify="right"), Text("-" if prem is None else f"{prem:.2f}", justify="right")]
             table.add_row(*cells, key=row.code)
-        note = f"{len(tbl.rows)} languages, same passage; ×en = tokens relative to English"
+        note = f"{len(tbl.rows)} languages, same passage; ×en = tokens relative to English; Enter compares one"
         if failed:
-            note = "cannot load " + "; ".join(f"{n}: {e}" for n, e in failed) + " — " + note
-        self.query_one("#lang-note", Static).update(note)
-        self._draw_chart()
+            note = "cannot load " + "; ".join(f"{safe_text(n)}: {safe_text(e)}" for n, e in failed) + " — " + note
+        self.query_one("#lang-note", Static).update(Text(note))
+        # the table's width comes with its new columns: draw the chart once the layout has them
+        self.call_after_refresh(self._draw_chart)
 
     def _draw_chart(self) -> None:
         if self.table_data is None:
             return
         box = self.query_one("#lang-chart-box")
-        width = max(20, box.scrollable_content_region.width or self.size.width)
+        # the scrollbar may come with the chart: keep a column free for it
+        width = max(20, (box.scrollable_content_region.width or self.size.width) - 1)
         self.query_one("#lang-chart", Static).update(chart_lines(self.table_data, width, ascii=self.ascii))
+
+    def passage(self, code: str) -> str:
+        from ...sample_texts import language_text
+
+        return language_text(code)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted language's passage is shown under the table and chart."""
+        if event.row_key is None or event.row_key.value is None:
+            return
+        code = event.row_key.value
+        name = next((r.name for r in self.table_data.rows if r.code == code), code) if self.table_data else code
+        box = self.query_one("#lang-passage", VerticalScroll)
+        box.border_title = Text(f"{safe_text(name)} (Enter: compare the encodings on it)")
+        self.query_one("#lang-passage-text", Static).update(safe_text(self.passage(code).strip()))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key is not None and event.row_key.value is not None:
+            self._compare(event.row_key.value)
+
+    def action_compare_passage(self) -> None:
+        table = self.query_one("#lang-table", DataTable)
+        if self.table_data is None or not self.table_data.rows:
+            return
+        row = self.table_data.rows[max(0, min(table.cursor_row, len(self.table_data.rows) - 1))]
+        self._compare(row.code)
+
+    def _compare(self, code: str) -> None:
+        """The passage in the comparison view, with this screen's encodings (the explorer's text is
+        left as it is)."""
+        self.app.open_view("compare", encodings=list(self.encodings), text=self.passage(code))  # type: ignore[attr-defined]
 
     def action_close(self) -> None:
         self.dismiss()
@@ -163,7 +205,7 @@ class LanguagesScreen(Screen):
         if not name:
             return
         if any(canonical_name(n) == canonical_name(name) for n in self.encodings):
-            self.notify(f"{name} is already shown.", severity="warning")
+            self.notify(f"{safe_text(name)} is already shown.", severity="warning", markup=False)
             return
         if len(self.encodings) >= MAX_ON_SCREEN:
             self.notify(f"At most {MAX_ON_SCREEN} encodings here.", severity="warning")

@@ -17,35 +17,36 @@ corpus on the same axes.
 from __future__ import annotations
 
 import collections
-import contextlib
-import gc
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.geometry import Region, Size
 from textual.reactive import var
-from textual.screen import Screen
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
-from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
+from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
+from ...core import serialize, trainer
 from ...core import stats as geo
-from ...core import trainer
+from ...core.display import safe_text, token_label
 from ...core.errors import CancelledError, TokscopeError
-from .insights import ScatterPlot, Series
+from ...sources import names
+from ...sources.text_input import decode_input, read_bytes_limited
+from ..heap import frozen_heap
+from ..widgets.form import Button, Select
+from ..widgets.merge_list import MergeList
+from ..widgets.plots import CurvePlot, ScatterPlot, Series
+from .base import ViewScreen, view_bindings
 
-#: Patterns offered in the form; the OpenAI ones are looked up in the sources by name.
-PATTERN_CHOICES = ("words", "none", "gpt2", "cl100k", "o200k", "custom")
+#: Patterns offered in the form: the shared table (the CLI's ``--pattern`` names), then a regex.
+PATTERN_CHOICES = (*names.PATTERN_NAMES, "custom")
+#: The form's pattern: the command line's default (``tokscope train --pattern``), so a tokenizer
+#: trained with the defaults cuts text the same way whichever way it was trained
+DEFAULT_PATTERN = "gpt2"
 #: Built-in encodings whose points go on the sweep plot (those that can be loaded).
 COMPARE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 #: Largest corpus file read (bytes).
@@ -57,72 +58,28 @@ POLL_INTERVAL = 0.2
 CURVE_INTERVAL = 1.0
 
 
-_frozen_lock = threading.Lock()
-_frozen_runs = 0
-_frozen_here = False  # whether this module froze the heap (and so may thaw it)
-
-
-@contextlib.contextmanager
-def frozen_heap():
-    """Leave the objects that exist now out of the garbage collector's full passes for a while.
-
-    The trainer allocates hundreds of thousands of small objects, so the collector runs full
-    passes while it trains; each one would walk the whole app (its widgets, styles, the open
-    text's pieces), none of which training touches. Freezing them (:func:`gc.freeze`, constant
-    time) keeps those passes to what is new; leaving unfreezes them when the last run leaves, so
-    nothing is kept from the collector for longer than a run. A heap someone else froze (the
-    explorer freezes its long-lived objects for its lifetime) is left as it is: unfreezing is all
-    or nothing. (Counting the frozen objects walks them all, so it is done once, on entry.)
-
-    >>> with frozen_heap():
-    ...     gc.get_freeze_count() > 0
-    True
-    """
-    global _frozen_runs, _frozen_here
-    with _frozen_lock:
-        if _frozen_runs == 0:
-            _frozen_here = gc.get_freeze_count() == 0
-            if _frozen_here:
-                gc.freeze()
-        _frozen_runs += 1
-    try:
-        yield
-    finally:
-        with _frozen_lock:
-            _frozen_runs -= 1
-            if _frozen_runs == 0 and _frozen_here:
-                _frozen_here = False
-                gc.unfreeze()
-
-
 class TrainFormError(TokscopeError):
     """A form value the trainer cannot use (shown in the status line)."""
 
 
-def resolve_pattern(choice: str, custom: str = "") -> tuple[str, str]:
-    """The regex for a pattern choice and the name recorded with it.
+def resolve_pattern(choice: str, custom: str = "") -> tuple[str, str | None]:
+    """The regex for a pattern choice and the name recorded with it (None for a regex), from the
+    pattern table the command line uses (:func:`tokscope.sources.names.pattern_for`).
 
-    >>> resolve_pattern("words")
-    ('\\\\S+', 'words')
-    >>> resolve_pattern("custom", r"\\w+")
-    ('\\\\w+', '\\\\w+')
+    >>> resolve_pattern("none")
+    ('(?s).+', 'none')
+    >>> resolve_pattern("custom", r"\\w+|\\s+")
+    ('\\\\w+|\\\\s+', None)
     """
-    if choice in trainer.CORE_PATTERNS:
-        return trainer.CORE_PATTERNS[choice], choice
-    if choice == "custom":
-        custom = custom.strip()
-        if not custom:
-            raise TrainFormError("type a regex for the custom pattern")
-        trainer.compile_training_pattern(custom)
-        return custom, custom
-    from ...sources import registry
-    from ...sources import tiktoken_adapter as tk
-
-    name = registry.canonical_name(choice)
+    value = custom.strip() if choice == "custom" else choice
+    if not value:
+        raise TrainFormError("type a regex for the custom pattern")
     try:
-        return tk.encoding_spec(name).pattern, choice
+        return names.pattern_for(value)
+    except TokscopeError:
+        raise
     except Exception as exc:  # noqa: BLE001 - any failure is one line for the user
-        raise TrainFormError(f"cannot read the {choice} pattern: {exc}") from None
+        raise TrainFormError(f"cannot read the {safe_text(value)} pattern: {safe_text(exc)}") from None
 
 
 def parse_specials(value: str) -> list[str]:
@@ -135,215 +92,11 @@ def parse_specials(value: str) -> list[str]:
 
 
 def read_corpus(paths: Sequence[str], limit: int = MAX_FILE_BYTES) -> list[str]:
-    """Read each file as UTF-8; a file that cannot be read raises a one-line :class:`TrainFormError`."""
-    texts = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        try:
-            size = path.stat().st_size
-            if path.is_dir():
-                raise TrainFormError(f"{raw} is a directory, not a file")
-            if size > limit:
-                raise TrainFormError(f"{raw} is {size:,} bytes, over the {limit:,}-byte limit")
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise TrainFormError(f"{raw}: no such file") from None
-        except PermissionError:
-            raise TrainFormError(f"{raw}: permission denied") from None
-        except OSError as exc:
-            raise TrainFormError(f"{raw}: {exc.strerror or exc}") from None
-        try:
-            texts.append(data.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            kind = "a binary file" if b"\x00" in data[:8192] else "not valid UTF-8"
-            raise TrainFormError(f"{raw} is {kind} (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
-    return texts
+    """Read each file as UTF-8 (the command line's reader: one-line errors for the user)."""
+    return [decode_input(read_bytes_limited(str(Path(raw).expanduser()), limit), raw) for raw in paths]
 
 
-def merge_row(index: int, m: trainer.TrainProgress | trainer.Merge, new_id: int) -> str:
-    """One line of the merge list: number, the pair, the new token and its id, the count.
-
-    >>> merge_row(1, trainer.Merge(b"t", b"h", 256, 42, 116, 104), 256)
-    '     1  t + h  →  th  #256  ×42'
-    """
-    left = geo.token_label(m.left)
-    right = geo.token_label(m.right)
-    new = geo.token_label(m.left + m.right)
-    return f"{index:>6}  {left} + {right}  →  {new}  #{new_id}  ×{m.count:,}"
-
-
-class MergeList(ScrollView, can_focus=True):
-    """The learned merges, one per line, drawn with the Line API; follows the end while training.
-
-    Rows are the trainer's :class:`~tokscope.core.trainer.TrainProgress` reports as they came
-    (nothing is formatted ahead); a row becomes text only when it is on screen.
-
-    The list never asks for a layout while it fills: its scrollbars are fixed (the vertical one
-    always shown, the scrollable width constant), so a new row changes only the scroll range,
-    the thumb and the lines. (Assigning ``virtual_size`` would lay out the whole screen on every
-    tick, and a scrollbar appearing mid-run costs three layouts: more than a short run's drawing.)
-    """
-
-    DEFAULT_CSS = """
-    MergeList { height: 1fr; border: round $primary 50%; overflow-y: scroll; overflow-x: auto; }
-    """
-
-    BINDINGS = [
-        Binding("up", "scroll_up", show=False),
-        Binding("down", "scroll_down", show=False),
-        Binding("pageup", "page_up", show=False),
-        Binding("pagedown", "page_down", show=False),
-        Binding("home", "scroll_home", show=False),
-        Binding("end", "scroll_end", show=False),
-    ]
-
-    #: width of the scrollable area (a merge's line is rarely wider)
-    WIDTH = 60
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        #: one report per merge (``merges_done`` >= 1), in order; formatted when drawn
-        self.rows: list[trainer.TrainProgress] = []
-        #: keep the newest merge in view (moving up turns it off; End turns it back on)
-        self.follow = True
-        self._pass: tuple[Style, int] | None = None
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.virtual_size = Size(self.WIDTH, 0)  # the one layout: the horizontal scrollbar, if any
-
-    def _set_height(self, height: int) -> None:
-        """Change the number of rows without a layout pass (nothing outside this list moves)."""
-        size = Size(self.WIDTH, height)
-        if size == self.virtual_size:
-            return
-        self.set_reactive(MergeList.virtual_size, size)
-        if self.show_vertical_scrollbar:
-            self.vertical_scrollbar.window_virtual_size = height
-        self.scroll_y = self.validate_scroll_y(self.scroll_y)
-
-    def clear(self) -> None:
-        self.follow = True
-        if not self.rows:  # already empty: nothing to redraw
-            return
-        self.rows = []
-        self._set_height(0)
-        self.scroll_to(0, 0, animate=False)
-        self.refresh()
-
-    def extend(self, rows: Sequence[trainer.TrainProgress]) -> None:
-        """Append rows; scroll to keep the last one in view if the list was following it."""
-        if not rows:
-            return
-        at_end = self.follow or self.scroll_y >= self.max_scroll_y - 1
-        self.rows.extend(rows)
-        self._set_height(len(self.rows))
-        if at_end:
-            self.scroll_to(y=self.max_scroll_y, animate=False)
-        self.refresh()
-
-    def action_scroll_end(self) -> None:
-        self.follow = True
-        super().action_scroll_end()
-
-    # moving up stops following the newest merge (End, or scrolling back to it, resumes)
-    def action_scroll_up(self) -> None:
-        self.follow = False
-        super().action_scroll_up()
-
-    def action_page_up(self) -> None:
-        self.follow = False
-        super().action_page_up()
-
-    def action_scroll_home(self) -> None:
-        self.follow = False
-        super().action_scroll_home()
-
-    def on_mouse_scroll_up(self) -> None:
-        self.follow = False
-
-    def line(self, index: int) -> str:
-        """The text of merge ``index`` (0-based) as the list shows it."""
-        p = self.rows[index]
-        return merge_row(p.merges_done, p, 255 + p.merges_done)
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # the style and width are the same for every line of one pass: look them up once
-        # (``rich_style`` walks the styles of the widget and its ancestors on every call)
-        self._pass = (self.rich_style, self.scrollable_content_region.width)
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._pass = None
-
-    def render_line(self, y: int) -> Strip:
-        index = int(self.scroll_offset.y) + y
-        base, width = self._pass or (self.rich_style, self.scrollable_content_region.width)
-        if index >= len(self.rows):
-            return Strip.blank(width, base)
-        strip = Strip([Segment(self.line(index), base)])
-        x = int(self.scroll_offset.x)
-        if x:
-            strip = strip.crop(x, x + width)
-        return strip.adjust_cell_length(width, base)
-
-
-class CurvePlot(ScatterPlot):
-    """The scatter plot, drawn in fewer pieces: neighbouring cells of one style become one segment.
-
-    A plain :class:`ScatterPlot` gives every cell its own segment (about 800 for this plot),
-    and each costs Textual's line pipeline; merged, a row is a handful. The picture is the same.
-    """
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._merged: list[list[Segment]] | None = None
-        self._merged_for: tuple[int, int, Style | None] = (0, 0, None)
-        self._base: Style | None = None
-
-    def invalidate(self) -> None:
-        self._merged = None
-        super().invalidate()
-
-    def _segments(self, width: int, height: int, base: Style) -> list[list[Segment]]:
-        """The plot's rows as segments, runs of one style merged (cached until the data or size change)."""
-        if self._merged is None or self._merged_for != (width, height, base):
-            merged = []
-            for row in self.build(width, height) if width > 0 and height > 0 else []:
-                segments: list[Segment] = []
-                texts: list[str] = []
-                style: Style | None = None
-                for text, cell_style in row:
-                    if not text:
-                        continue
-                    if texts and cell_style != style:
-                        segments.append(Segment("".join(texts), base + style if style else base))
-                        texts = []
-                    style = cell_style
-                    texts.append(text)
-                if texts:
-                    segments.append(Segment("".join(texts), base + style if style else base))
-                merged.append(segments)
-            self._merged, self._merged_for = merged, (width, height, base)
-        return self._merged
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._base = self.rich_style  # once per pass (it walks the styles of every ancestor)
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._base = None
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        base = self._base or self.rich_style
-        rows = self._segments(width, self.size.height, base)
-        if y >= len(rows):
-            return Strip.blank(width, base)
-        return Strip(rows[y]).adjust_cell_length(width, base)
-
-
-class TrainScreen(Screen):
+class TrainScreen(ViewScreen):
     """Train a tokenizer from files or the current input (see the module docstring)."""
 
     DEFAULT_CSS = """
@@ -363,6 +116,12 @@ class TrainScreen(Screen):
     TrainScreen #tr-specials { width: 1fr; }
     TrainScreen #tr-name { width: 1fr; }
     TrainScreen Button { min-width: 10; margin: 0 1 0 0; }
+    TrainScreen Input:focus { background: #2c3e50; text-style: bold; }
+    TrainScreen Select:focus > SelectCurrent { background: #2c3e50; text-style: bold; }
+    TrainScreen Button:focus { text-style: bold reverse; }
+    TrainScreen.-short .tr-row { margin-bottom: 0; }
+    TrainScreen.-short #tr-status { height: 2; }
+    TrainScreen.-short #tr-results { min-height: 3; }
     TrainScreen #tr-progress-row { height: 1; padding: 0 1; }
     TrainScreen #tr-status { height: 3; padding: 0 1; }
     TrainScreen #tr-results { height: 1fr; min-height: 8; }
@@ -370,14 +129,21 @@ class TrainScreen(Screen):
     TrainScreen #tr-curve { width: 1fr; height: 1fr; min-height: 6; }
     """
 
+    # no priority: a key acts after the keys typed before it (Ctrl+S saves the name as typed);
+    # none of these chords is a text field's
     BINDINGS = [
-        Binding("escape", "cancel_or_close", "Cancel/back"),
-        Binding("ctrl+r", "train", "Train", priority=True),
-        Binding("ctrl+w", "save", "Save", priority=True),
-        Binding("ctrl+o", "open_trained", "Open", priority=True),
-        Binding("ctrl+e", "compare", "Compare", priority=True),
-        Binding("ctrl+y", "toggle_curve", "Tokens/chars", priority=True),
+        Binding("escape", "cancel_or_close", "Back"),
+        Binding("ctrl+r", "train", "Train"),
+        Binding("ctrl+s", "save", "Save"),
+        Binding("ctrl+o", "open_trained", "Open"),
+        Binding("f5", "compare", "Compare"),
+        Binding("ctrl+y", "toggle_curve", "Tok/chars"),
+        *view_bindings("f5"),
     ]
+
+    #: the form's fields, kept in ``app.train_settings`` between visits
+    FIELDS = ("tr-files", "tr-size", "tr-size-kind", "tr-pattern", "tr-custom", "tr-tie", "tr-minfreq",
+              "tr-specials", "tr-name")
 
     #: idle, reading, training, done, cancelled, failed (a ``var``: a change of state repaints
     #: only the widgets it changes, not the whole screen as a ``reactive`` on a screen would)
@@ -396,7 +162,6 @@ class TrainScreen(Screen):
         self._run = 0
         self.result: trainer.TrainResult | None = None
         self.saved_name: str | None = None
-        self.corpus: list[str] = []
         self.curve_y = "tokens"
         self.builtin_points: dict[str, tuple[int, int, int]] = {}  # name -> (n_vocab, tokens, chars)
         self.live_points: list[tuple[float, float]] = []
@@ -406,37 +171,49 @@ class TrainScreen(Screen):
         self.finished_at: tuple[float, float] | None = None
         self.shown_at: tuple[float, float] | None = None
         self.finished_in: float | None = None
-        self._after_open: str | None = None
 
     # --- layout -------------------------------------------------------------------------------
 
+    def _settings(self) -> dict:
+        return getattr(self.app, "train_settings", None) or {}
+
     def compose(self) -> ComposeResult:
+        kept = self._settings()
+
+        def value(field: str, default: str) -> str:
+            return str(kept.get(field, default))
+
+        pattern = value("tr-pattern", DEFAULT_PATTERN)
         yield Static("Train a BPE tokenizer", id="tr-title")
         with Horizontal(classes="tr-row"):
             yield Label("Corpus")
-            yield Input(placeholder="file paths separated by spaces; empty: the current input text", id="tr-files", compact=True)
+            yield Input(value("tr-files", ""), placeholder="file paths separated by spaces; empty: the current input text",
+                        id="tr-files", compact=True)
         with Horizontal(classes="tr-row"):
             yield Label("Size")
-            yield Input("1000", type="integer", id="tr-size", max_length=7, compact=True)
-            yield Select([("vocabulary size", "vocab"), ("merges", "merges")], value="vocab",
+            yield Input(value("tr-size", "1000"), type="integer", id="tr-size", max_length=7, compact=True)
+            yield Select([("vocabulary size", "vocab"), ("merges", "merges")], value=value("tr-size-kind", "vocab"),
                          allow_blank=False, id="tr-size-kind", compact=True)
             yield Label("Pattern")
-            yield Select([(p, p) for p in PATTERN_CHOICES], value="words", allow_blank=False, id="tr-pattern", compact=True)
-            yield Input(placeholder="custom regex", id="tr-custom", disabled=True, compact=True)
+            yield Select([(p, p) for p in PATTERN_CHOICES], value=pattern, allow_blank=False, id="tr-pattern",
+                         compact=True)
+            yield Input(value("tr-custom", ""), placeholder="custom regex", id="tr-custom",
+                        disabled=pattern != "custom", compact=True)
         with Horizontal(classes="tr-row"):
             yield Label("Tie")
-            yield Select([("first", "first"), ("lexical", "lexical")], value="first", allow_blank=False, id="tr-tie", compact=True)
+            yield Select([("first", "first"), ("lexical", "lexical")], value=value("tr-tie", "first"),
+                         allow_blank=False, id="tr-tie", compact=True)
             yield Label("Min freq")
-            yield Input("2", type="integer", id="tr-minfreq", max_length=6, compact=True)
+            yield Input(value("tr-minfreq", "2"), type="integer", id="tr-minfreq", max_length=6, compact=True)
             yield Label("Specials")
-            yield Input(placeholder="<|endoftext|> <pad>", id="tr-specials", compact=True)
+            yield Input(value("tr-specials", ""), placeholder="<|endoftext|> <pad>", id="tr-specials", compact=True)
         with Horizontal(classes="tr-row", id="tr-form-last"):
             yield Button("Train ^R", id="tr-train", variant="primary", compact=True)
             yield Button("Cancel", id="tr-cancel", compact=True)
-            yield Input(placeholder="name to save as", id="tr-name", compact=True)
-            yield Button("Save ^W", id="tr-save", disabled=True, compact=True)
+            yield Input(value("tr-name", ""), placeholder="name to save as", id="tr-name", compact=True)
+            yield Button("Save ^S", id="tr-save", disabled=True, compact=True)
             yield Button("Open ^O", id="tr-open", disabled=True, compact=True)
-            yield Button("Compare ^E", id="tr-compare", disabled=True, compact=True)
+            yield Button("Compare F5", id="tr-compare", disabled=True, compact=True)
         with Horizontal(id="tr-progress-row"):
             yield ProgressBar(total=1, show_eta=False, id="tr-progress")
         yield Static("Set the options and press Train (Ctrl+R).", id="tr-status")
@@ -444,15 +221,31 @@ class TrainScreen(Screen):
             yield MergeList(id="tr-merges")
             yield CurvePlot("Corpus length", x_title="vocabulary size", y_title="tokens", log_x=False,
                             id="tr-curve")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#tr-merges", MergeList).border_title = "merges: pair → new token, count"
         if self.app.is_headless:  # steady screenshots: no blinking cursors
             for field in self.query(Input):
                 field.cursor_blink = False
-        self.query_one("#tr-train", Button).focus()
+        self.query_one("#tr-files", Input).focus()  # typing a path goes into the corpus field
         self.set_interval(POLL_INTERVAL, self._drain)
+        self.set_class(self.app.size.height < 30, "-short")
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.height < 30, "-short")
+
+    def _keep_settings(self) -> None:
+        """Remember the form for the next visit (in the app: the screen goes when it closes)."""
+        kept = getattr(self.app, "train_settings", None)
+        if kept is None:
+            return
+        for field in self.FIELDS:
+            widget = self.query_one(f"#{field}")
+            kept[field] = widget.value  # type: ignore[attr-defined]
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._keep_settings()
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -460,6 +253,7 @@ class TrainScreen(Screen):
     # --- form ---------------------------------------------------------------------------------
 
     def on_select_changed(self, event: Select.Changed) -> None:
+        self._keep_settings()
         if event.select.id == "tr-pattern":
             custom = self.query_one("#tr-custom", Input)
             custom.disabled = event.value != "custom"
@@ -623,7 +417,6 @@ class TrainScreen(Screen):
                 self.live_points.append((256.0 + p.merges_done, float(p.tokens)))
         for kind, data in news:
             if kind == "read":
-                self.corpus = data
                 self.state = "training"
                 continue
             if kind == "done":
@@ -653,7 +446,7 @@ class TrainScreen(Screen):
             self.query_one("#tr-merges", MergeList).extend(rows)
         if last is not None and self.state == "training":
             self.query_one("#tr-progress", ProgressBar).update(progress=last.merges_done)
-            pair = f"{geo.token_label(last.left)} + {geo.token_label(last.right)} ×{last.count:,}" if last.left else "—"
+            pair = f"{token_label(last.left)} + {token_label(last.right)} ×{last.count:,}" if last.left else "—"
             first = self.live_points[0][1] if self.live_points else last.tokens
             self.status(f"merge {last.merges_done:,} of {last.merges_total:,} · last pair {pair} · corpus "
                         f"{int(first):,} → {last.tokens:,} tokens")
@@ -666,26 +459,26 @@ class TrainScreen(Screen):
     def _finished(self, result: trainer.TrainResult, texts: list[str]) -> None:
         self.finished_in = time.perf_counter() - self.started_at
         self.result = result
-        self.corpus = texts
         self.state = "done"
         bar = self.query_one("#tr-progress", ProgressBar)
-        bar.update(total=max(result.requested_merges, 1), progress=len(result.merges))
+        # a run that stopped early (min frequency, nothing left to merge) is done: a full bar
+        bar.update(total=max(len(result.merges), 1), progress=max(len(result.merges), 1))
         skipped_pairs = getattr(result, "skipped", ())
         skipped = f"; {len(skipped_pairs)} pairs skipped (already tokens)" if skipped_pairs else ""
         self.status(
             f"{result.stop_message[0].upper()}{result.stop_message[1:]}{skipped}. Vocabulary "
             f"{result.n_vocab:,} · corpus {result.lengths[0]:,} → {result.lengths[-1]:,} tokens · "
-            f"{self.finished_in:.1f} s. Save (^W), open (^O) or compare (^E)."
+            f"{self.finished_in:.1f} s. Save (^S), open (^O) or compare (F5)."
         )
         self._show_curve()
-        self.finished_at = (time.perf_counter(), process_cpu())
+        self.finished_at = (time.perf_counter(), time.process_time())
         self.call_after_refresh(self._shown, self._run)
         # the built-in encodings' points come after the result is painted
         self.call_after_refresh(self._builtin_points, self._run, list(texts))
 
     def _shown(self, run: int) -> None:
         if run == self._run:
-            self.shown_at = (time.perf_counter(), process_cpu())
+            self.shown_at = (time.perf_counter(), time.process_time())
 
     def watch_state(self, state: str) -> None:
         # Train and Cancel stay enabled (disabling the focused button would move the focus and
@@ -759,8 +552,9 @@ class TrainScreen(Screen):
             self.status("type a name to save the tokenizer as", error=True)
             self.query_one("#tr-name", Input).focus()
             return None
-        if "/" in name or name.startswith(".") or "\\" in name:
-            self.status(f"{name!r} is not a plain name (no slashes, no leading dot)", error=True)
+        problem = name_problem(name)
+        if problem:
+            self.status(problem, error=True)
             return None
         return name
 
@@ -777,30 +571,30 @@ class TrainScreen(Screen):
 
             def answer(choice: str | None) -> None:
                 if choice == "overwrite":
-                    self._save(name, path, then)
+                    self._save(name, then, overwrite=True)
                 else:
-                    self.status(f"not saved: {name!r} already exists (pick another name)")
+                    self.status(f"not saved: {safe_text(name)!r} already exists (pick another name)")
 
             self.app.push_screen(
-                ChoiceDialog("Overwrite?", f"A tokenizer named {name!r} already exists:\n{path}",
+                ChoiceDialog("Overwrite?", f"A tokenizer named {safe_text(name)!r} already exists:\n{safe_text(path)}",
                              [("overwrite", "Overwrite"), ("cancel", "Keep it")]),
                 answer,
             )
             return
-        self._save(name, path, then)
+        self._save(name, then)
 
-    def _save(self, name: str, path: Path, then: str | None) -> None:
+    def _save(self, name: str, then: str | None, *, overwrite: bool = False) -> None:
         assert self.result is not None
         try:
-            save_result(self.result, path, name)
+            path = save_result(self.result, name, overwrite=overwrite)
         except (TokscopeError, OSError) as exc:
-            self.status(f"cannot save {name!r}: {exc}", error=True)
+            self.status(f"cannot save {safe_text(name)!r}: {safe_text(exc)}", error=True)
             return
         from ...sources import registry
 
         registry.forget(name)
         self.saved_name = name
-        self.status(f"saved as {name!r} ({path})")
+        self.status(f"saved as {safe_text(name)!r} ({safe_text(path)})")
         if then == "open":
             self.action_open_trained()
         elif then == "compare":
@@ -816,35 +610,39 @@ class TrainScreen(Screen):
         self.app.switch_encoding(self.saved_name)
         self.app.pop_screen()
 
-    def compare_feature(self) -> str | None:
-        from ..features import FEATURES
-
-        for feature in FEATURES:
-            if feature.screen.endswith(":CompareScreen"):
-                return feature.screen
-        return None
-
     def action_compare(self) -> None:
+        """Compare the trained tokenizer (saved first) with the built-in encodings; Escape in the
+        comparison comes back here."""
         if self.result is None:
             self.status("nothing to compare yet: train first", error=True)
             return
         if self.saved_name is None:
             self.action_save(then="compare")
             return
-        screen = self.compare_feature()
-        if screen is None:
-            self.status("the compare view is not available; the sweep plot shows the built-in encodings' points")
-            return
-        app = self.app
+        from ...core.compare import DEFAULT_COMPARE, MAX_ON_SCREEN
+
         target = self.saved_name
+        self.app.switch_encoding(target)
+        self.app.open_view("compare", encodings=[target, *DEFAULT_COMPARE][:MAX_ON_SCREEN])  # type: ignore[attr-defined]
 
-        def changed(_tokenizer) -> None:
-            app.encoding_changed.unsubscribe(self)
-            app.action_open_feature(screen)
 
-        app.encoding_changed.subscribe(self, changed)
-        app.switch_encoding(target)
-        app.pop_screen()
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a saved tokenizer (None when it can): a built-in's name or alias
+    would be shadowed by the built-in (``-e gpt2`` always loads the built-in).
+
+    >>> name_problem("gpt2"), name_problem("o200k"), name_problem("a/b") is not None, name_problem("mine")
+    ("'gpt2' is a built-in encoding's name; pick another", "'o200k' is a built-in encoding's name; pick another", True, None)
+    """
+    from ...sources import registry, saved
+
+    if registry.canonical_name(name) in registry.builtin_names() or name in registry.builtin_names():
+        return f"{safe_text(name)!r} is a built-in encoding's name; pick another"
+    try:
+        saved.saved_path(name, registry.saved_dir())
+    except TokscopeError as exc:
+        return safe_text(exc)
+    return None
 
 
 def saved_path(name: str) -> Path:
@@ -854,81 +652,10 @@ def saved_path(name: str) -> Path:
     return registry.saved_dir() / f"{name}.json"
 
 
-def save_result(result: trainer.TrainResult, path: Path, name: str) -> None:
-    """Write ``result`` to ``path`` atomically in the saved-tokenizer format."""
-    from ...core import serialize
+def save_result(result: trainer.TrainResult, name: str, *, overwrite: bool = False) -> Path:
+    """Save ``result`` under ``name`` in the user's data directory, through the same validated path
+    as ``tokscope train --save`` (atomic, refuses to replace unless ``overwrite``)."""
+    from ...sources import registry, saved
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    serialize.save(path, serialize.from_result(result, name, metadata={"trained_in": "the explorer's training screen"}))
-
-
-# ----- benchmark helpers (bench/bench_insights.py) -------------------------------------------------
-
-
-def bench_bare_train(text: str, merges: int) -> trainer.TrainResult:
-    """The trainer called directly, as the screen calls it (with a progress callback)."""
-    reports: list[trainer.TrainProgress] = []
-    return trainer.train([text], merges=merges, pattern=trainer.PATTERN_WORDS, progress=reports.append)
-
-
-def process_cpu() -> float:
-    """CPU seconds this process has used (all threads)."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-@dataclass(frozen=True)
-class ScreenRun:
-    """One training run through the screen, timed from pressing Train (seconds)."""
-
-    finished: float  #: wall-clock until the result was ready (the last report drained)
-    shown: float  #: wall-clock until the screen showing the result was painted
-    cpu: float  #: process CPU (all threads) until painted
-    ui_cpu: float  #: CPU of the UI thread alone until painted (the screen's own work)
-
-
-async def bench_screen_train(text: str, merges: int) -> ScreenRun:
-    """Train through the screen in a headless app, as a user would with ``merges`` merges.
-
-    Nothing polls while it trains: the caller waits on an event that the screen's first paint
-    of the result sets (a poll would wake the UI thread, and each wake takes the interpreter
-    lock from the trainer).
-    """
-    import asyncio
-
-    from textual.app import App
-
-    class Host(App):
-        def __init__(self) -> None:
-            super().__init__()
-            self.text = text
-
-    app = Host()
-    async with app.run_test(size=(100, 30)) as pilot:
-        screen = TrainScreen(texts=[text])
-        await app.push_screen(screen)
-        await pilot.pause()
-        screen.query_one("#tr-size", Input).value = str(merges)
-        screen.query_one("#tr-size-kind", Select).value = "merges"
-        await pilot.pause()
-        shown = asyncio.Event()
-        record_shown = screen._shown
-
-        def on_shown(run: int) -> None:
-            record_shown(run)
-            shown.set()
-
-        screen._shown = on_shown  # type: ignore[method-assign]
-        start, cpu, ui_cpu = time.perf_counter(), process_cpu(), time.thread_time()
-        screen.action_train()
-        while not shown.is_set():
-            try:
-                await asyncio.wait_for(shown.wait(), timeout=1.0)
-            except asyncio.TimeoutError:
-                if screen.state in ("failed", "cancelled", "idle"):
-                    raise RuntimeError(str(screen.query_one("#tr-status", Static).render())) from None
-        ui_cpu = time.thread_time() - ui_cpu
-        assert screen.finished_at is not None and screen.shown_at is not None
-        return ScreenRun(screen.finished_at[0] - start, screen.shown_at[0] - start, screen.shown_at[1] - cpu, ui_cpu)
+    data = serialize.from_result(result, name, metadata={"trained_in": "the explorer's training screen"})
+    return saved.save_named(data, name, registry.saved_dir(), overwrite=overwrite)

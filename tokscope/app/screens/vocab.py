@@ -17,13 +17,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
+from ...core.display import safe_text
 from ...core.errors import CancelledError, TokscopeError
-from ...core.explain import show_bytes
 from ...core.tokenizer import Tokenizer
 from ...core.vocab import VocabResult, search_vocab
+from ..messages import EncodingChanged
+from ..render import token_text
+from ..widgets.form import Select
+from .base import ViewScreen, view_bindings
 
 #: rows put in the table at most (the status line gives the full count)
 SHOWN = 500
@@ -40,7 +43,7 @@ PLACEHOLDERS = {
 }
 
 
-class VocabScreen(Screen):
+class VocabScreen(ViewScreen):
     """Search the whole vocabulary; Enter opens a token in the merge tree."""
 
     DEFAULT_CSS = """
@@ -60,6 +63,7 @@ class VocabScreen(Screen):
         Binding("slash", "focus_query", "Search"),
         Binding("ctrl+o", "cycle_mode", "Mode"),
         Binding("ctrl+l", "toggle_sort", "Sort"),
+        *view_bindings(),
     ]
 
     def __init__(self, query: str = "", mode: str = "substring") -> None:
@@ -81,7 +85,7 @@ class VocabScreen(Screen):
         table = DataTable(id="voc-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="voc-status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     @property
     def tokenizer(self) -> Tokenizer | None:
@@ -93,14 +97,14 @@ class VocabScreen(Screen):
         table.add_column("len", key="len", width=3)
         table.add_column("text", key="text", width=28)
         table.add_column("bytes (hex)", key="hex")
-        changed = getattr(self.app, "encoding_changed", None)
-        if changed is not None:
-            changed.subscribe(self, lambda _data: self.search())
         self.query_one("#voc-query", Input).focus()
         self.search()
 
     def on_unmount(self) -> None:
         self._cancel.set()
+
+    def on_encoding_changed(self, event: EncodingChanged) -> None:
+        self.search()
 
     # ----- searching --------------------------------------------------------------------------
 
@@ -173,7 +177,7 @@ class VocabScreen(Screen):
     def _show_error(self, serial: int, message: str) -> None:
         if serial == self._serial and self.is_attached:
             self.error = message
-            self._status(message, error=True)
+            self._status(safe_text(message), error=True)
 
     def _show(self, serial: int, tokenizer: Tokenizer, result: VocabResult) -> None:
         if serial != self._serial or not self.is_attached:
@@ -183,7 +187,7 @@ class VocabScreen(Screen):
         table = self.query_one(DataTable)
         table.clear()
         for token in result.tokens:
-            text = Text(f'"{show_bytes(token.bytes)}"', style="magenta" if token.special else "")
+            text = token_text(token.bytes, style="magenta" if token.special else "")
             table.add_row(str(token.id), str(len(token.bytes)), text, token.bytes.hex(" "), key=str(token.id))
         shown = len(result.tokens)
         what = f"{result.total:,} match{'es' if result.total != 1 else ''}"
@@ -192,11 +196,12 @@ class VocabScreen(Screen):
         more = f" · showing the first {shown:,}" if result.truncated else ""
         order = "by id" if self.sort == "id" else "longest first"
         self._status(f"{what}{more} · {order} · Enter: merge tree · /: search · ^O mode · ^L sort")
-        self.query_one("#voc-title", Static).update(f"Vocabulary · {tokenizer.name} · {tokenizer.n_vocab:,} ids")
+        self.query_one("#voc-title", Static).update(
+            Text(f"Vocabulary · {safe_text(tokenizer.name)} · {tokenizer.n_vocab:,} ids"))
 
     def _status(self, message: str, *, error: bool = False) -> None:
         status = self.query_one("#voc-status", Static)
-        status.update(message)
+        status.update(Text(message))
         status.set_class(error, "-error")
 
     # ----- opening a token --------------------------------------------------------------------
@@ -207,20 +212,12 @@ class VocabScreen(Screen):
             self.open_in_tree(int(event.row_key.value))
 
     def open_in_tree(self, token_id: int) -> None:
-        """Open ``token_id`` in the merge tree: the one this browser was opened from, or a new one
-        on top of this browser (Escape comes back to the results)."""
-        from .why import WhyScreen
-
+        """Open ``token_id`` in the merge tree: the why view this browser was opened from (this
+        browser closes), or a new one on top of it (Escape comes back to the results)."""
         app = self.app
-        stack = app.screen_stack
-        below = stack[-2] if len(stack) >= 2 else None
         if hasattr(app, "open_token"):
             app.open_token(token_id, source="vocabulary")
-        if isinstance(below, WhyScreen):
-            app.pop_screen()
-            below.show_token(token_id)
-        else:
-            app.push_screen(WhyScreen(token_id))
+        app.open_view("why", token_id=token_id)  # type: ignore[attr-defined]
 
     # ----- keys -------------------------------------------------------------------------------
 

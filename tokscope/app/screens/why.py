@@ -23,15 +23,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
+from ...core.display import safe_text
 from ...core.errors import CancelledError, TokscopeError
-from ...core.explain import ChunkExplanation, classify_chunk, explain_chunk, explain_token, show_bytes
+from ...core.explain import ChunkExplanation, classify_chunk, explain_chunk, explain_token
 from ...core.merges import build_index, has_index, is_unreachable, merges_kept, node, used_in
 from ...core.tokenizer import Tokenizer
+from ..messages import DocChanged, EncodingChanged, SelectionChanged, TokenPicked
+from ..render import token_text
+from .base import ViewScreen, view_bindings
 
 #: candidate pairs listed per step before "… and N more"
 MAX_CANDIDATES = 40
@@ -40,24 +43,43 @@ MAX_USES = 500
 
 
 def token_label(tokenizer: Tokenizer, token_id: int) -> Text:
-    """``id "text" hex rank`` for a tree node or a list entry."""
+    """``id text rank`` for a tree node or a list entry, the text in the one notation
+    (whitespace visible, ``‹f0 9f›`` for bytes that are not whole characters).
+
+    >>> from tokscope.sources import registry
+    >>> token_label(registry.load("gpt2"), 262).plain
+    '262 ·the'
+    """
     data = tokenizer.token_bytes(token_id)
     label = Text()
     label.append(f"{token_id} ", style="bold")
-    label.append(f'"{show_bytes(data)}"', style="cyan")
-    label.append(f" {data.hex()}", style="dim")
+    label.append_text(token_text(data, style="#8fd3ff"))
     if tokenizer.is_special(token_id):
         label.append(" special", style="magenta")
     return label
 
 
 def _parts(parts: tuple[bytes, ...], highlight: int | None = None) -> Text:
-    """Parts as ``[a][b]…``, the pair starting at ``highlight`` reversed."""
+    """Parts as ``[a][b]…``, the pair starting at ``highlight`` reversed; a part never breaks
+    across lines (its spaces are drawn ``·``).
+
+    >>> _parts((b" t", b"o")).plain
+    '[·t] [o]'
+    """
     out = Text()
     for i, part in enumerate(parts):
         style = "reverse bold" if highlight is not None and i in (highlight, highlight + 1) else ""
-        out.append(f"[{show_bytes(part)}]", style=style)
+        if i:
+            out.append(" ")  # a line may break here, between two parts
+        out.append("[", style=style)
+        out.append_text(token_text(part, style=style))
+        out.append("]", style=style)
     return out
+
+
+def _q(data: bytes, style: str = "") -> Text:
+    """A token's bytes as one label (no quotes needed: whitespace is visible)."""
+    return token_text(data, style=style)
 
 
 def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
@@ -65,7 +87,8 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
     k = after step k)."""
     out = Text()
     alt = "" if c.alternative is None else f" · pattern alternative {c.alternative + 1}"
-    out.append(f'chunk "{show_bytes(c.bytes)}"', style="bold")
+    out.append("chunk ", style="bold")
+    out.append_text(_q(c.bytes, "bold"))
     out.append(f"  [{c.chunk.start}:{c.chunk.end}] {c.category}{alt}\n")
     out.append(f"cut-off: {cut}\n", style="dim")
     if c.chunk.special:
@@ -97,26 +120,34 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
             for k, cand in enumerate(shown[:MAX_CANDIDATES]):
                 if k:
                     out.append(" · ")
-                text = f'"{show_bytes(cand.left)}"+"{show_bytes(cand.right)}" {cand.rank}'
-                if cand.position == step.position:
-                    out.append(text, style="reverse bold")
-                elif not cand.allowed:
-                    out.append(text + " (cut off)", style="dim strike")
-                else:
-                    out.append(text)
+                style = ("reverse bold" if cand.position == step.position
+                         else "strike" if not cand.allowed else "")
+                pair = Text()
+                pair.append_text(_q(cand.left, style))
+                pair.append("+", style=style)
+                pair.append_text(_q(cand.right, style))
+                pair.append(f" {cand.rank}" + (" (cut off)" if not cand.allowed else ""), style=style)
+                out.append_text(pair)
             if len(shown) > MAX_CANDIDATES:
                 out.append(f" … and {len(shown) - MAX_CANDIDATES} more")
             if not shown:
                 out.append("(none)")
             out.append("\nmerge  ")
-            out.append(f'"{show_bytes(step.left)}" + "{show_bytes(step.right)}" → "{show_bytes(step.merged)}"',
-                       style="bold")
+            out.append_text(_q(step.left, "bold"))
+            out.append(" + ", style="bold")
+            out.append_text(_q(step.right, "bold"))
+            out.append(" → ", style="bold")
+            out.append_text(_q(step.merged, "bold"))
             out.append(f"  rank {step.rank} (the lowest)\n")
             out.append("after  ")
             out.append_text(_parts(step.after, None))
             out.append("\n")
     out.append("\npieces ", style="bold")
-    out.append("  ".join(f'"{show_bytes(p)}" {t}' for t, p in zip(c.tokens, c.parts)))
+    for k, (t, p) in enumerate(zip(c.tokens, c.parts)):
+        if k:
+            out.append("  ")
+        out.append_text(_q(p))
+        out.append(f" {t}")
     out.append("\n")
     if c.why is not None:
         out.append("why    ", style="bold")
@@ -124,10 +155,12 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
     if c.variants:
         out.append("variants\n", style="bold")
         # the texts say which variant each is (" Word", "WORD", "\nword"), so no labels here
-        texts = ['"' + show_bytes(v.text.encode()) + '"' for v in c.variants]
-        tw = max(map(len, texts))
+        texts = [_q(v.text.encode("utf-8", "surrogatepass")) for v in c.variants]
+        tw = max(t.cell_len for t in texts)
         for v, shown_text in zip(c.variants, texts):
-            out.append(f"  {shown_text:<{tw}}  ")
+            out.append("  ")
+            out.append_text(shown_text)
+            out.append(" " * (tw - shown_text.cell_len + 2))
             out.append(" ".join(map(str, v.tokens)) + "\n", style="bold" if len(v.tokens) == 1 else "")
     return out
 
@@ -139,6 +172,7 @@ class MergeTree(Tree[int]):
         Binding("right", "expand_or_child", "Expand", show=False),
         Binding("left", "collapse_or_parent", "Collapse", show=False),
         Binding("a", "expand_everything", "Expand all", show=False),
+        *view_bindings(),
     ]
 
     def action_expand_or_child(self) -> None:
@@ -172,7 +206,7 @@ class MergeTree(Tree[int]):
             self.move_cursor(n.parent)
 
 
-class WhyScreen(Screen):
+class WhyScreen(ViewScreen):
     """Merge tree, "used in", the merge replay of the selected chunk, and the rank cut-off."""
 
     DEFAULT_CSS = """
@@ -181,33 +215,34 @@ class WhyScreen(Screen):
     WhyScreen #why-body { height: 1fr; }
     WhyScreen #why-left { width: 2fr; min-width: 30; }
     WhyScreen #why-right { width: 3fr; }
-    WhyScreen MergeTree { height: 1fr; border: round $primary-darken-2; }
+    WhyScreen MergeTree { height: 1fr; border: round $foreground 45%; }
     WhyScreen MergeTree:focus { border: round $accent; }
-    WhyScreen #why-used { height: 8; border: round $primary-darken-2; display: none; }
+    WhyScreen #why-used { height: 8; border: round $foreground 45%; display: none; }
     WhyScreen #why-used.-shown { display: block; }
     WhyScreen #why-used:focus { border: round $accent; }
     WhyScreen #why-cut-row { height: 1; }
     WhyScreen #why-cut-row > Static { width: auto; margin: 0 1 0 1; }
     WhyScreen #why-cutoff { width: 1fr; height: 1; border: none; padding: 0; }
-    WhyScreen #why-scroll { height: 1fr; border: round $primary-darken-2; padding: 0 1; }
+    WhyScreen #why-scroll { height: 1fr; border: round $foreground 45%; padding: 0 1; }
     WhyScreen #why-scroll:focus { border: round $accent; }
     """
 
     BINDINGS = [
         Binding("escape", "close", "Back"),
-        Binding("n", "step(1)", "Next step"),
-        Binding("p", "step(-1)", "Prev step"),
+        Binding("n", "step(1)", "Next"),
+        Binding("p", "step(-1)", "Prev"),
         Binding("b", "step_to('first')", "First", show=False),
         Binding("e", "step_to('last')", "Last", show=False),
         Binding("u", "used_in", "Used in"),
         Binding("backspace", "history_back", "Back in history", show=False),
         Binding("c", "focus_cutoff", "Cut-off"),
-        Binding("f", "vocabulary", "Vocabulary"),
+        Binding("f", "vocabulary", "Vocab"),
     ]
 
-    def __init__(self, token_id: int | None = None) -> None:
+    def __init__(self, token_id: int | None = None, *, from_text: bool = False) -> None:
         super().__init__()
         self._requested = token_id
+        self._requested_from_text = from_text or token_id is None
         self.token_id: int | None = None
         self.history: list[int] = []
         self.explanation: ChunkExplanation | None = None
@@ -240,31 +275,38 @@ class WhyScreen(Screen):
                 scroll.border_title = "explain"
                 with scroll:
                     yield Static("", id="why-explain")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     @property
     def tokenizer(self) -> Tokenizer | None:
         return getattr(self.app, "tokenizer", None)
 
+    def reopen(self, token_id: int | None = None, from_text: bool = False) -> None:
+        """Opened again (from the vocabulary, the token view): show ``token_id``."""
+        if token_id is not None:
+            self.show_token(token_id, from_text=from_text)
+
+    def on_token_picked(self, event: TokenPicked) -> None:
+        self._show_picked(event.token_id)
+
+    def on_selection_changed(self, event: SelectionChanged) -> None:
+        self._follow_selection()
+
+    def on_doc_changed(self, event: DocChanged) -> None:
+        self._follow_selection()
+
+    def on_encoding_changed(self, event: EncodingChanged) -> None:
+        self._encoding_changed()
+
     def on_mount(self) -> None:
         app = self.app
-        picked = getattr(app, "token_picked", None)
-        if picked is not None:
-            picked.subscribe(self, self._on_token_picked)
-        for name in ("selection_changed", "doc_changed"):
-            signal = getattr(app, name, None)
-            if signal is not None:
-                signal.subscribe(self, lambda _data: self._follow_selection())
-        changed = getattr(app, "encoding_changed", None)
-        if changed is not None:
-            changed.subscribe(self, lambda _data: self._encoding_changed())
         token_id = self._requested if self._requested is not None else getattr(app, "selected_token_id", None)
         self.query_one(MergeTree).focus()
         if token_id is None:
             self._show_title()
             self.query_one("#why-explain", Static).update("Select a token in the explorer (or pick one with f).")
             return
-        self.show_token(token_id, from_text=self._requested is None)
+        self.show_token(token_id, from_text=self._requested_from_text)
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -312,17 +354,18 @@ class WhyScreen(Screen):
 
     def _show_title(self) -> None:
         tokenizer = self.tokenizer
-        name = tokenizer.name if tokenizer is not None else "?"
+        name = safe_text(tokenizer.name) if tokenizer is not None else "?"
         if self.token_id is None or tokenizer is None:
-            self.query_one("#why-title", Static).update(f"Why does it split like that? · {name}")
+            self.query_one("#why-title", Static).update(Text(f"Why does it split like that? · {name}"))
             return
         data = tokenizer.token_bytes(self.token_id)
         what = "the selected chunk" if self.from_text else "its own bytes"
-        self.query_one("#why-title", Static).update(
-            f'Token {self.token_id} "{show_bytes(data)}" · {name} · explaining {what}'
-        )
+        title = Text(f"Token {self.token_id} ")
+        title.append_text(token_text(data))
+        title.append(f" · {name} · explaining {what}")
+        self.query_one("#why-title", Static).update(title)
 
-    def _on_token_picked(self, token_id: int) -> None:
+    def _show_picked(self, token_id: int) -> None:
         if self.is_attached and token_id != self.token_id:
             self.show_token(token_id, from_text=False)
 
@@ -421,7 +464,7 @@ class WhyScreen(Screen):
         except CancelledError:
             return
         except TokscopeError as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.app.call_from_thread(self.notify, safe_text(exc), severity="error", markup=False)
             return
         self.app.call_from_thread(self._show_uses, token_id, uses)
 
@@ -446,10 +489,15 @@ class WhyScreen(Screen):
         for u in uses[:MAX_USES]:
             label = Text()
             label.append(f"{u.child} ", style="bold")
-            child = tokenizer.token_bytes(u.child)
-            label.append(f'"{show_bytes(child)}"', style="cyan")
-            other = f'"{show_bytes(tokenizer.token_bytes(u.other))}"'
-            label.append(f"  = this + {other}" if u.side == "left" else f"  = {other} + this", style="dim")
+            label.append_text(token_text(tokenizer.token_bytes(u.child), style="#8fd3ff"))
+            other = token_text(tokenizer.token_bytes(u.other))
+            if u.side == "left":
+                label.append("  = this + ")
+                label.append_text(other)
+            else:
+                label.append("  = ")
+                label.append_text(other)
+                label.append(" + this")
             options.append(Option(label, id=f"{u.child}:{u.side}"))  # a token may use it on both sides
         if len(uses) > MAX_USES:
             options.append(Option(f"… and {len(uses) - MAX_USES} more (tokscope tree --used-in)", disabled=True))
@@ -481,7 +529,7 @@ class WhyScreen(Screen):
             else:
                 result = explain_token(tokenizer, token_id, max_rank=max_rank)
         except TokscopeError as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.app.call_from_thread(self.notify, safe_text(exc), severity="error", markup=False)
             return
         self.app.call_from_thread(self._show_explanation, token_id, max_rank, result)
 
@@ -543,8 +591,8 @@ class WhyScreen(Screen):
     # ----- other ------------------------------------------------------------------------------
 
     def action_vocabulary(self) -> None:
-        # through the app's registry of screens: the vocabulary browser opens this screen in turn
-        self.app.action_open_feature("tokscope.app.screens.vocab:VocabScreen")  # type: ignore[attr-defined]
+        # through the app's registry of views: the vocabulary browser opens this screen in turn
+        self.app.open_view("vocab")  # type: ignore[attr-defined]
 
     def action_close(self) -> None:
         if isinstance(self.focused, Input):

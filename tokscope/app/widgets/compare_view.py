@@ -1,7 +1,7 @@
 """One pane of the comparison screen: the explorer's token view, plus two marks.
 
-- pieces that start at a boundary the first (reference) tokenizer does not have are underlined
-  and bold (the first pane has none);
+- pieces that start at a boundary the first (reference) tokenizer does not have are drawn in
+  bold yellow (an underline made spaces look like ``__``; the first pane has none);
 - pieces that overlap the piece picked in another pane are drawn reversed.
 
 The pane reports the user's picks and its scrolling to the screen instead of to the explorer.
@@ -13,10 +13,10 @@ from rich.style import Style
 from textual.message import Message
 
 from ...core.compare import Segmentation
-from .token_view import MOVE_BINDINGS, Palette, TokenView
+from .token_view import MOVE_BINDINGS, TokenView
 
 #: added to a piece that starts where the first tokenizer does not cut
-MARK = Style(underline=True, bold=True)
+MARK = Style(color="#ffd27f", bold=True)
 #: added to a piece that overlaps the piece picked in another pane
 OVERLAP = Style(reverse=True, bold=True)
 
@@ -49,8 +49,8 @@ class ComparePane(TokenView, inherit_bindings=False):
             self.pane = pane
             self.offset = offset
 
-    def __init__(self, key: str, *, palette: Palette | None = None, id: str | None = None) -> None:
-        super().__init__(palette=palette, id=id)
+    def __init__(self, key: str, *, kind: str = "truecolor", id: str | None = None) -> None:
+        super().__init__(kind=kind, id=id)
         self.key = key
         self.seg: Segmentation | None = None
         self.marked: frozenset[int] = frozenset()  # byte offsets where this cuts and the first does not
@@ -90,6 +90,14 @@ class ComparePane(TokenView, inherit_bindings=False):
             self.post_message(self.Chosen(self, event.index))
 
     def on_token_view_picked(self, event: TokenView.Picked) -> None:
+        event.stop()
+
+    def on_key(self, event) -> None:
+        # no input pane to type into: letters are the comparison screen's keys (the token
+        # view's handler, which sends typing to the input pane, is skipped)
+        event.prevent_default()
+
+    def on_token_view_typed(self, event: TokenView.Typed) -> None:
         event.stop()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
 from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.segment import Segment
-from textual.document._document import Document, DocumentBase
-from textual.document._wrapped_document import WrappedDocument
+from textual import events
+from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
+from textual.widgets.text_area import Document, DocumentBase, WrappedDocument
 
 from ...core.display import NAMED
 
@@ -34,6 +34,12 @@ def hostile_table() -> dict[int, str]:
     return table
 
 
+@lru_cache(maxsize=1)
+def hostile_pattern() -> re.Pattern[str]:
+    """A regex matching any character :func:`hostile_table` replaces."""
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(hostile_table())) + "]")
+
+
 #: characters TextArea would take as line breaks (str.splitlines) and rewrite; the editor holds a
 #: stand-in from plane 16's private use area instead, one character for one, so offsets agree
 LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -43,16 +49,44 @@ _TO_EDITOR = str.maketrans(LINE_BREAKS, STAND_INS)
 _STAND_IN_GLYPHS = dict(zip(map(ord, STAND_INS), "␍␋␌␜␝␞␤␤␤"))
 
 
-def to_editor(text: str) -> str:
-    r"""``text`` with line-break characters other than ``\n`` replaced by stand-ins.
+def to_editor(text: str, crlf: bool = False) -> str:
+    r"""``text`` with line-break characters other than ``\n`` replaced by stand-ins; with ``crlf``
+    (a document whose lines end in CRLF) a ``\r\n`` stays a line break.
 
     >>> from_editor(to_editor("a\r\nb\x85c")) == "a\r\nb\x85c", to_editor("a\r\nb").count("\r")
     (True, 0)
+    >>> to_editor("a\r\nb\rc", crlf=True) == "a\r\nb" + STAND_INS[0] + "c"
+    True
     """
+    if crlf and "\r\n" in text:
+        return "\r\n".join(to_editor(part) for part in text.split("\r\n"))
     for original, stand_in in zip(LINE_BREAKS, STAND_INS):
         if original in text:
             text = text.replace(original, stand_in)
     return text
+
+
+def uses_crlf(text: str) -> bool:
+    r"""Whether every line of ``text`` ends in CRLF (and it has no other CR or line break).
+
+    >>> uses_crlf("a\r\nb\r\n"), uses_crlf("a\r\nb\n"), uses_crlf("a\rb\r\n"), uses_crlf("ab")
+    (True, False, False, False)
+    """
+    if "\r\n" not in text:
+        return False
+    n = text.count("\r\n")
+    return text.count("\n") == n and text.count("\r") == n and not any(c in text for c in LINE_BREAKS[1:])
+
+
+def paste_line_breaks(text: str, crlf: bool) -> str:
+    r"""Pasted text with its line endings made the document's: terminals send CR for a newline
+    when pasting, so ``\r\n`` and a lone ``\r`` become ``\n`` (``\r\n`` in a CRLF document).
+
+    >>> paste_line_breaks("one\rtwo\r\nthree", False), paste_line_breaks("a\nb", True)
+    ('one\ntwo\nthree', 'a\r\nb')
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\n", "\r\n") if crlf else text
 
 
 def _has_stand_ins(text: str) -> bool:
@@ -85,10 +119,17 @@ class _CachedHeightWrappedDocument(WrappedDocument):
         super().wrap(width, tab_width)
         self._wrapped_for = key
 
-    def wrap_range(self, *args, **kwargs):
+    def wrap_range(self, start, old_end, new_end):  # type: ignore[override]
+        line = start[0]
+        if (self._width == 0 and line == old_end[0] == new_end[0] and line < len(self._tab_width_cache)
+                and self._tab_width_cache[line] == [0] and "\t" not in self.document[line]):
+            # without soft wrap, an edit inside one line without tabs leaves every wrap table as
+            # it was (one row, one tab-free section); re-wrapping it measured the whole line
+            # (~60 ms on a 200,000-character line)
+            return
         self._height = None
         self._wrapped_for = None
-        return super().wrap_range(*args, **kwargs)
+        return super().wrap_range(start, old_end, new_end)
 
     @property
     def height(self) -> int:
@@ -98,6 +139,10 @@ class _CachedHeightWrappedDocument(WrappedDocument):
             info = getattr(self, "_offset_to_line_info", None)
             self._height = len(info) if info is not None else WrappedDocument.height.fget(self)  # type: ignore[attr-defined]
         return self._height
+
+
+#: lines longer than this (characters) have their width updated by each edit, not measured again
+LONG_LINE = 4096
 
 
 class _FastDocument(Document):
@@ -120,6 +165,12 @@ class _FastDocument(Document):
         top, bottom = sorted((start, end))
         if not self._stand_ins and _has_stand_ins(text):
             self._stand_ins = True
+        # an edit inside one long line without tabs changes its width by what it adds and takes:
+        # measuring the whole line again cost ~50 ms on a 200,000-character line
+        inline = (top[0] == bottom[0] and "\n" not in text and "\t" not in text and self._widths is not None
+                  and top[0] < len(self._lines) and len(self._lines[top[0]]) > LONG_LINE
+                  and "\t" not in self._lines[top[0]])
+        removed = self.get_text_range(top, bottom) if inline else ""
         result = super().replace_range(start, end, text)
         self._version += 1
         widths = self._widths
@@ -128,6 +179,8 @@ class _FastDocument(Document):
             lines = self._lines
             if len(cells) + result.end_location[0] - bottom[0] != len(lines) or bottom[0] >= len(cells):
                 self._widths = None  # an edit outside the lines we know: measure again
+            elif inline and result.end_location[0] == top[0]:
+                cells[top[0]] += cell_len(text) - cell_len(removed)
             else:
                 new = lines[top[0] : result.end_location[0] + 1]
                 cells[top[0] : bottom[0] + 1] = [cell_len(line.expandtabs(tab_width)) for line in new]
@@ -147,34 +200,66 @@ class _FastDocument(Document):
         return Size(max(widths[1], default=0), len(self._lines))
 
 
-class Editor(TextArea):
+#: TextArea keys the explorer uses for itself: Ctrl+A selects all (Home goes to the line start),
+#: F6 and F7 open views
+_TAKEN = {"ctrl+a", "f6", "f7"}
+
+
+def _editor_bindings() -> list[Binding]:
+    out = []
+    for binding in TextArea.BINDINGS:
+        if not isinstance(binding, Binding):
+            continue
+        keys = [k for k in binding.key.split(",") if k.strip() not in _TAKEN]
+        if keys:
+            out.append(Binding(",".join(keys), binding.action, binding.description, show=binding.show,
+                               key_display=binding.key_display, priority=binding.priority))
+    return out
+
+
+class Editor(TextArea, inherit_bindings=False):
     r"""TextArea that keeps every character of the text and paints hostile ones inertly.
 
     TextArea splits lines like ``str.splitlines`` and would turn ``\r``, ``\x85``, ``\u2028``...
     into its own newline; the editor stores stand-ins for them instead (see :func:`to_editor`), so
-    :attr:`real_text` is exactly what the user loaded and typed. Control, bidi and zero-width
+    :attr:`real_text` is exactly what the user loaded and typed. A text whose lines all end in CRLF
+    is kept as CRLF lines (End goes to the end of the line, Enter adds a CRLF). Pasted text gets
+    the document's line endings (terminals paste newlines as CR). Control, bidi and zero-width
     characters are never written to the terminal.
     """
 
+    BINDINGS = _editor_bindings()
+
     _real: tuple[str, str] | None = None  # (editor text, the text it stands for)
-    #: called the moment the text changes (typing, paste, undo, load), before the next frame is
-    #: painted; the ``Changed`` message it came with is marked ``early_handled``
-    on_change: Callable[[], None] | None = None
+    crlf = False  # the text's lines end in CRLF
 
     def __init__(self, text: str = "", **kwargs) -> None:
         # TextArea.__init__ builds and wraps a document of the text, then builds and wraps it
         # again (_set_document); start empty and build it once (half a second less on 1 MB)
         super().__init__("", **kwargs)
-        self._set_document(to_editor(text), self.language)
+        self.crlf = uses_crlf(text)
+        self._set_document(to_editor(text, self.crlf), self.language)
 
-    def post_message(self, message: Message) -> bool:
-        # TextArea posts Changed from inside the edit; a message reaches the app a few event-loop
-        # turns later, usually after a frame showing only the input pane has been painted, so
-        # the token view would be a frame (and its paint) behind. The hook runs right here instead.
-        if isinstance(message, TextArea.Changed) and message.text_area is self and self.on_change is not None:
-            message.early_handled = True  # type: ignore[attr-defined]
-            self.on_change()
+    def post_message(self, message) -> bool:
+        # TextArea posts Changed from inside the edit; the message reaches the app a few
+        # event-loop turns later, usually after a frame showing only the input pane has been
+        # painted (a frame of latency per keystroke). The app that has ``text_edited`` hears of
+        # the edit right here instead, and the message says so (``early_handled``).
+        if isinstance(message, TextArea.Changed) and message.text_area is self and self.is_mounted:
+            edited = getattr(self.app, "text_edited", None)
+            if edited is not None:
+                message.early_handled = True  # type: ignore[attr-defined]
+                edited(self)
         return super().post_message(message)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        event.prevent_default()  # TextArea's own handler would insert the text as it came
+        event.stop()
+        if self.read_only:
+            return
+        text = paste_line_breaks(event.text, self.crlf)
+        result = self.replace(text, *self.selection, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
 
     @property
     def document(self) -> DocumentBase:
@@ -217,21 +302,20 @@ class Editor(TextArea):
             cached = self._real = (text, from_editor(text))
         return cached[1]
 
-    def load_real_text(self, text: str) -> None:
-        self.load_text(to_editor(text))
-
     def edit(self, edit):  # every insert, paste, replace and undo goes through here
-        edit.text = to_editor(edit.text)
+        edit.text = to_editor(edit.text, self.crlf)
         return super().edit(edit)
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         table = hostile_table()
+        hostile = hostile_pattern()
         segments = list(strip)
         changed = False
         for k, seg in enumerate(segments):
             text = seg.text
-            if not text.isascii() or not text.isprintable():
+            # a regex scan finds nothing to replace ~10x faster than translating a long line
+            if (not text.isascii() or not text.isprintable()) and hostile.search(text):
                 clean = text.translate(table)
                 if clean != text:
                     segments[k] = Segment(clean, seg.style, seg.control)

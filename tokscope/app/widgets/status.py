@@ -1,33 +1,35 @@
-"""The status line: encoding and live counts."""
+"""The status line: the encoding, live counts, and the state (always shown, at the right)."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.widgets import Static
 
+from ...core.display import safe_text
 from ...core.document import Document
 
 
 def status_text(doc: Document | None, state: str, width: int = 80) -> str:
-    """One line: encoding · tokens · chars · bytes · words · chars/token · tokens/word · state."""
+    """One line: encoding · tokens · chars · bytes · words · chars/token · tokens/word, then the
+    state. Figures that do not fit are shortened, then dropped (the last first); the state stays.
+
+    >>> status_text(None, "loading gpt2…")
+    ' loading gpt2…'
+    """
     if doc is None:
         return f" {state}"
     s = doc.figures
-    parts = [
-        s.encoding,
-        f"{s.tokens:,} tokens",
-        f"{s.chars:,} chars",
-        f"{s.bytes:,} bytes",
-        f"{s.words:,} words",
-        f"{s.chars_per_token:.2f} chars/tok",
-        f"{s.tokens_per_word:.2f} tok/word",
-        state,
-    ]
-    line = " " + " │ ".join(parts)
-    if len(line) > width:
-        parts[1:7] = [f"{s.tokens:,} tok", f"{s.chars:,} ch", f"{s.bytes:,} B", f"{s.words:,} w",
-                      f"{s.chars_per_token:.2f} ch/tok", f"{s.tokens_per_word:.2f} tok/w"]
-        line = " " + "│".join(parts)
-    return line
+    name = safe_text(s.encoding)
+    long = [f"{s.tokens:,} tokens", f"{s.chars:,} chars", f"{s.bytes:,} bytes", f"{s.words:,} words",
+            f"{s.chars_per_token:.2f} chars/tok", f"{s.tokens_per_word:.2f} tok/word"]
+    short = [f"{s.tokens:,} tok", f"{s.chars:,} ch", f"{s.bytes:,} B", f"{s.words:,} w",
+             f"{s.chars_per_token:.2f} ch/tok", f"{s.tokens_per_word:.2f} tok/w"]
+    for parts, sep in ((long, " │ "), (short, "│")):
+        for keep in range(len(parts), -1, -1):
+            line = " " + sep.join([name, *parts[:keep], state])
+            if cell_len(line) <= width:
+                return line
+    return (" " + state)[:width]
 
 
 class StatusLine(Static):
@@ -35,5 +37,9 @@ class StatusLine(Static):
     StatusLine { height: 1; }
     """
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(markup=False, id=id)  # the encoding's name is not markup
+
     def show(self, doc: Document | None, state: str) -> None:
         self.update(status_text(doc, state, self.size.width or 80), layout=False)
+

@@ -15,85 +15,69 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.document import SPECIAL, Document
-from ..render import BOTH, IDS, TEXT, piece_units, row_of
+from ..render import BOTH, IDS, TEXT, piece_cells, piece_units, row_of, safe_text
 
 
-#: letters that work while the token view has focus (the input pane types letters): key, app action, help
-VIEW_KEYS: list[tuple[str, str, str]] = [
-    ("e", "pick_encoding", "pick the encoding"),
-    ("v", "cycle_mode", "text / ids / both"),
-    ("w", "toggle_ws", "visible whitespace"),
-    ("r", "toggle_rank", "rank colours"),
-    ("s", "toggle_specials", "special tokens as specials"),
-    ("c", "copy('ids')", "copy ids"),
-    ("p", "copy('pieces')", "copy pieces"),
-    ("b", "copy('bytes')", "copy the selected token's bytes"),
-    ("question_mark", "help", "help"),
-    ("q", "quit", "quit"),
-]
+#: the rank ramp's buckets: (upper bound as a share of the vocabulary, label); ranks below 256 are
+#: the single bytes
+RANK_BUCKETS = (1 / 64, 1 / 16, 1 / 4, 1 / 2, 1.0)
+
+
+def rank_bucket(rank: int, n_vocab: int) -> int:
+    """The rank colour of a token: 0 for single bytes, then 1..5 by its rank's share of the vocabulary.
+
+    >>> [rank_bucket(r, 100_000) for r in (5, 300, 3000, 20_000, 60_000)]
+    [0, 1, 2, 3, 5]
+    """
+    if rank < 256:
+        return 0
+    frac = rank / max(n_vocab, 1)
+    for k, bound in enumerate(RANK_BUCKETS, 1):
+        if frac < bound:
+            return k
+    return len(RANK_BUCKETS)
+
+
+def rank_ranges(n_vocab: int) -> list[str]:
+    """The rank range each rank colour stands for (the legend under the token view).
+
+    >>> rank_ranges(200_000)
+    ['0-255', '256-3.1k', '3.1k-12k', '12k-50k', '50k-100k', '100k-200k']
+    """
+    def short(n: int) -> str:
+        if n >= 10_000:
+            return f"{n / 1000:.0f}k"
+        if n >= 1000:
+            return f"{n / 1000:.1f}k"
+        return str(n)
+
+    bounds = [256] + [max(256, int(n_vocab * b)) for b in RANK_BUCKETS]
+    out = ["0-255"]
+    for lo, hi in zip(bounds, bounds[1:]):
+        out.append(f"{short(lo)}-{short(hi)}")
+    return out
+
+
+#: the palette's parts, as component classes (``token-view--NAME``)
+ALTERNATE = 6
+RANKS = 6
+PARTS = ("partial", "char", "special", "selected", "hover", "control", "whitespace", "id", "pending")
 
 
 class Palette:
-    """Styles for pieces. ``alternate`` colours cycle by piece index; ``rank`` buckets by merge rank."""
+    """Rich styles for pieces, read from the widget's component classes (so themes restyle them).
 
-    def __init__(self, kind: str = "truecolor") -> None:
-        self.kind = kind
-        if kind == "mono":
-            self.alternate = [Style(underline=True), Style(reverse=True)]
-            self.rank = self.alternate
-            self.partial = Style(italic=True, bold=True, reverse=True)
-            self.special = Style(bold=True, reverse=True, underline=True)
-            self.selected = Style(bold=True, reverse=True, blink=False, overline=True)
-            self.ctrl = Style(bold=True)
-            self.ws_dim = Style()
-            self.id_dim = Style(italic=True)
-            self.plain = Style()
-            return
-        if kind == "standard":
-            bgs = ["blue", "magenta", "cyan", "green", "red", "yellow"]
-            self.alternate = [Style(color="white" if b in ("blue", "magenta", "red") else "black", bgcolor=b) for b in bgs[:4]]
-            self.rank = [
-                Style(color="black", bgcolor="white"), Style(color="black", bgcolor="green"),
-                Style(color="black", bgcolor="cyan"), Style(color="white", bgcolor="blue"),
-                Style(color="white", bgcolor="magenta"), Style(color="white", bgcolor="red"),
-            ]
-            self.partial = Style(color="black", bgcolor="yellow", bold=True)
-            self.special = Style(color="yellow", bgcolor="black", bold=True, reverse=True, underline=True)
-            self.selected = Style(color="black", bgcolor="bright_white", bold=True, underline=True)
-            self.ctrl = Style(color="bright_red", bold=True)
-            self.ws_dim = Style(dim=True)
-            self.id_dim = Style(dim=True, italic=True)
-            self.plain = Style(dim=True)
-            return
-        bgs = ["#1d3f6e", "#5a2a5e", "#1f5a45", "#6b4a1a", "#5c2020", "#24515e"]
-        self.alternate = [Style(color="#f0f0f0", bgcolor=b) for b in bgs]
-        # early merges (low rank) cool and light, late merges warm and dark
-        self.rank = [
-            Style(color="#000000", bgcolor=c)
-            for c in ("#d0d0d0", "#7fd1ae", "#8fc4f0", "#c9a4f0", "#f0a86b", "#f07070")
-        ]
-        self.partial = Style(color="#000000", bgcolor="#f5d547", bold=True)
-        self.special = Style(color="#ffffff", bgcolor="#b3007a", bold=True, underline=True)
-        self.selected = Style(color="#000000", bgcolor="#ffffff", bold=True, underline=True)
-        self.ctrl = Style(color="#ff5f5f", bold=True)
-        self.ws_dim = Style(color="#9a9a9a")
-        self.id_dim = Style(italic=True, dim=True)
-        self.plain = Style(color="#8a8a8a")
+    ``alternate`` colours cycle by piece index; ``rank`` is a ramp from light (early merges) to
+    dark (late merges).
+    """
 
-
-    def rank_bucket(self, rank: int, n_vocab: int) -> int:
-        if rank < 256:
-            return 0
-        frac = rank / max(n_vocab, 1)
-        if frac < 1 / 64:
-            return 1
-        if frac < 1 / 16:
-            return 2
-        if frac < 1 / 4:
-            return 3
-        if frac < 1 / 2:
-            return 4
-        return 5
+    def __init__(self, widget) -> None:
+        get = widget.get_component_rich_style
+        self.alternate = [get(f"token-view--piece-{k}", partial=True) for k in range(1, ALTERNATE + 1)]
+        self.rank = [get(f"token-view--rank-{k}", partial=True) for k in range(1, RANKS + 1)]
+        for name in PARTS:
+            setattr(self, name, get(f"token-view--{name}", partial=True))
+        self.mono = widget.has_class("-mono")
 
 
 #: Keys that move the selection through the pieces (shared with views that subclass this one).
@@ -110,19 +94,98 @@ MOVE_BINDINGS = [
 
 
 class TokenView(ScrollView, can_focus=True):
-    """Pieces of the current :class:`Document`, wrapped in rows of character ranges."""
+    """Pieces of the current :class:`Document`, wrapped in rows of character ranges.
+
+    Typing a character here types it into the input pane (the view is not a text field, and no
+    letter key acts here); every action has a function key or a Ctrl chord.
+
+    | Class | Description |
+    | :- | :- |
+    | `token-view--piece-1` .. `-6` | the alternating colours of neighbouring pieces |
+    | `token-view--rank-1` .. `-6` | rank colours, light (single bytes, early merges) to dark (late merges) |
+    | `token-view--partial` | a partial piece's bytes (``‹f0 9f›``) |
+    | `token-view--char` | the character a run of partial pieces makes up, drawn after their bytes |
+    | `token-view--special` | a special token |
+    | `token-view--selected` | the selected piece |
+    | `token-view--hover` | added to the piece under the mouse pointer |
+    | `token-view--control` | a control, bidi or zero-width character's stand-in (``␛``, ``⟨RLO⟩``) |
+    | `token-view--whitespace` | visible whitespace (``·`` ``→`` ``⏎``), never the text's own ``·`` |
+    | `token-view--id` | an id after a piece's text (both mode) |
+    | `token-view--pending` | text not tokenized yet (a large text still loading) |
+    """
+
+    COMPONENT_CLASSES = {
+        *(f"token-view--piece-{k}" for k in range(1, ALTERNATE + 1)),
+        *(f"token-view--rank-{k}" for k in range(1, RANKS + 1)),
+        *(f"token-view--{name}" for name in PARTS),
+    }
 
     DEFAULT_CSS = """
     TokenView { overflow-x: hidden; overflow-y: auto; scrollbar-size-vertical: 1; }
+    TokenView > .token-view--piece-1 { background: $primary-darken-2; color: #f0f0f0; }
+    TokenView > .token-view--piece-2 { background: #5a2a5e; color: #f0f0f0; }
+    TokenView > .token-view--piece-3 { background: #1f5a45; color: #f0f0f0; }
+    TokenView > .token-view--piece-4 { background: #6b4a1a; color: #f0f0f0; }
+    TokenView > .token-view--piece-5 { background: #5c2020; color: #f0f0f0; }
+    TokenView > .token-view--piece-6 { background: #24515e; color: #f0f0f0; }
+    TokenView > .token-view--rank-1 { background: #f2f2f2; color: #000000; }
+    TokenView > .token-view--rank-2 { background: #bcd7f5; color: #000000; }
+    TokenView > .token-view--rank-3 { background: #7fb0e8; color: #000000; }
+    TokenView > .token-view--rank-4 { background: #3f7cc4; color: #ffffff; }
+    TokenView > .token-view--rank-5 { background: #1f4f8f; color: #ffffff; }
+    TokenView > .token-view--rank-6 { background: #0c2a57; color: #ffffff; }
+    TokenView > .token-view--partial { background: #f5d547; color: #000000; text-style: bold underline; }
+    TokenView > .token-view--char { background: #f5d547; color: #000000; text-style: underline; }
+    TokenView > .token-view--special { background: #b3007a; color: #ffffff; text-style: bold underline; }
+    TokenView > .token-view--selected { background: #ffffff; color: #000000; text-style: bold underline; }
+    TokenView > .token-view--hover { text-style: bold underline; }
+    TokenView > .token-view--control { color: #ff8080; text-style: bold; }
+    TokenView > .token-view--whitespace { color: #ffd27f; text-style: italic; }
+    TokenView > .token-view--id { color: #c8c8c8; text-style: italic; }
+    TokenView > .token-view--pending { color: #a0a0a0; }
+
+    TokenView.-ansi > .token-view--piece-1 { background: ansi_blue; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--piece-2 { background: ansi_magenta; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--piece-3 { background: ansi_cyan; color: ansi_black; }
+    TokenView.-ansi > .token-view--piece-4 { background: ansi_green; color: ansi_black; }
+    TokenView.-ansi > .token-view--piece-5 { background: ansi_blue; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--piece-6 { background: ansi_magenta; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--rank-1 { background: ansi_bright_white; color: ansi_black; }
+    TokenView.-ansi > .token-view--rank-2 { background: ansi_white; color: ansi_black; }
+    TokenView.-ansi > .token-view--rank-3 { background: ansi_bright_cyan; color: ansi_black; }
+    TokenView.-ansi > .token-view--rank-4 { background: ansi_cyan; color: ansi_black; }
+    TokenView.-ansi > .token-view--rank-5 { background: ansi_blue; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--rank-6 { background: ansi_black; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--partial { background: ansi_yellow; color: ansi_black; }
+    TokenView.-ansi > .token-view--char { background: ansi_yellow; color: ansi_black; }
+    TokenView.-ansi > .token-view--special { background: ansi_red; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--selected { background: ansi_bright_white; color: ansi_black; }
+    TokenView.-ansi > .token-view--control { color: ansi_bright_red; }
+    TokenView.-ansi > .token-view--whitespace { color: ansi_bright_yellow; }
+    TokenView.-ansi > .token-view--id { color: ansi_white; }
+    TokenView.-ansi > .token-view--pending { color: ansi_white; }
+
+    TokenView.-mono > .token-view--piece-1, TokenView.-mono > .token-view--piece-3,
+    TokenView.-mono > .token-view--piece-5, TokenView.-mono > .token-view--rank-1,
+    TokenView.-mono > .token-view--rank-3, TokenView.-mono > .token-view--rank-5 { text-style: underline; }
+    TokenView.-mono > .token-view--piece-2, TokenView.-mono > .token-view--piece-4,
+    TokenView.-mono > .token-view--piece-6, TokenView.-mono > .token-view--rank-2,
+    TokenView.-mono > .token-view--rank-4, TokenView.-mono > .token-view--rank-6 { text-style: reverse; }
+    TokenView.-mono > .token-view--partial { text-style: bold italic reverse; }
+    TokenView.-mono > .token-view--char { text-style: italic; }
+    TokenView.-mono > .token-view--special { text-style: bold reverse underline; }
+    TokenView.-mono > .token-view--selected { text-style: bold reverse overline; }
+    TokenView.-mono > .token-view--whitespace { text-style: dim; }
     """
 
     BINDINGS = [
         *MOVE_BINDINGS,
         Binding("enter", "pick", "Open token", show=False),
-    ] + [Binding(key, f"app.{action}", text, show=False) for key, action, text in VIEW_KEYS]
+    ]
 
     class Selected(Message):
-        """The token cursor moved to piece ``index`` (``from_user`` False when set by the app)."""
+        """The token cursor moved to piece ``index`` (``from_user`` False when set by the app).
+        Handler: ``on_token_view_selected``."""
 
         def __init__(self, index: int | None, from_user: bool) -> None:
             super().__init__()
@@ -130,7 +193,7 @@ class TokenView(ScrollView, can_focus=True):
             self.from_user = from_user
 
     class Picked(Message):
-        """Enter was pressed on piece ``index`` of ``view``."""
+        """Enter was pressed on piece ``index`` of ``view``. Handler: ``on_token_view_picked``."""
 
         def __init__(self, index: int, view: TokenView | None = None) -> None:
             super().__init__()
@@ -141,19 +204,39 @@ class TokenView(ScrollView, can_focus=True):
         def control(self) -> TokenView | None:
             return self.view
 
-    def __init__(self, *, palette: Palette | None = None, id: str | None = None) -> None:
-        super().__init__(id=id)
+    class Typed(Message):
+        """A character was typed while the view had focus (it belongs in the input pane).
+        Handler: ``on_token_view_typed``."""
+
+        def __init__(self, character: str) -> None:
+            super().__init__()
+            self.character = character
+
+    def __init__(self, *, kind: str = "truecolor", id: str | None = None) -> None:
+        super().__init__(id=id, classes={"standard": "-ansi", "mono": "-mono"}.get(kind, ""))
         self.doc: Document | None = None
         self.rows: list[int] = [0]
         self.rows_width = 0
         self.rows_mode = TEXT
-        self.mode = TEXT
         self.ws = False
         self.rank_colours = False
         self.selected: int | None = None
-        self.palette = palette or Palette()
+        self.hovered: int | None = None  # the piece under the mouse pointer
+        self._palette: Palette | None = None
         self._cache: LRUCache[tuple, tuple[Strip, list[tuple[int, int, int]]]] = LRUCache(1024)
         self._paint: tuple[int, Style] | None = None  # (width, base style) during render_lines
+
+    @property
+    def palette(self) -> Palette:
+        """The styles of the pieces, from the component classes (read again when styles change)."""
+        if self._palette is None:
+            self._palette = Palette(self)
+        return self._palette
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette = None  # a theme or a class changed the component styles
+        self._cache.clear()
 
     # ----- state -----------------------------------------------------------------------------
 
@@ -212,6 +295,12 @@ class TokenView(ScrollView, can_focus=True):
 
     # ----- actions ---------------------------------------------------------------------------
 
+    def on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+
     def action_move(self, step: int) -> None:
         if self.doc is None or not self.doc.ids:
             return
@@ -226,8 +315,7 @@ class TokenView(ScrollView, can_focus=True):
         start = self.rows[row]
         end = self.rows[row + 1] if row + 1 < len(self.rows) else len(doc.text)
         target = min(start + column_chars, max(start, end - 1))
-        index = doc.piece_at(target)
-        return index
+        return doc.piece_at(target)
 
     def action_move_row(self, step: int) -> None:
         doc = self.doc
@@ -271,6 +359,30 @@ class TokenView(ScrollView, can_focus=True):
     def action_pick(self) -> None:
         if self.selected is not None:
             self.post_message(self.Picked(self.selected, self))
+
+    def _piece_under(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.doc is None:
+            return None
+        row = int(self.scroll_y) + offset.y
+        if not 0 <= row < len(self.rows):
+            return None
+        _, spans = self._render_row(row)
+        return next((index for x0, x1, index in spans if x0 <= offset.x < x1), None)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The piece under the pointer is highlighted, as the web token visualizers do."""
+        index = self._piece_under(event)
+        if index != self.hovered:
+            self.hovered = index
+            self._cache.clear()
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self.hovered is not None:
+            self.hovered = None
+            self._cache.clear()
+            self.refresh()
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -326,14 +438,21 @@ class TokenView(ScrollView, can_focus=True):
         pal = self.palette
         if i == self.selected:
             return pal.selected
+        if i == self.hovered:
+            return self._base_style(i, token_id, flags, pal) + pal.hover
+        return self._base_style(i, token_id, flags, pal)
+
+    def _base_style(self, i: int, token_id: int, flags: int, pal: Palette) -> Style:
+        doc = self.doc
+        assert doc is not None
         if flags & SPECIAL:
             return pal.special
         if self.rank_colours:
-            style = pal.rank[pal.rank_bucket(token_id, doc.tokenizer.n_vocab)]
-            if pal.kind == "mono" or len(pal.rank) > 2:
-                # neighbours in the same bucket still need a boundary: underline every other piece
-                return style + Style(underline=bool(i & 1)) if pal.kind != "mono" else pal.alternate[i & 1]
-            return style
+            if pal.mono:
+                return pal.alternate[i & 1]
+            style = pal.rank[rank_bucket(token_id, doc.tokenizer.n_vocab)]
+            # neighbours in the same bucket still need a boundary: underline every other piece
+            return style + Style(underline=True) if i & 1 else style
         return pal.alternate[i % len(pal.alternate)]
 
     def _render_row(self, row: int) -> tuple[Strip, list[tuple[int, int, int]]]:
@@ -360,7 +479,6 @@ class TokenView(ScrollView, can_focus=True):
         segments: list[Segment] = []
         spans: list[tuple[int, int, int]] = []
         x = 0
-        tok = doc.tokenizer
         ws = self.ws
         text_all = doc.text
         style_of = self._styler()
@@ -380,15 +498,17 @@ class TokenView(ScrollView, can_focus=True):
                         segments.append(Segment(text, style))
                         x += len(text)
                     else:
-                        for rel, glyph, kind in piece_units(tok.token_bytes(token_id), ws):
-                            pos = start + rel
+                        selected = i == self.selected
+                        for pos, glyph, kind in piece_cells(doc, i, token_id, start, flags, ws):
                             if a <= pos < b and glyph:
                                 if kind == "ws":
-                                    seg_style = style + pal.ws_dim if ws and i != self.selected else style
+                                    seg_style = style + pal.whitespace if ws and not selected else style
                                 elif kind == "ctrl":
-                                    seg_style = style + pal.ctrl
+                                    seg_style = style + pal.control
                                 elif kind == "hex":
-                                    seg_style = pal.selected if i == self.selected else pal.partial
+                                    seg_style = pal.selected if selected else pal.partial
+                                elif kind == "char":
+                                    seg_style = pal.selected if selected else pal.char
                                 else:
                                     seg_style = style
                                 segments.append(Segment(glyph, seg_style))
@@ -397,10 +517,8 @@ class TokenView(ScrollView, can_focus=True):
                         spans.append((x0, x, i))
         if b > doc.covered:
             # not tokenized yet (a large text still loading): plain text
-            from ..render import safe_text
-
             text = safe_text(doc.text[max(a, doc.covered) : b].replace("\n", ""), ws)
-            segments.append(Segment(text, pal.plain))
+            segments.append(Segment(text, pal.pending))
         return Strip(segments), spans
 
     def _render_piece_row(self, a: int, b: int, both: bool) -> tuple[Strip, list[tuple[int, int, int]]]:
@@ -423,12 +541,14 @@ class TokenView(ScrollView, can_focus=True):
                     if kind == "hex":
                         seg_style = pal.selected if i == self.selected else pal.partial
                     elif kind == "ctrl":
-                        seg_style = style + pal.ctrl
+                        seg_style = style + pal.control
+                    elif kind == "ws":
+                        seg_style = style + pal.whitespace if i != self.selected else style
                     else:
                         seg_style = style
                     segments.append(Segment(glyph, seg_style))
                     x += cell_len(glyph)
-                segments.append(Segment(" " + label, style + pal.id_dim))
+                segments.append(Segment(" " + label, style + pal.id))
                 x += len(label) + 1
             else:
                 segments.append(Segment(label, style))
@@ -437,9 +557,7 @@ class TokenView(ScrollView, can_focus=True):
             segments.append(Segment(" "))
             x += 1
         if b > doc.covered:
-            from ..render import safe_text
-
-            segments.append(Segment(safe_text(doc.text[max(a, doc.covered) : b].replace("\n", "")), pal.plain))
+            segments.append(Segment(safe_text(doc.text[max(a, doc.covered) : b].replace("\n", "")), pal.pending))
         return Strip(segments), spans
 
     def refresh_all(self) -> None:

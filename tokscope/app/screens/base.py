@@ -1,0 +1,65 @@
+"""What every screen of the explorer shares: the "too small" message and the views' keys.
+
+Below its smallest working size (``MIN_SIZE``) a screen hides its widgets and says how large the
+terminal must be, instead of drawing squashed or empty panes. A view (:class:`ViewScreen`) keeps
+the app's function keys working (F3..F9 open the other views) without listing them in its
+footer, which shows the view's own keys.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Static
+
+#: the keys the app gives the views (see tokscope.app.views)
+VIEW_KEYS = ("f3", "f4", "f5", "f6", "f7", "f8", "f9")
+
+
+class TooSmall(Static):
+    """The message a screen shows instead of its widgets when the terminal is too small."""
+
+    SCOPED_CSS = False  # its rules are about the screen it is in
+    DEFAULT_CSS = """
+    TooSmall { display: none; width: 1fr; height: 1fr; content-align: center middle; text-align: center;
+               background: $error-darken-3; color: $text; }
+    .-too-small > TooSmall { display: block; }
+    .-too-small > * { display: none; }
+    """
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__(
+            f"The terminal is too small for this view.\nMake it at least {width}×{height} (80×24 is best).\n\n"
+            "Escape goes back · Ctrl+Q quits.",
+            markup=False,
+        )
+
+
+def view_bindings(*skip: str) -> list[Binding]:
+    """The app's view keys (F3..F9) for a view's ``BINDINGS``, hidden from its footer; ``skip``
+    the keys the view uses for something of its own."""
+    return [Binding(key, f"app.view_key('{key}')", key, show=False) for key in VIEW_KEYS if key not in skip]
+
+
+def check_size(screen: Screen, size: tuple[int, int], minimum: tuple[int, int]) -> bool:
+    """Mark ``screen`` too small (``-too-small``) when ``size`` is under ``minimum``; True if it fits."""
+    width, height = size
+    small = width < minimum[0] or height < minimum[1]
+    screen.set_class(small, "-too-small")
+    return not small
+
+
+class ViewScreen(Screen):
+    """A view of the explorer: the too-small message. Its ``BINDINGS`` end with
+    :func:`view_bindings` (the app's view keys, not listed in its footer)."""
+
+    #: the smallest terminal the view works in (columns, rows)
+    MIN_SIZE = (60, 16)
+
+
+    def on_mount(self) -> None:
+        self.mount(TooSmall(*self.MIN_SIZE))
+        check_size(self, self.app.size, self.MIN_SIZE)
+
+    def on_resize(self) -> None:
+        check_size(self, self.app.size, self.MIN_SIZE)
