@@ -9,7 +9,8 @@ import pytest
 
 from tokscope import cli
 from tokscope.app import main as app_main
-from tokscope.app.main import StartupProblem, head_cut, read_input
+from tokscope.app.main import StartupProblem, read_input
+from tokscope.sources.text_input import head_cut
 
 
 def args(**kw) -> argparse.Namespace:

@@ -20,7 +20,6 @@ from tokscope.core.explain import (
     classify_text,
     explain,
     replay,
-    show_bytes,
     split_alternatives,
     variant_texts,
     why_not_one_token,
@@ -292,12 +291,6 @@ def test_chunk_at(load):
     assert chunk_at(tok, "hello world", 0).chunk.text == "hello"
     assert chunk_at(tok, "hello world", 11).chunk.text == " world"
     assert chunk_at(tok, "", 0) is None
-
-
-def test_show_bytes():
-    assert show_bytes(b"a\nb\t\\") == "a\\nb\\t\\\\"
-    assert show_bytes("é".encode()[1:]) == "\\xa9"
-    assert show_bytes("\u200d".encode()) == "\\u200d"
 
 
 def test_alternatives_follow_the_tokenizers_own_matching(load):

@@ -4,7 +4,6 @@ stages do with lone surrogates, and the worked examples of the modules' docstrin
 
 from __future__ import annotations
 
-import base64
 import doctest
 import importlib
 import json

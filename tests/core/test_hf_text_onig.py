@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from hf_text_support import FUZZ, TRICKY, texts
 from hypothesis import given
-from hypothesis import strategies as st
 from tokenizers import NormalizedString, Regex
 from tokenizers import normalizers as N
 from tokenizers import pre_tokenizers as P
@@ -15,7 +14,6 @@ from tokenizers import pre_tokenizers as P
 from tokscope.core import hf_tables
 from tokscope.core.errors import TokenizerFileError, UnsupportedComponentError
 from tokscope.core.hf_unicode import parse_ranges
-from tokscope.core.normalized import NormalizedText
 from tokscope.core.onig import compile_onig, translate_onig
 from tokscope.core.unicode_pattern import _pinned_table
 

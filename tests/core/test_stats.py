@@ -316,15 +316,6 @@ def test_cancel(load):
         stats.text_stats(load("o200k_base"), "some text 123", cancel=cancel)
 
 
-@pytest.mark.parametrize(
-    ("data", "label"),
-    [(b" the", "\u2423the"), (b"\n\t", "\\n\\t"), (b"\xc3", "<c3>"), ("é".encode(), "é"), (b"\x00", "\\u0000"),
-     (b"a\\b", "a\\\\b"), (b"\xe4\xbd", "<e4><bd>")],
-)
-def test_token_label(data, label):
-    assert stats.token_label(data) == label
-
-
 # ----- plot geometry --------------------------------------------------------------------------
 
 

@@ -8,39 +8,30 @@ A symlink is followed (its target is replaced, the link stays), and the file kee
 from __future__ import annotations
 
 import os
-import stat
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..core import serialize
+from ..core import files as core_files
 from ..core.display import safe_text
 from ..core.errors import TokscopeError
+from ..core.files import FileStamp as Stamp
+
 
 class SaveProblem(TokscopeError):
     """The text could not be saved (the message is one line for the user)."""
 
 
-@dataclass(frozen=True)
-class Stamp:
-    """What the file looked like when it was opened or last saved (to notice other writers)."""
-
-    mtime_ns: int
-    size: int
-
-
 def stamp_of(path: str | os.PathLike[str]) -> Stamp | None:
-    """The file's modification time and size, or None when it does not exist."""
+    """The file's size, modification time and identity, or None when it does not exist."""
     try:
-        st = os.stat(path)
+        return core_files.stamp(path)
     except (OSError, ValueError):  # ValueError: a NUL in the name
         return None
-    return Stamp(st.st_mtime_ns, st.st_size)
 
 
 def target_of(path: str | os.PathLike[str]) -> Path:
     """Where a save of ``path`` writes: the file a symlink points to, ``~`` expanded."""
     try:
-        return Path(os.path.realpath(Path(path).expanduser()))
+        return core_files.resolve(Path(path).expanduser())
     except ValueError:  # a NUL in the name (writing it fails with a message)
         return Path(path)
 
@@ -55,35 +46,18 @@ def encode_text(text: str, encoding: str) -> bytes:
         return text.encode(encoding)
     except UnicodeEncodeError as exc:
         bad = text[exc.start]
-        raise SaveProblem(f"the text has {bad!r} (U+{ord(bad):04X}), which {encoding} cannot hold; "
+        raise SaveProblem(f"the text has {safe_text(repr(bad))} (U+{ord(bad):04X}), which {encoding} cannot hold; "
                           "save it as UTF-8 (Save as…) instead") from None
 
 
 def save_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Stamp | None:
-    """Write ``text`` to ``path`` atomically; returns the new :class:`Stamp`.
-
-    The file keeps its mode (a new file gets the mode a plain write would give it).
-    """
+    """Write ``text`` to ``path`` atomically through the core's one save helper
+    (:func:`tokscope.core.files.write_atomic`: a temporary file in the same folder, fsync, rename;
+    the file keeps its mode, a symlink is followed); returns the new :class:`Stamp`."""
     data = encode_text(text, encoding)
-    target = target_of(path)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except ValueError:
-        raise SaveProblem(f"cannot save {safe_text(target)}: the name holds a NUL character") from None
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    except OSError as exc:
-        raise SaveProblem(f"cannot save {target}: {exc.strerror or exc}") from None
-    if target.exists() and not target.is_file():
-        raise SaveProblem(f"cannot save {target}: it is not a regular file")
-    try:
-        serialize.write_atomic(target, data)
-    except (serialize.SaveError, OSError) as exc:
-        raise SaveProblem(str(exc)) from None
-    try:
-        os.chmod(target, mode)
-    except OSError:
-        pass
-    return stamp_of(target)
+        written = core_files.write_atomic(target_of(path), data)
+    except (core_files.SaveError, OSError, ValueError) as exc:
+        raise SaveProblem(str(exc) if isinstance(exc, core_files.SaveError)
+                          else f"cannot save {safe_text(os.fspath(path))}: {getattr(exc, 'strerror', None) or exc}") from None
+    return stamp_of(written)

@@ -30,96 +30,70 @@ def _limit(args: argparse.Namespace) -> int:
     return given
 
 
-def head_cut(data: bytes, limit: int) -> bytes:
-    """The first ``limit`` bytes, cut back to a whole UTF-8 character.
-
-    >>> head_cut("aé".encode(), 2)
-    b'a'
-    """
-    cut = data[:limit]
-    i = len(cut)
-    while i > 0 and 0x80 <= cut[i - 1] < 0xC0:
-        i -= 1
-    if i > 0 and cut[i - 1] >= 0xC0:
-        need = 2 if cut[i - 1] < 0xE0 else 3 if cut[i - 1] < 0xF0 else 4
-        if len(cut) - (i - 1) < need:
-            return cut[: i - 1]
-    return cut
-
-
 def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str, str | None, str]:
     """(text, path, source, notice, file encoding) for the explorer; ``ask(question, choices) -> key``
     settles bad input interactively (None: refuse with an error, as a script would want).
 
-    Every name shown comes through :func:`tokscope.core.display.safe_text`."""
+    The text is read by the one reader the command line uses too
+    (:func:`tokscope.sources.text_input.read_input`); its typed :class:`InputError` says which
+    ways on to offer (the head of a large file, U+FFFD replacements, or Latin-1). Every name
+    shown comes through :func:`tokscope.core.display.safe_text`."""
     from ..core.display import safe_text
+    from ..sources.text_input import InputError
+    from ..sources.text_input import read_input as read_text
 
     limit = _limit(args)
     path = getattr(args, "file", None)
-    encoding = "utf-8"
-    if path and path != "-":
-        where = safe_text(path)
-        try:
-            size = os.path.getsize(path)
-        except FileNotFoundError:
-            raise StartupProblem(f"{where}: no such file") from None
-        except ValueError:
-            raise StartupProblem(f"{where}: no such file (the name holds a NUL character)") from None
-        except OSError as exc:
-            raise StartupProblem(f"{where}: {exc.strerror or exc}") from None
-        if os.path.isdir(path):
-            raise StartupProblem(f"{where} is a directory, not a file")
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(limit + 1)
-        except OSError as exc:
-            raise StartupProblem(f"{where}: {exc.strerror or exc}") from None
-        source = "file"
-    elif path == "-" or (sys.stdin is not None and not sys.stdin.isatty()):
-        where = "standard input"
-        data = sys.stdin.buffer.read(limit + 1)
-        size = len(data)
-        path = None
-        source = "stdin"
-    else:
-        from ..sample_texts import read_sample
+    if not path or path == "-":
+        if path != "-" and (sys.stdin is None or sys.stdin.isatty()):
+            from ..sample_texts import read_sample
 
-        return read_sample("default.txt"), None, "sample", None, encoding
+            return read_sample("default.txt"), None, "sample", None, "utf-8"
+        path = None
+    source = "file" if path else "stdin"
+    errors = getattr(args, "errors", "strict") or "strict"
     notice = None
-    if size > limit:
-        question = (f"{where} is {size:,} bytes{' or more' if source == 'stdin' else ''}, over the explorer's "
-                    f"{limit:,}-byte limit (--max-bytes N raises it).")
-        choice = ask(question, [("head", f"Open the first {limit // 1024:,} KB"), ("quit", "Quit")]) if ask else "quit"
-        if choice != "head":
-            raise StartupProblem(question)
-        data = head_cut(data, limit)
-        notice = f"Showing the first {len(data):,} bytes of {where}"
-        if source == "file":
-            path = None  # never save a head over the whole file
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        kind = "a binary file" if b"\x00" in data[:8192] else "not valid UTF-8"
-        question = (f"{where} is {kind}: byte 0x{data[exc.start]:02x} at offset {exc.start} does not decode. "
+        read = read_text(path, limit=limit, errors=errors)
+    except InputError as exc:
+        problem = exc
+        where = safe_text(exc.where)
+        if problem.kind in ("missing", "directory", "permission", "unreadable", "closed", "other"):
+            raise StartupProblem(str(problem)) from None
+        if problem.can_head:
+            question = (f"{where} is {problem.size:,} bytes{' or more' if source == 'stdin' else ''}, over the "
+                        f"explorer's {limit:,}-byte limit (--max-bytes N raises it).")
+            choice = ask(question, [("head", f"Open the first {limit // 1024:,} KB"), ("quit", "Quit")]) if ask else "quit"
+            if choice != "head":
+                raise StartupProblem(question) from None
+            try:
+                read = problem.accept(head=True, errors=errors)
+            except InputError as inner:  # the head is not UTF-8 either
+                problem = inner
+            else:
+                notice = f"Showing the first {read.size:,} bytes of {where}"
+                return read.text, None, source, notice, "utf-8"  # never save a head over the whole file
+        if not problem.can_replace:
+            raise StartupProblem(str(problem)) from None
+        kind = "a binary file" if problem.kind == "binary" else "not valid UTF-8"
+        question = (f"{where} is {kind}: byte 0x{problem.byte:02x} at offset {problem.offset} does not decode. "
                     "Latin-1 reads every byte as one character and saves the file back the same way.")
-        if getattr(args, "errors", "strict") == "replace":
-            choice = "replace"
-        else:
-            # short labels: three buttons fit a 64-column dialog
-            choices = [("replace", "Open, bad bytes as U+FFFD"), ("latin-1", "Open as Latin-1"), ("quit", "Quit")]
-            choice = ask(question, choices) if ask else "quit"
-        if choice == "latin-1":
-            text = data.decode("latin-1")
-            encoding = "latin-1"
-            notice = (notice + "; " if notice else "") + f"{where} was read as Latin-1 (one character per byte)"
-            return text, path, source, notice, encoding
-        if choice != "replace":
-            raise StartupProblem(question + " (use --errors replace to open it anyway)")
-        text = data.decode("utf-8", errors="replace")
-        notice = (notice + "; " if notice else "") + f"{where} was not UTF-8: bad bytes shown as U+FFFD"
-        if source == "file":
-            path = None  # saving would write the replacements over the original bytes
-    return text, path, source, notice, encoding
+        # short labels: three buttons fit a 64-column dialog
+        choices = [("replace", "Open, bad bytes as U+FFFD"), ("latin-1", "Open as Latin-1"), ("quit", "Quit")]
+        choice = ask(question, choices) if ask else "quit"
+        head = problem.limit is not None and problem.data is not None and len(problem.data) > problem.limit
+        if choice == "latin-1" and not head:
+            text = problem.data.decode("latin-1")
+            notice = f"{where} was read as Latin-1 (one character per byte)"
+            return text, path, source, notice, "latin-1"
+        if choice not in ("replace", "latin-1"):
+            raise StartupProblem(question + " (use --errors replace to open it anyway)") from None
+        read = problem.accept(head=head, errors="replace")
+    if read.replaced:
+        notice = f"{safe_text(read.where)} was not UTF-8: bad bytes shown as U+FFFD"
+    # a text with replacements, or only the head, is never saved over the original
+    keep_path = read.path if not (read.replaced or read.head) else None
+    return read.text, keep_path, source, notice, "utf-8"
 
 
 def _ask_on_terminal(question: str, choices) -> str:

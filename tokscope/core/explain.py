@@ -186,41 +186,6 @@ class Explanation:
         return tuple(t for c in self.chunks for t in c.tokens)
 
 
-# ----- the old display helper ------------------------------------------------------------------
-
-
-def show_bytes(data: bytes) -> str:
-    """Bytes with backslash escapes: the notation before :mod:`tokscope.core.display`.
-
-    Nothing in the core or the command line uses it any more (they write tokens with
-    :func:`tokscope.core.display.token_label` / :func:`~tokscope.core.display.quoted`). It stays,
-    unchanged, only for the explorer's why and vocabulary screens (``tokscope/app/screens/why.py``,
-    ``vocab.py``); the app engineer removes it when those screens switch to ``core.display``.
-
-    >>> show_bytes(b"hi\\n"), show_bytes("é".encode()[:1]), show_bytes(b" \\t")
-    ('hi\\\\n', '\\\\xc3', ' \\\\t')
-    """
-    out: list[str] = []
-    text = data.decode("utf-8", errors="surrogateescape")
-    for ch in text:
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not part of a whole character
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\\":
-            out.append("\\\\")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
-            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 # ----- the pattern's alternatives --------------------------------------------------------------
 
 

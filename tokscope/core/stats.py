@@ -604,51 +604,6 @@ def text_stats(
     )
 
 
-def token_label(data: bytes) -> str:
-    """A one-line label for a token's bytes in the notation before :mod:`tokscope.core.display`:
-    escapes for control characters, ``<xx>`` hex for bytes that are not whole UTF-8 characters,
-    spaces as ``␣``.
-
-    Nothing in the core or the command line uses it any more (``tokscope stats`` writes tokens with
-    :func:`tokscope.core.display.token_label`). It stays, unchanged, only for the explorer's insights
-    and training screens (``tokscope/app/screens/insights.py``, ``train.py``); the app engineer
-    removes it when those screens switch to ``core.display.token_label``.
-
-    >>> token_label(b" the"), token_label(b"\\n\\n"), token_label("é".encode()[:1])
-    ('␣the', '\\\\n\\\\n', '<c3>')
-    """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    else:
-        if _PLAIN_LABEL.fullmatch(text):  # the common case: nothing to escape but spaces
-            return text.replace(" ", "␣")
-    out = []
-    pos = 0
-    while pos < len(data):
-        for size in (1, 2, 3, 4):
-            try:
-                ch = data[pos : pos + size].decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            break
-        else:
-            out.append(f"<{data[pos]:02x}>")
-            pos += 1
-            continue
-        pos += size
-        if ch == " ":
-            out.append("␣")
-        elif ch in "\n\t\r":
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch])
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") or ch == "\\":
-            out.append("\\\\" if ch == "\\" else f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 # ----- plot geometry --------------------------------------------------------------------------
 
 #: Eighth blocks, from empty to full.

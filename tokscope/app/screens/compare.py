@@ -13,7 +13,6 @@ others work. Everything shown comes from :mod:`tokscope.core.compare` (CLI twin:
 from __future__ import annotations
 
 import itertools
-import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,12 +28,15 @@ from ...core.compare import (
     DEFAULT_COMPARE,
     MAX_ON_SCREEN,
     Comparison,
+    PriceError,
     Segmentation,
     compare,
     costs,
     format_money,
     from_document,
 )
+from ...core.compare import parse_copies as core_parse_copies
+from ...core.compare import parse_price as core_parse_price
 from ...core.display import safe_text
 from ...core.document import Document
 from ...core.errors import CancelledError
@@ -74,35 +76,28 @@ def _pct(value: float | None) -> str:
 
 
 def parse_price(value: str) -> float | None:
-    """A price typed by the user, or None when it is not a number >= 0.
+    """A price typed in the screen, or None when it is not one (the core's one parser,
+    :func:`tokscope.core.compare.parse_price`, which the command line uses too).
 
     >>> parse_price("2.5"), parse_price("$10"), parse_price(""), parse_price("-1"), parse_price("x")
     (2.5, 10.0, 0.0, None, None)
     """
-    value = value.strip().lstrip("$").strip()
-    if not value:
-        return 0.0
     try:
-        price = float(value)
-    except ValueError:
+        return core_parse_price(value)
+    except PriceError:
         return None
-    return price if math.isfinite(price) and price >= 0 else None
 
 
 def parse_copies(value: str) -> int | None:
-    """A number of copies (whole, >= 1; empty means 1), or None.
+    """A number of copies typed in the screen (empty means 1), or None (the core's one parser).
 
     >>> parse_copies("1,000"), parse_copies(""), parse_copies("0"), parse_copies("2.5")
     (1000, 1, None, None)
     """
-    value = value.strip().replace(",", "").replace("_", "")
-    if not value:
-        return 1
     try:
-        copies = int(value)
-    except ValueError:
+        return core_parse_copies(value)
+    except PriceError:
         return None
-    return copies if copies >= 1 else None
 
 
 class CompareScreen(ViewScreen):

@@ -31,11 +31,10 @@ from textual.reactive import var
 from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from ...core import serialize, trainer
-from ...core import stats as geo
 from ...core.display import safe_text, token_label
 from ...core.errors import CancelledError, TokscopeError
 from ...sources import names
-from ...sources.text_input import decode_input, read_bytes_limited
+from ...sources.text_input import read_input
 from ..heap import frozen_heap
 from ..widgets.form import Button, Select
 from ..widgets.merge_list import MergeList
@@ -46,7 +45,7 @@ from .base import ViewScreen, view_bindings
 PATTERN_CHOICES = (*names.PATTERN_NAMES, "custom")
 #: The form's pattern: the command line's default (``tokscope train --pattern``), so a tokenizer
 #: trained with the defaults cuts text the same way whichever way it was trained
-DEFAULT_PATTERN = "gpt2"
+DEFAULT_PATTERN = names.DEFAULT_TRAINING_PATTERN
 #: Built-in encodings whose points go on the sweep plot (those that can be loaded).
 COMPARE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 #: Largest corpus file read (bytes).
@@ -93,7 +92,7 @@ def parse_specials(value: str) -> list[str]:
 
 def read_corpus(paths: Sequence[str], limit: int = MAX_FILE_BYTES) -> list[str]:
     """Read each file as UTF-8 (the command line's reader: one-line errors for the user)."""
-    return [decode_input(read_bytes_limited(str(Path(raw).expanduser()), limit), raw) for raw in paths]
+    return [read_input(str(Path(raw).expanduser()), limit=limit, keep_head=False).text for raw in paths]
 
 
 class TrainScreen(ViewScreen):
@@ -565,7 +564,11 @@ class TrainScreen(ViewScreen):
         name = self._typed_name()
         if name is None:
             return
-        path = saved_path(name)
+        try:
+            path = saved_path(name)
+        except (TokscopeError, OSError) as exc:
+            self.status(f"cannot save {safe_text(name)!r}: {safe_text(exc)}", error=True)
+            return
         if path.exists():
             from .dialogs import ChoiceDialog
 
@@ -628,18 +631,16 @@ class TrainScreen(ViewScreen):
 
 
 def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a saved tokenizer (None when it can): a built-in's name or alias
-    would be shadowed by the built-in (``-e gpt2`` always loads the built-in).
+    """Why ``name`` cannot name a saved tokenizer (None when it can): the command line's own check
+    (:func:`tokscope.sources.names.check_saved_name`: a built-in's name or alias would be shadowed
+    by the built-in, and a name must be a plain file name of printable UTF-8).
 
-    >>> name_problem("gpt2"), name_problem("o200k"), name_problem("a/b") is not None, name_problem("mine")
-    ("'gpt2' is a built-in encoding's name; pick another", "'o200k' is a built-in encoding's name; pick another", True, None)
+    >>> name_problem("gpt2") is not None, name_problem("O200K") is not None, name_problem("a/b") is not None
+    (True, True, True)
+    >>> name_problem("mine")
     """
-    from ...sources import registry, saved
-
-    if registry.canonical_name(name) in registry.builtin_names() or name in registry.builtin_names():
-        return f"{safe_text(name)!r} is a built-in encoding's name; pick another"
     try:
-        saved.saved_path(name, registry.saved_dir())
+        names.check_saved_name(name)
     except TokscopeError as exc:
         return safe_text(exc)
     return None
@@ -647,9 +648,9 @@ def name_problem(name: str) -> str | None:
 
 def saved_path(name: str) -> Path:
     """Where a tokenizer saved under ``name`` lives in the user's data directory."""
-    from ...sources import registry
+    from ...sources import registry, saved
 
-    return registry.saved_dir() / f"{name}.json"
+    return saved.prepare_save(name, registry.saved_dir(), overwrite=True)
 
 
 def save_result(result: trainer.TrainResult, name: str, *, overwrite: bool = False) -> Path:
