@@ -450,18 +450,23 @@ def _pair_at(word: list[int], offset: int, a: int, b: int, lens: list[int]) -> b
 
 
 def _first_occurrence(holders: list[int], words: list[list[int]], a: int, b: int, lens: list[int]) -> tuple[int, int]:
-    """The earliest ``(chunk index, byte offset)`` of the pair; drops stale chunk indexes."""
-    while holders:
-        wi = min(holders)
+    """The earliest ``(chunk index, byte offset)`` of the pair; drops the stale chunk indexes
+    before it (``holders`` is in ascending order, see :func:`_train_incremental`)."""
+    for h, wi in enumerate(holders):
         word = words[wi]
         pos = 0
         for j in range(len(word) - 1):
             t = word[j]
             if t == a and word[j + 1] == b:
+                if h:
+                    del holders[:h]
                 return wi, pos
             pos += lens[t]
-        holders.remove(wi)
     raise AssertionError("a pair with a positive count has no occurrence")  # pragma: no cover
+
+
+def _bits(n: int) -> int:
+    return max(1, n.bit_length())
 
 
 def _train_incremental(
@@ -478,9 +483,10 @@ def _train_incremental(
     tok: list[bytes] = [bytes([i]) for i in range(256)]
     lens: list[int] = [1] * 256
     counts: dict[int, int] = {}
-    # pair -> the chunks holding it: a list without repeats (a pair gains holders only in the
-    # step that creates it, chunk by chunk, so checking the last entry is enough); entries go
-    # stale when a pair leaves a chunk and are skipped then (cheaper than sets: most pairs have one)
+    # pair -> the chunks holding it, in ascending order and without repeats: a pair gains holders
+    # only in the step that creates it (it holds the new token), while the chunks of the merged
+    # pair are visited in their (ascending) order, so checking the last entry is enough. Entries go
+    # stale when a pair leaves a chunk and are skipped then (cheaper than sets: most pairs have one).
     where: dict[int, list[int]] = {}
     firsts: dict[int, tuple[int, int]] = {}
     for wi, w in enumerate(words):
@@ -504,8 +510,19 @@ def _train_incremental(
                 if holders[-1] != wi:
                     holders.append(wi)
             prev = cur
+    # heap entries. Tie "first": one int, (CMAX - count, chunk, byte offset, pair) packed from the
+    # high bits down, so the heap compares machine-size ints instead of tuples. Tie "lexical":
+    # (-count, left bytes, right bytes, pair).
+    KB = 2 * SHIFT
+    KMASK = (1 << KB) - 1
+    OB = _bits(max(map(len, table.chunks), default=1))
+    OMASK = (1 << OB) - 1
+    WSH = KB + OB
+    CSH = WSH + _bits(len(words))
+    RMASK = (1 << CSH) - 1
+    CMAX = 1 << _bits(sum(freqs) * max(map(len, table.chunks), default=1))
     if tie_first:
-        heap: list[tuple] = [(-c, *firsts[k], k) for k, c in counts.items()]
+        heap: list = [(CMAX - c) << CSH | firsts[k][0] << WSH | firsts[k][1] << KB | k for k, c in counts.items()]
     else:
         heap = [(-c, tok[k >> SHIFT], tok[k & MASK], k) for k, c in counts.items()]
     del firsts
@@ -523,24 +540,41 @@ def _train_incremental(
         if cancel is not None and cancel.is_set():
             raise CancelledError("training cancelled")
         # --- the best pair: validate the heap's top lazily --------------------------------------
-        while heap:
-            top = heap[0]
-            k = top[3]
-            c = counts.get(k, 0)
-            if c <= 0:
-                heappop(heap)
-                continue
-            if -top[0] != c:  # counts of old pairs only fall: push back with the true count
-                heapreplace(heap, (-c, top[1], top[2], k))
-                continue
-            if tie_first and not _pair_at(words[top[1]], top[2], k >> SHIFT, k & MASK, lens):
-                wi, off = _first_occurrence(where[k], words, k >> SHIFT, k & MASK, lens)
-                heapreplace(heap, (-c, wi, off, k))
-                continue
-            break
+        if tie_first:
+            while heap:
+                top = heap[0]
+                k = top & KMASK
+                c = counts.get(k, 0)
+                if c <= 0:
+                    heappop(heap)
+                    continue
+                if top >> CSH != CMAX - c:  # counts of old pairs only fall: push back with the true count
+                    heapreplace(heap, (CMAX - c) << CSH | (top & RMASK))
+                    continue
+                wi = (top & RMASK) >> WSH
+                if not _pair_at(words[wi], (top >> KB) & OMASK, k >> SHIFT, k & MASK, lens):
+                    wi, off = _first_occurrence(where[k], words, k >> SHIFT, k & MASK, lens)
+                    heapreplace(heap, (CMAX - c) << CSH | wi << WSH | off << KB | k)
+                    continue
+                break
+            else:
+                reason = STOP_EXHAUSTED
+                break
         else:
-            reason = STOP_EXHAUSTED
-            break
+            while heap:
+                top = heap[0]
+                k = top[3]
+                c = counts.get(k, 0)
+                if c <= 0:
+                    heappop(heap)
+                    continue
+                if -top[0] != c:
+                    heapreplace(heap, (-c, top[1], top[2], k))
+                    continue
+                break
+            else:
+                reason = STOP_EXHAUSTED
+                break
         if c < min_frequency:
             reason = STOP_MIN_FREQUENCY
             break
@@ -554,10 +588,16 @@ def _train_incremental(
         lens.append(len(new))
         zs = z << SHIFT
         holders = where.pop(k)
-        fresh: dict[int, tuple[int, int] | None] = {}  # new pairs -> first occurrence (tie first)
+        # new pairs -> where they first occur (tie "first": chunk and byte offset as heap bits).
+        # Holders come in ascending order and a chunk is read left to right, so the first time a
+        # new pair is seen is its first occurrence.
+        fresh: dict[int, int] = {}
         applied = 0
         for wi in holders:
             w = words[wi]
+            left = w.count(a)  # occurrences of a still to look at (no exception at the chunk's end)
+            if not left:
+                continue
             n = len(w)
             nm1 = n - 1
             try:
@@ -571,10 +611,12 @@ def _train_incremental(
             done = 0
             scanned = pos = 0  # byte offset bookkeeping for tie "first"
             while True:
+                left -= 1
                 if w[i + 1] != b:
-                    i += 1
+                    if not left:
+                        break
                     try:
-                        i = w.index(a, i, nm1)
+                        i = w.index(a, i + 1, nm1)
                     except ValueError:
                         break
                     continue
@@ -591,19 +633,18 @@ def _train_incremental(
                     if c2 is None:
                         counts[k2] = f
                         where[k2] = [wi]
+                        if tie_first:
+                            if scanned != i:  # byte offset of w[i], computed only when needed
+                                pos += sum(map(getlen, w[scanned:i]))
+                                scanned = i
+                            fresh[k2] = wi << WSH | (pos - lens[x]) << KB
+                        else:
+                            fresh[k2] = 0
                     else:
                         counts[k2] = c2 + f
                         wl = where[k2]
                         if wl[-1] != wi:
                             wl.append(wi)
-                    if tie_first:
-                        if c2 is None or wi < fresh[k2][0]:
-                            if scanned != i:  # byte offset of w[i], computed only when needed
-                                pos += sum(map(getlen, w[scanned:i]))
-                                scanned = i
-                            fresh[k2] = (wi, pos - lens[x])
-                    elif c2 is None:
-                        fresh[k2] = None
                 zi = i
                 i += 2
                 if i < n:
@@ -615,22 +656,25 @@ def _train_incremental(
                         if c2 is None:
                             counts[k2] = f
                             where[k2] = [wi]
+                            if tie_first:
+                                if scanned != zi:
+                                    pos += sum(map(getlen, w[scanned:zi]))
+                                    scanned = zi
+                                fresh[k2] = wi << WSH | pos << KB
+                            else:
+                                fresh[k2] = 0
                         else:
                             counts[k2] = c2 + f
                             wl = where[k2]
                             if wl[-1] != wi:
                                 wl.append(wi)
-                        if tie_first:
-                            if c2 is None or wi < fresh[k2][0]:
-                                if scanned != zi:
-                                    pos += sum(map(getlen, w[scanned:zi]))
-                                    scanned = zi
-                                fresh[k2] = (wi, pos)
-                        elif c2 is None:
-                            fresh[k2] = None
                 out.append(z)
                 done += 1
                 start = last = i
+                if b == a:
+                    left -= 1  # the pair's right token was an a too
+                if not left:
+                    break
                 try:
                     i = w.index(a, i, nm1)
                 except ValueError:
@@ -643,7 +687,7 @@ def _train_incremental(
         del counts[k]
         if tie_first:
             for k2, first in fresh.items():
-                heappush(heap, (-counts[k2], first[0], first[1], k2))
+                heappush(heap, (CMAX - counts[k2]) << CSH | first | k2)
         else:
             for k2 in fresh:
                 heappush(heap, (-counts[k2], tok[k2 >> SHIFT], tok[k2 & MASK], k2))
