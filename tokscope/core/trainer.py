@@ -436,32 +436,27 @@ def _result(table, learned, lengths, reason, n_target, pattern, pattern_name, ti
     )
 
 
-def _pair_at(word: list[int], offset: int, a: int, b: int, lens: list[int]) -> bool:
-    """True when the pair ``(a, b)`` starts at byte ``offset`` of ``word``."""
-    pos = 0
-    n = len(word)
-    for j in range(n):
-        if pos == offset:
-            return j + 1 < n and word[j] == a and word[j + 1] == b
-        if pos > offset:
-            return False
-        pos += lens[word[j]]
-    return False
+def _pair_at(word: str, offset: int, pair: str, lens: list[int]) -> bool:
+    """True when ``pair`` (two token characters) first occurs in ``word`` at byte ``offset``.
+
+    A heap entry's occurrence is never later than the pair's first one (old pairs only lose
+    occurrences), so the entry is valid exactly when the pair's first occurrence is still there."""
+    j = word.find(pair)
+    if j <= 0:
+        return j == 0 and offset == 0
+    return sum(map(lens.__getitem__, map(ord, word[:j]))) == offset
 
 
-def _first_occurrence(holders: list[int], words: list[list[int]], a: int, b: int, lens: list[int]) -> tuple[int, int]:
-    """The earliest ``(chunk index, byte offset)`` of the pair; drops the stale chunk indexes
+def _first_occurrence(holders: list[int], words: list[str], pair: str, lens: list[int]) -> tuple[int, int]:
+    """The earliest ``(chunk index, byte offset)`` of ``pair``; drops the stale chunk indexes
     before it (``holders`` is in ascending order, see :func:`_train_incremental`)."""
     for h, wi in enumerate(holders):
         word = words[wi]
-        pos = 0
-        for j in range(len(word) - 1):
-            t = word[j]
-            if t == a and word[j + 1] == b:
-                if h:
-                    del holders[:h]
-                return wi, pos
-            pos += lens[t]
+        j = word.find(pair)
+        if j >= 0:
+            if h:
+                del holders[:h]
+            return wi, sum(map(lens.__getitem__, map(ord, word[:j])))
     raise AssertionError("a pair with a positive count has no occurrence")  # pragma: no cover
 
 
@@ -478,7 +473,9 @@ def _train_incremental(
     cancel: threading.Event | None,
 ) -> tuple[list[Merge], list[int], str]:
     SHIFT, MASK = _SHIFT, _MASK
-    words: list[list[int]] = [list(c) for c in table.chunks]
+    # each chunk is a str with one character per token (chr(id): ids stay below MAX_VOCAB_SIZE,
+    # under 0x110000), so finding a pair and rewriting a chunk are str.find and str.replace
+    words: list[str] = [c.decode("latin-1") for c in table.chunks]
     freqs = table.freqs
     tok: list[bytes] = [bytes([i]) for i in range(256)]
     lens: list[int] = [1] * 256
@@ -489,7 +486,7 @@ def _train_incremental(
     # stale when a pair leaves a chunk and are skipped then (cheaper than sets: most pairs have one).
     where: dict[int, list[int]] = {}
     firsts: dict[int, tuple[int, int]] = {}
-    for wi, w in enumerate(words):
+    for wi, w in enumerate(table.chunks):
         n = len(w)
         if n < 2:
             continue
@@ -552,8 +549,9 @@ def _train_incremental(
                     heapreplace(heap, (CMAX - c) << CSH | (top & RMASK))
                     continue
                 wi = (top & RMASK) >> WSH
-                if not _pair_at(words[wi], (top >> KB) & OMASK, k >> SHIFT, k & MASK, lens):
-                    wi, off = _first_occurrence(where[k], words, k >> SHIFT, k & MASK, lens)
+                pair = chr(k >> SHIFT) + chr(k & MASK)
+                if not _pair_at(words[wi], (top >> KB) & OMASK, pair, lens):
+                    wi, off = _first_occurrence(where[k], words, pair, lens)
                     heapreplace(heap, (CMAX - c) << CSH | wi << WSH | off << KB | k)
                     continue
                 break
@@ -588,6 +586,7 @@ def _train_incremental(
         lens.append(len(new))
         zs = z << SHIFT
         holders = where.pop(k)
+        pair = chr(a) + chr(b)
         # new pairs -> where they first occur (tie "first": chunk and byte offset as heap bits).
         # Holders come in ascending order and a chunk is read left to right, so the first time a
         # new pair is seen is its first occurrence.
@@ -595,38 +594,20 @@ def _train_incremental(
         applied = 0
         for wi in holders:
             w = words[wi]
-            left = w.count(a)  # occurrences of a still to look at (no exception at the chunk's end)
-            if not left:
-                continue
-            n = len(w)
-            nm1 = n - 1
-            try:
-                i = w.index(a, 0, nm1)
-            except ValueError:
+            i = w.find(pair)
+            if i < 0:
                 continue
             f = freqs[wi]
-            out: list[int] = []
-            start = 0  # w[start:] is not yet copied to out
+            n = len(w)
             last = -1  # index just after the previous merge in this chunk
             done = 0
             scanned = pos = 0  # byte offset bookkeeping for tie "first"
             while True:
-                left -= 1
-                if w[i + 1] != b:
-                    if not left:
-                        break
-                    try:
-                        i = w.index(a, i + 1, nm1)
-                    except ValueError:
-                        break
-                    continue
-                if i > start:
-                    out += w[start:i]
                 if i > 0:
                     if i == last:  # ... z z ...: the pair (b, a) between them was taken off already
                         x = z
                     else:
-                        x = w[i - 1]
+                        x = ord(w[i - 1])
                         counts[x << SHIFT | a] -= f
                     k2 = x << SHIFT | z
                     c2 = counts.get(k2)
@@ -635,7 +616,7 @@ def _train_incremental(
                         where[k2] = [wi]
                         if tie_first:
                             if scanned != i:  # byte offset of w[i], computed only when needed
-                                pos += sum(map(getlen, w[scanned:i]))
+                                pos += sum(map(getlen, map(ord, w[scanned:i])))
                                 scanned = i
                             fresh[k2] = wi << WSH | (pos - lens[x]) << KB
                         else:
@@ -647,43 +628,36 @@ def _train_incremental(
                             wl.append(wi)
                 zi = i
                 i += 2
-                if i < n:
-                    y = w[i]
-                    counts[b << SHIFT | y] -= f
-                    if not (y == a and i < nm1 and w[i + 1] == b):  # else the next merge adds (z, z)
-                        k2 = zs | y
-                        c2 = counts.get(k2)
-                        if c2 is None:
-                            counts[k2] = f
-                            where[k2] = [wi]
-                            if tie_first:
-                                if scanned != zi:
-                                    pos += sum(map(getlen, w[scanned:zi]))
-                                    scanned = zi
-                                fresh[k2] = wi << WSH | pos << KB
-                            else:
-                                fresh[k2] = 0
-                        else:
-                            counts[k2] = c2 + f
-                            wl = where[k2]
-                            if wl[-1] != wi:
-                                wl.append(wi)
-                out.append(z)
                 done += 1
-                start = last = i
-                if b == a:
-                    left -= 1  # the pair's right token was an a too
-                if not left:
+                last = i
+                if i >= n:
                     break
-                try:
-                    i = w.index(a, i, nm1)
-                except ValueError:
+                y = ord(w[i])
+                counts[b << SHIFT | y] -= f
+                if y == a and w.startswith(pair, i):  # the next merge adds (z, z)
+                    continue
+                k2 = zs | y
+                c2 = counts.get(k2)
+                if c2 is None:
+                    counts[k2] = f
+                    where[k2] = [wi]
+                    if tie_first:
+                        if scanned != zi:
+                            pos += sum(map(getlen, map(ord, w[scanned:zi])))
+                            scanned = zi
+                        fresh[k2] = wi << WSH | pos << KB
+                    else:
+                        fresh[k2] = 0
+                else:
+                    counts[k2] = c2 + f
+                    wl = where[k2]
+                    if wl[-1] != wi:
+                        wl.append(wi)
+                i = w.find(pair, i + 1)  # w[i:i + 2] is not the pair
+                if i < 0:
                     break
-            if done:
-                if start < n:
-                    out += w[start:]
-                words[wi] = out
-                applied += done * f
+            words[wi] = w.replace(pair, chr(z))
+            applied += done * f
         del counts[k]
         if tie_first:
             for k2, first in fresh.items():
