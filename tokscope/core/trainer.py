@@ -329,13 +329,15 @@ def chunk_table(
     splitter = _special_splitter(specials)
     counter: Counter[str] = Counter()
     group = methodcaller("group")
+    # findall gives the whole matches (a third faster than finditer) unless the pattern has groups
+    chunks_of = pat.findall if pat.groups == 0 else (lambda span: map(group, pat.finditer(span)))
     removed = 0
     for span, specials_after in _spans(texts, splitter):
         if cancel is not None and cancel.is_set():
             raise CancelledError("training cancelled")
         removed += specials_after
         if span:
-            counter.update(map(group, pat.finditer(span)))
+            counter.update(chunks_of(span))
     counter.pop("", None)  # a pattern that can match nothing yields empty chunks: they hold no bytes
     chunks = []
     freqs = []
