@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .bpe import merge
@@ -102,6 +101,8 @@ class TiktokenAPI:
 
     @staticmethod
     def _map(fn: Callable[[T], R], items: Iterable[T], num_threads: int) -> list[R]:
+        from concurrent.futures import ThreadPoolExecutor  # on first use: it costs every import of the core
+
         with ThreadPoolExecutor(num_threads) as pool:
             return list(pool.map(fn, items))
 
