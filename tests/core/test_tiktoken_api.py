@@ -406,3 +406,28 @@ def test_a_pickled_tokenizer_runs_the_batch_api_identically_in_worker_processes(
         results = pool.starmap(_encode_batch_in_worker, [(tok, texts[:10]), (tok, texts[10:])])
     assert results[0][0] + results[1][0] == want[0]
     assert results[0][1] + results[1][1] == want[1]
+
+
+@pytest.mark.parametrize("context", [None, "spawn"])
+def test_batches_in_worker_processes_match_tiktoken(context):
+    """num_processes (tokscope's own keyword) gives what tiktoken's threads give, in order; with
+    spawn, each worker gets the tokenizer pickled."""
+    import multiprocessing
+
+    tok, ref = pair("cl100k_base")
+    ctx = multiprocessing.get_context(context) if context else None
+    texts = [f"{t} {i} " * (i % 5 + 1) for i, t in enumerate(BATCH * 4)]
+    ids = ref.encode_batch(texts, allowed_special="all")
+    assert tok.encode_batch(texts, allowed_special="all", num_processes=2, mp_context=ctx) == ids
+    assert tok.encode_ordinary_batch(texts, num_processes=2, mp_context=ctx) == ref.encode_ordinary_batch(texts)
+    assert tok.decode_batch(ids, num_processes=2, mp_context=ctx) == ref.decode_batch(ids)
+    assert tok.decode_bytes_batch(ids, num_processes=0, mp_context=ctx) == ref.decode_bytes_batch(ids)
+
+
+def test_batches_in_worker_processes_check_their_input_first():
+    tok, _ = pair("cl100k_base")
+    with pytest.raises(TypeError):
+        tok.encode_ordinary_batch(["ok", b"not text"], num_processes=2)
+    with pytest.raises(ValueError):  # refused in the worker, raised here
+        tok.encode_batch(["ok", "<|endoftext|>"], num_processes=2)
+    assert tok.encode_batch([], num_processes=2) == []

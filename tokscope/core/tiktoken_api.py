@@ -106,10 +106,29 @@ class TiktokenAPI:
         with ThreadPoolExecutor(num_threads) as pool:
             return list(pool.map(fn, items))
 
-    def encode_ordinary_batch(self, text: Iterable[str], *, num_threads: int = 8) -> list[list[int]]:
-        """:meth:`encode_ordinary` of each text, in ``num_threads`` threads (as tiktoken)."""
-        encode = self.encode_ordinary
-        return self._map(lambda t: encode(_check_str(t)), text, num_threads)
+    def _batch(self, method: str, items: Iterable[Any], kwargs: dict[str, Any], num_threads: int,
+               num_processes: int | None, mp_context: Any, check: Callable[[Any], Any] | None = None) -> list[Any]:
+        if num_processes is None:
+            fn = getattr(self, method)
+            if check is None:
+                return self._map(lambda x: fn(x, **kwargs), items, num_threads)
+            return self._map(lambda x: fn(check(x), **kwargs), items, num_threads)
+        items = list(items)
+        if check is not None:
+            for item in items:
+                check(item)
+        return _in_processes(self, method, items, kwargs, num_processes, mp_context)
+
+    def encode_ordinary_batch(self, text: Iterable[str], *, num_threads: int = 8, num_processes: int | None = None,
+                              mp_context: Any = None) -> list[list[int]]:
+        """:meth:`encode_ordinary` of each text, in ``num_threads`` threads (as tiktoken).
+
+        ``num_processes`` (tokscope's own; 0 for one per CPU) runs the batch in that many worker
+        processes instead: the encoder is pure Python, so threads share one core while processes
+        use them all. Each worker gets the tokenizer once (pickled when ``mp_context`` is
+        ``multiprocessing.get_context("spawn")``); the texts go in contiguous slices of about equal
+        length, so a pool pays off for batches of megabytes, not for a few lines."""
+        return self._batch("encode_ordinary", text, {}, num_threads, num_processes, mp_context, _check_str)
 
     def encode_batch(
         self,
@@ -118,25 +137,24 @@ class TiktokenAPI:
         num_threads: int = 8,
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
+        num_processes: int | None = None,
+        mp_context: Any = None,
     ) -> list[list[int]]:
-        """:meth:`encode` of each text with the same special-token arguments, in threads."""
+        """:meth:`encode` of each text with the same special-token arguments, in threads (or in
+        worker processes: see :meth:`encode_ordinary_batch`)."""
         allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
-        encode = self.encode
+        kwargs = {"allowed_special": allowed, "disallowed_special": disallowed}
+        return self._batch("encode", text, kwargs, num_threads, num_processes, mp_context, _check_str)
 
-        def one(t: str) -> list[int]:
-            return encode(_check_str(t), allowed_special=allowed, disallowed_special=disallowed)
+    def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8,
+                     num_processes: int | None = None, mp_context: Any = None) -> list[str]:
+        """:meth:`decode` of each list of ids, in threads (or worker processes)."""
+        return self._batch("decode", batch, {"errors": errors}, num_threads, num_processes, mp_context)
 
-        return self._map(one, text, num_threads)
-
-    def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace",
-                     num_threads: int = 8) -> list[str]:
-        """:meth:`decode` of each list of ids, in threads."""
-        decode = self.decode
-        return self._map(lambda ids: decode(ids, errors=errors), batch, num_threads)
-
-    def decode_bytes_batch(self, batch: Iterable[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
-        """:meth:`decode_bytes` of each list of ids, in threads."""
-        return self._map(self.decode_bytes, batch, num_threads)
+    def decode_bytes_batch(self, batch: Iterable[Sequence[int]], *, num_threads: int = 8,
+                           num_processes: int | None = None, mp_context: Any = None) -> list[bytes]:
+        """:meth:`decode_bytes` of each list of ids, in threads (or worker processes)."""
+        return self._batch("decode_bytes", batch, {}, num_threads, num_processes, mp_context)
 
     # ----- single tokens ---------------------------------------------------------------------------
 
@@ -322,6 +340,58 @@ class TiktokenAPI:
             if len(unstable) - size > 0 and char is not None and char in _WHITE_SPACE:
                 completions.add(tuple(self._bpe(unstable[:-size]) + self._bpe(unstable[-size:])))
         return ids, [list(c) for c in sorted(completions)]
+
+
+# ----- worker processes ------------------------------------------------------------------------------
+
+_worker_tokenizer: Any = None
+
+
+def _install(tokenizer: Any) -> None:
+    global _worker_tokenizer
+    _worker_tokenizer = tokenizer
+
+
+def _work(method: str, kwargs: dict[str, Any], items: list[Any]) -> list[Any]:
+    fn = getattr(_worker_tokenizer, method)
+    return [fn(item, **kwargs) for item in items]
+
+
+def _slices(items: list[Any], parts: int) -> list[list[Any]]:
+    """``items`` cut into at most ``parts`` contiguous slices of about equal total length.
+
+    >>> [len(s) for s in _slices(["a" * 10, "b", "c", "d" * 10, "e"], 2)]
+    [3, 2]
+    """
+    total = sum(map(len, items)) or 1
+    out: list[list[Any]] = []
+    current: list[Any] = []
+    size = 0
+    for item in items:
+        current.append(item)
+        size += len(item)
+        if size * parts >= total * (len(out) + 1) and len(out) < parts - 1:
+            out.append(current)
+            current = []
+    if current:
+        out.append(current)
+    return out
+
+
+def _in_processes(tokenizer: Any, method: str, items: list[Any], kwargs: dict[str, Any], num_processes: int,
+                  mp_context: Any) -> list[Any]:
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not items:
+        return []
+    workers = max(1, min(num_processes or os.cpu_count() or 1, len(items)))
+    parts = _slices(items, 4 * workers)
+    out: list[Any] = []
+    with ProcessPoolExecutor(workers, mp_context=mp_context, initializer=_install, initargs=(tokenizer,)) as pool:
+        for done in pool.map(_work, [method] * len(parts), [kwargs] * len(parts), parts):
+            out.extend(done)
+    return out
 
 
 def _starting_with(sorted_bytes: list[bytes], prefix: bytes) -> Iterable[bytes]:
