@@ -12,8 +12,9 @@ English prose (``_corpus.prose``, written to a temporary file), encodes it and p
   tokscope verifies) are put in a temporary ``TIKTOKEN_CACHE_DIR``, so it loads them as a user's
   tiktoken loads its cached downloads, without network.
 
-Runs alternate (tokscope, tiktoken, ...); the median of the pairs' ratios is the figure. The
-printed ids are checked to be identical. ``--profile`` also splits one tokscope run into its
+Runs alternate (tokscope, tiktoken, ...); the median of the pairs' ratios is the figure, with the
+median ratio of the processes' CPU times beside it (it moves less on a busy machine). The printed
+ids are checked to be identical. ``--profile`` also splits one tokscope run into its
 phases (interpreter start, imports, vocabulary load, reading, encoding, printing), in-process.
 Each pair also runs a third process, *ids-only*: the command's imports and load, then ``encode``
 instead of ``pieces`` and the ids printed (what the CLI's ids-only fast path would cost).
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -132,10 +134,22 @@ def tokscope_cmd() -> list[str]:
     return [sys.executable, script]
 
 
+def cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+last_cpu = 0.0
+
+
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+    """Wall time and standard output of one process (its CPU time goes to ``last_cpu``)."""
+    global last_cpu
+    cpu0 = cpu()
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    last_cpu = cpu() - cpu0
     if done.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd[:4])} ...\n{done.stderr}")
     return elapsed, done.stdout
@@ -196,26 +210,31 @@ def main(argv: list[str] | None = None) -> int:
                 if run(cmd, env)[1].split() != want.split():
                     print(f"MISMATCH: {name}: {cmd[1]} printed other ids than tiktoken")
                     return 1
-            t_ours, t_theirs, ratios, fast_ratios = [], [], [], []
+            t_ours, t_theirs, ratios, fast_ratios, cpu_ratios = [], [], [], [], []
             for _ in range(args.pairs):
                 a, _ = run(ours, env)
+                ca = last_cpu
                 b, _ = run(theirs, env)
+                cb = last_cpu
                 c, _ = run(fast, env)
                 t_ours.append(a)
                 t_theirs.append(b)
                 ratios.append(a / b)
+                cpu_ratios.append(ca / cb)
                 fast_ratios.append(c / b)
             rows.append((name, statistics.median(t_ours), statistics.median(t_theirs), statistics.median(ratios),
-                         min(ratios), max(ratios), len(want.split()), statistics.median(fast_ratios)))
+                         min(ratios), max(ratios), len(want.split()), statistics.median(fast_ratios),
+                         statistics.median(cpu_ratios)))
         if args.profile:
             for name in args.encodings:
                 profile(name, corpus, tmp, env)
     print(f"load average after:  {load()}")
-    print(f"\n{'encoding':<12} {'tokscope':>9} {'tiktoken':>9} {'ratio':>6} {'range':>12} {'tokens':>8}  ids-only")
+    print(f"\n{'encoding':<12} {'tokscope':>9} {'tiktoken':>9} {'ratio':>6} {'range':>12} {'cpu ratio':>9} "
+          f"{'tokens':>8}  ids-only")
     ok = True
-    for name, a, b, r, lo, hi, n, fr in rows:
+    for name, a, b, r, lo, hi, n, fr, cr in rows:
         ok &= r <= TARGET
-        print(f"{name:<12} {a:>8.3f}s {b:>8.3f}s {r:>5.2f}x {lo:>5.2f}-{hi:.2f}x {n:>8,}  {fr:.2f}x  "
+        print(f"{name:<12} {a:>8.3f}s {b:>8.3f}s {r:>5.2f}x {lo:>5.2f}-{hi:.2f}x {cr:>8.2f}x {n:>8,}  {fr:.2f}x  "
               f"{'ok' if r <= TARGET else 'MISSED'} (<= {TARGET}x)")
     return 0 if ok else 1
 

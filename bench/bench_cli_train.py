@@ -13,7 +13,8 @@ writes the tokenizer file:
 
 Runs alternate (tokscope, tokenizers, tokscope, ...); each pair gives a ratio and the median of the
 pairs' ratios is the figure (the machine is shared, so absolute times drift; ratios of neighbours
-drift less). The load average is printed before and after.
+drift less). The median ratio of the processes' CPU times (user + system) is printed too: on a busy
+machine it moves less than wall time. The load average is printed before and after.
 
 Corpora (``_corpus.py``, built at run time, written to a temporary file):
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -70,13 +72,20 @@ def tokscope_cmd() -> list[str]:
     return [sys.executable, script]
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+def cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str, float]:
+    """Wall time, standard output and CPU time (user + system) of one process."""
+    cpu0 = cpu()
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr}")
-    return elapsed, done.stdout
+    return elapsed, done.stdout, cpu() - cpu0
 
 
 def load() -> str:
@@ -108,22 +117,24 @@ def main(argv: list[str] | None = None) -> int:
             theirs = [sys.executable, "-c", HF, str(corpus), str(merges), str(Path(tmp, "hf.json"))]
             timed(ours, env)  # warm the bytecode cache and the file system
             timed(theirs, env)
-            t_ours, t_hf, ratios = [], [], []
+            t_ours, t_hf, ratios, cpu_ratios = [], [], [], []
             for _ in range(args.pairs):
-                a, _ = timed(ours, env)
-                b, hf_out = timed(theirs, env)
+                a, _, ca = timed(ours, env)
+                b, hf_out, cb = timed(theirs, env)
                 t_ours.append(a)
                 t_hf.append(b)
                 ratios.append(a / b)
+                cpu_ratios.append(ca / cb)
             learned = int(hf_out.strip())
             rows.append((merges, corpus_name, statistics.median(t_ours), statistics.median(t_hf),
-                         statistics.median(ratios), min(ratios), max(ratios), learned))
+                         statistics.median(ratios), min(ratios), max(ratios), learned, statistics.median(cpu_ratios)))
     print(f"load average after:  {load()}")
-    print(f"\n{'merges':>7} {'corpus':<8} {'tokscope':>9} {'tokenizers':>10} {'ratio':>6} {'range':>12}  hf merges")
+    print(f"\n{'merges':>7} {'corpus':<8} {'tokscope':>9} {'tokenizers':>10} {'ratio':>6} {'range':>12} "
+          f"{'cpu ratio':>9}  hf merges")
     ok = True
-    for merges, name, a, b, r, lo, hi, learned in rows:
+    for merges, name, a, b, r, lo, hi, learned, cr in rows:
         ok &= r <= TARGET
-        print(f"{merges:>7,} {name:<8} {a:>8.3f}s {b:>9.3f}s {r:>5.2f}x {lo:>5.2f}-{hi:.2f}x  {learned:,}"
+        print(f"{merges:>7,} {name:<8} {a:>8.3f}s {b:>9.3f}s {r:>5.2f}x {lo:>5.2f}-{hi:.2f}x {cr:>8.2f}x  {learned:,}"
               f"  {'ok' if r <= TARGET else 'MISSED'} (<= {TARGET}x)")
     return 0 if ok else 1
 
