@@ -7,8 +7,8 @@ results, errors included. It is built only on the tokenizer's public methods (``
 ``token_bytes``, ``ranks``, ``special_tokens`` ...), so it serves every kind of tokenizer where the
 tiktoken concept applies:
 
-* everywhere: the batch methods (threads, as tiktoken; the core is pure Python, so threads only
-  overlap I/O: for speed on many cores use worker processes, see ``tests/core/test_pickle.py``),
+* everywhere: the batch methods (threads, as tiktoken; the core is pure Python, so threads share
+  one core: ``num_processes=N``, tokscope's own keyword, runs a batch in worker processes),
   ``decode_single_token_bytes``, ``decode_tokens_bytes``, ``eot_token``, ``is_special_token``,
   ``encode_single_token`` (for kinds other than byte-level BPE: an added token's text, or bytes
   that exactly one token stands for);
