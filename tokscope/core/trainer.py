@@ -510,7 +510,7 @@ def _train_incremental(
                     holders.append(wi)
             prev = cur
     # heap entries. Tie "first": one int, (CMAX - count, chunk, byte offset, pair) packed from the
-    # high bits down, so the heap compares machine-size ints instead of tuples. Tie "lexical":
+    # high bits down, so the heap compares ints instead of tuples. Tie "lexical":
     # (-count, left bytes, right bytes, pair).
     KB = 2 * SHIFT
     KMASK = (1 << KB) - 1
