@@ -25,12 +25,15 @@ __all__ = ["encoding_for_model", "encoding_name_for_model", "get_encoding", "lis
 def get_encoding(encoding_name: str) -> Tokenizer:
     """The tokenizer for any name or path ``-e`` takes: an OpenAI encoding (``o200k_base``, or an
     alias such as ``o200k``), a saved tokenizer's name, or a tokenizer file (loaded once per process,
-    as ``tiktoken.get_encoding``). Unknown names raise ``ValueError``, as tiktoken does."""
-    from .sources.registry import SourceError, load
+    as ``tiktoken.get_encoding``). Unknown names raise ``ValueError``, as tiktoken does; a known
+    encoding whose files cannot be found raises tokscope's ``SourceError``."""
+    from .sources.registry import SourceError, builtin_names, canonical_name, load
 
     try:
         return load(encoding_name)
     except SourceError as exc:
+        if canonical_name(encoding_name) in builtin_names():
+            raise  # a known encoding whose files are missing: tokscope's own error says how to get them
         raise ValueError(str(exc)) from exc
 
 
