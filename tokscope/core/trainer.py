@@ -528,6 +528,7 @@ def _train_incremental(
     heapq.heapify(heap)
     heappop, heappush, heapreplace = heapq.heappop, heapq.heappush, heapq.heapreplace
     getlen = lens.__getitem__
+    counts_get = counts.get
 
     total = table.stats.chunk_bytes
     lengths = [total]
@@ -589,6 +590,7 @@ def _train_incremental(
         zs = z << SHIFT
         holders = where.pop(k)
         pair = chr(a) + chr(b)
+        cz = chr(z)
         # new pairs -> where they first occur (tie "first": chunk and byte offset as heap bits).
         # Holders come in ascending order and a chunk is read left to right, so the first time a
         # new pair is seen is its first occurrence.
@@ -612,7 +614,7 @@ def _train_incremental(
                         x = ord(w[i - 1])
                         counts[x << SHIFT | a] -= f
                     k2 = x << SHIFT | z
-                    c2 = counts.get(k2)
+                    c2 = counts_get(k2)
                     if c2 is None:
                         counts[k2] = f
                         where[k2] = [wi]
@@ -639,7 +641,7 @@ def _train_incremental(
                 if y == a and w.startswith(pair, i):  # the next merge adds (z, z)
                     continue
                 k2 = zs | y
-                c2 = counts.get(k2)
+                c2 = counts_get(k2)
                 if c2 is None:
                     counts[k2] = f
                     where[k2] = [wi]
@@ -658,7 +660,7 @@ def _train_incremental(
                 i = w.find(pair, i + 1)  # w[i:i + 2] is not the pair
                 if i < 0:
                     break
-            words[wi] = w.replace(pair, chr(z))
+            words[wi] = w.replace(pair, cz)
             applied += done * f
         del counts[k]
         if tie_first:
