@@ -36,3 +36,15 @@ def test_a_pattern_with_groups_chunks_by_whole_matches():
     assert grouped.stats == plain.stats
     naive = train_naive(text, merges=20, pattern=r"( ?)(\w+)|[^\w ]+| ", min_frequency=2)
     assert [(m.left, m.right, m.count) for m in grouped.merges] == [(m.left, m.right, m.count) for m in naive.merges]
+
+
+def test_pairs_below_the_minimum_frequency_stop_training_as_before():
+    """Pairs that start below the minimum frequency never enter the heap; the stop reason and
+    the merges are still the naive trainer's."""
+    cases = [("abcdefg", 2), ("ab cd ef", 2), ("a b c", 2), ("abab cdcd abab", 3), ("aaaa bbbb", 5), ("x", 2)]
+    for text, min_frequency in cases:
+        for tie in ("first", "lexical"):
+            got = train(text, merges=10, pattern=PATTERN_WORDS, min_frequency=min_frequency, tie=tie)
+            want = train_naive(text, merges=10, pattern=PATTERN_WORDS, min_frequency=min_frequency, tie=tie)
+            assert [(m.left, m.right, m.count) for m in got.merges] == [(m.left, m.right, m.count) for m in want.merges]
+            assert (got.stop_reason, got.lengths) == (want.stop_reason, want.lengths), (text, min_frequency, tie)

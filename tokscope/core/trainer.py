@@ -466,6 +466,12 @@ def _bits(n: int) -> int:
     return max(1, n.bit_length())
 
 
+def _stop_reason_without_candidates(counts: dict[int, int]) -> str:
+    """Why training stops when the heap is empty: pairs remain (all below the minimum frequency,
+    so none was ever a candidate), or none does."""
+    return STOP_MIN_FREQUENCY if any(c > 0 for c in counts.values()) else STOP_EXHAUSTED
+
+
 def _train_incremental(
     table: ChunkTable,
     n_target: int,
@@ -520,10 +526,14 @@ def _train_incremental(
     CSH = WSH + _bits(len(words))
     RMASK = (1 << CSH) - 1
     CMAX = 1 << _bits(sum(freqs) * max(map(len, table.chunks), default=1))
+    # A pair's count is highest when it is created (old pairs only lose occurrences), so a pair
+    # below the minimum frequency then can never be merged: it stays out of the heap (its count is
+    # kept, as its neighbours' merges still lower it).
     if tie_first:
-        heap: list = [(CMAX - c) << CSH | firsts[k][0] << WSH | firsts[k][1] << KB | k for k, c in counts.items()]
+        heap: list = [(CMAX - c) << CSH | firsts[k][0] << WSH | firsts[k][1] << KB | k
+                      for k, c in counts.items() if c >= min_frequency]
     else:
-        heap = [(-c, tok[k >> SHIFT], tok[k & MASK], k) for k, c in counts.items()]
+        heap = [(-c, tok[k >> SHIFT], tok[k & MASK], k) for k, c in counts.items() if c >= min_frequency]
     del firsts
     heapq.heapify(heap)
     heappop, heappush, heapreplace = heapq.heappop, heapq.heappush, heapq.heapreplace
@@ -559,7 +569,7 @@ def _train_incremental(
                     continue
                 break
             else:
-                reason = STOP_EXHAUSTED
+                reason = _stop_reason_without_candidates(counts)
                 break
         else:
             while heap:
@@ -574,7 +584,7 @@ def _train_incremental(
                     continue
                 break
             else:
-                reason = STOP_EXHAUSTED
+                reason = _stop_reason_without_candidates(counts)
                 break
         if c < min_frequency:
             reason = STOP_MIN_FREQUENCY
@@ -665,10 +675,18 @@ def _train_incremental(
         del counts[k]
         if tie_first:
             for k2, first in fresh.items():
-                heappush(heap, (CMAX - counts[k2]) << CSH | first | k2)
+                c2 = counts[k2]
+                if c2 >= min_frequency:
+                    heappush(heap, (CMAX - c2) << CSH | first | k2)
+                else:
+                    del where[k2]  # never merged, never at the heap's top: its chunks are not needed
         else:
             for k2 in fresh:
-                heappush(heap, (-counts[k2], tok[k2 >> SHIFT], tok[k2 & MASK], k2))
+                c2 = counts[k2]
+                if c2 >= min_frequency:
+                    heappush(heap, (-c2, tok[k2 >> SHIFT], tok[k2 & MASK], k2))
+                else:
+                    del where[k2]
         total -= applied
         lengths.append(total)
         learned.append(Merge(tok[a], tok[b], z, c, a, b))
