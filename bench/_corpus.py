@@ -4,6 +4,9 @@
   standard library's docstrings, so that 1 MB is written once, not repeated (a repeated text would
   flatter a "cold" run, since the second copy hits the caches).
 * :func:`code` -- Python source: the standard library's own modules, in a fixed order.
+* :func:`lexicon` -- sentences of made-up words drawn from a 60,000-word lexicon with Zipf's law
+  (fixed seed): 1 MB of English has too few distinct words for 30,000 merges at minimum frequency
+  2 with the GPT-2 pattern (training stops after ~10,000), this text has enough for 30,000.
 
 Both are cut to about ``size`` characters at a line break, so every run measures the same text.
 Other benches import these (``from _corpus import prose, code``).
@@ -83,6 +86,36 @@ def code(size: int = MB) -> str:
         if sum(map(len, parts)) > size:
             break
     return _cut(parts, size)
+
+
+def lexicon(size: int = MB, seed: int = 15) -> str:
+    """About ``size`` characters of Zipf-distributed sentences over a made-up 60,000-word lexicon
+    (syllables of English spelling; word ``r`` has weight ``1 / (r + 10)``), fixed ``seed``."""
+    import random
+
+    rng = random.Random(seed)
+    onsets = ["", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
+              "br", "cr", "dr", "fl", "gr", "pl", "pr", "st", "str", "th", "sh", "ch", "tr", "sp", "sl", "qu"]
+    nuclei = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "ou", "oo", "y", "io", "ie"]
+    codas = ["", "", "n", "r", "s", "t", "l", "m", "nd", "ng", "st", "ck", "rt", "ns", "x", "sh"]
+    seen: set[str] = set()
+    words: list[str] = []
+    while len(words) < 60_000:
+        n = rng.choice((1, 2, 2, 2, 3, 3, 3, 4, 4, 5))
+        word = "".join(rng.choice(onsets) + rng.choice(nuclei) + rng.choice(codas) for _ in range(n))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    weights = [1 / (r + 10) for r in range(len(words))]
+    out: list[str] = []
+    total = 0
+    while total < size:
+        sentence = rng.choices(words, weights, k=rng.randint(4, 18))
+        sentence[0] = sentence[0].capitalize()
+        line = " ".join(sentence) + rng.choice(".....?!") + rng.choice(("  ", " ", " ", "\n\n"))
+        out.append(line)
+        total += len(line)
+    return _cut(out, size)
 
 
 CORPORA = {"prose": prose, "code": code}

@@ -145,11 +145,20 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _version() -> str:
+    """The installed tokscope's version, read from its metadata: the core does not import the
+    package root (which offers ``get_encoding`` through the sources, a layer above the core)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tokscope")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def to_document(saved: SavedTokenizer) -> dict[str, Any]:
     """The JSON object for ``saved`` (adds ``created``/``tokscope_version`` when missing)."""
-    from .. import __version__
-
-    metadata = {"created": _now(), "tokscope_version": __version__}
+    metadata = {"created": _now(), "tokscope_version": _version()}
     metadata.update(saved.metadata)
     return {
         "format": FORMAT_NAME,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .bpe import RanksBPE, merge
 from .errors import CancelledError, DisallowedSpecialError, UnknownTokenError
 from .specials import AllowedSpecial, DisallowedSpecial, SpecialTokens
+from .tiktoken_api import TiktokenAPI
 from .types import Chunk, Parents, Piece, Token, is_continuation
 from .unicode_pattern import ChunkPattern, compile_pattern
 
@@ -75,7 +76,7 @@ class PieceSink(Protocol):
     chunk_ends: list[int]
 
 
-class Tokenizer:
+class Tokenizer(TiktokenAPI):
     """A tokenizer made of stages (see the module docstring).
 
     ``Tokenizer(name, ranks, pattern, special_tokens)`` is byte-level BPE from ``ranks``

@@ -370,6 +370,13 @@ def chunk_table(
     splitter = _special_splitter(specials)
     counter: Counter[str] = Counter()
     group = methodcaller("group")
+    # findall gives the whole matches (a third faster than finditer) unless the pattern has groups;
+    # a user's pattern goes through the time budget (see _finditer)
+    if pat.groups == 0 and pat.pattern in TRUSTED_PATTERNS:
+        chunks_of = pat.findall
+    else:
+        def chunks_of(span: str):  # noqa: ANN202
+            return map(group, _finditer(pat, span))
     removed = 0
     span_chars = 0
     for span, specials_after in _spans(texts, splitter):
@@ -378,7 +385,7 @@ def chunk_table(
         removed += specials_after
         if span:
             span_chars += len(span)
-            counter.update(map(group, _finditer(pat, span)))
+            counter.update(chunks_of(span))
     counter.pop("", None)  # a pattern that can match nothing yields empty chunks: they hold no bytes
     chunks = []
     freqs = []
@@ -480,32 +487,38 @@ def _result(table, learned, lengths, reason, n_target, pattern, pattern_name, ti
     )
 
 
-def _pair_at(word: list[int], offset: int, a: int, b: int, lens: list[int]) -> bool:
-    """True when the pair ``(a, b)`` starts at byte ``offset`` of ``word``."""
-    pos = 0
-    n = len(word)
-    for j in range(n):
-        if pos == offset:
-            return j + 1 < n and word[j] == a and word[j + 1] == b
-        if pos > offset:
-            return False
-        pos += lens[word[j]]
-    return False
+def _pair_at(word: str, offset: int, pair: str, lens: list[int]) -> bool:
+    """True when ``pair`` (two token characters) first occurs in ``word`` at byte ``offset``.
+
+    A heap entry's occurrence is never later than the pair's first one (old pairs only lose
+    occurrences), so the entry is valid exactly when the pair's first occurrence is still there."""
+    j = word.find(pair)
+    if j <= 0:
+        return j == 0 and offset == 0
+    return sum(map(lens.__getitem__, map(ord, word[:j]))) == offset
 
 
-def _first_occurrence(holders: list[int], words: list[list[int]], a: int, b: int, lens: list[int]) -> tuple[int, int]:
-    """The earliest ``(chunk index, byte offset)`` of the pair; drops stale chunk indexes."""
-    while holders:
-        wi = min(holders)
+def _first_occurrence(holders: list[int], words: list[str], pair: str, lens: list[int]) -> tuple[int, int]:
+    """The earliest ``(chunk index, byte offset)`` of ``pair``; drops the stale chunk indexes
+    before it (``holders`` is in ascending order, see :func:`_train_incremental`)."""
+    for h, wi in enumerate(holders):
         word = words[wi]
-        pos = 0
-        for j in range(len(word) - 1):
-            t = word[j]
-            if t == a and word[j + 1] == b:
-                return wi, pos
-            pos += lens[t]
-        holders.remove(wi)
+        j = word.find(pair)
+        if j >= 0:
+            if h:
+                del holders[:h]
+            return wi, sum(map(lens.__getitem__, map(ord, word[:j])))
     raise AssertionError("a pair with a positive count has no occurrence")  # pragma: no cover
+
+
+def _bits(n: int) -> int:
+    return max(1, n.bit_length())
+
+
+def _stop_reason_without_candidates(counts: dict[int, int]) -> str:
+    """Why training stops when the heap is empty: pairs remain (all below the minimum frequency,
+    so none was ever a candidate), or none does."""
+    return STOP_MIN_FREQUENCY if any(c > 0 for c in counts.values()) else STOP_EXHAUSTED
 
 
 def _train_incremental(
@@ -517,17 +530,20 @@ def _train_incremental(
     cancel: threading.Event | None,
 ) -> tuple[list[Merge], list[int], str]:
     SHIFT, MASK = _SHIFT, _MASK
-    words: list[list[int]] = [list(c) for c in table.chunks]
+    # each chunk is a str with one character per token (chr(id): ids stay below MAX_VOCAB_SIZE,
+    # under 0x110000), so finding a pair and rewriting a chunk are str.find and str.replace
+    words: list[str] = [c.decode("latin-1") for c in table.chunks]
     freqs = table.freqs
     tok: list[bytes] = [bytes([i]) for i in range(256)]
     lens: list[int] = [1] * 256
     counts: dict[int, int] = {}
-    # pair -> the chunks holding it: a list without repeats (a pair gains holders only in the
-    # step that creates it, chunk by chunk, so checking the last entry is enough); entries go
-    # stale when a pair leaves a chunk and are skipped then (cheaper than sets: most pairs have one)
+    # pair -> the chunks holding it, in ascending order and without repeats: a pair gains holders
+    # only in the step that creates it (it holds the new token), while the chunks of the merged
+    # pair are visited in their (ascending) order, so checking the last entry is enough. Entries go
+    # stale when a pair leaves a chunk and are skipped then (cheaper than sets: most pairs have one).
     where: dict[int, list[int]] = {}
     firsts: dict[int, tuple[int, int]] = {}
-    for wi, w in enumerate(words):
+    for wi, w in enumerate(table.chunks):
         n = len(w)
         if n < 2:
             continue
@@ -548,14 +564,30 @@ def _train_incremental(
                 if holders[-1] != wi:
                     holders.append(wi)
             prev = cur
+    # heap entries. Tie "first": one int, (CMAX - count, chunk, byte offset, pair) packed from the
+    # high bits down, so the heap compares ints instead of tuples. Tie "lexical":
+    # (-count, left bytes, right bytes, pair).
+    KB = 2 * SHIFT
+    KMASK = (1 << KB) - 1
+    OB = _bits(max(map(len, table.chunks), default=1))
+    OMASK = (1 << OB) - 1
+    WSH = KB + OB
+    CSH = WSH + _bits(len(words))
+    RMASK = (1 << CSH) - 1
+    CMAX = 1 << _bits(sum(freqs) * max(map(len, table.chunks), default=1))
+    # A pair's count is highest when it is created (old pairs only lose occurrences), so a pair
+    # below the minimum frequency then can never be merged: it stays out of the heap (its count is
+    # kept, as its neighbours' merges still lower it).
     if tie_first:
-        heap: list[tuple] = [(-c, *firsts[k], k) for k, c in counts.items()]
+        heap: list = [(CMAX - c) << CSH | firsts[k][0] << WSH | firsts[k][1] << KB | k
+                      for k, c in counts.items() if c >= min_frequency]
     else:
-        heap = [(-c, tok[k >> SHIFT], tok[k & MASK], k) for k, c in counts.items()]
+        heap = [(-c, tok[k >> SHIFT], tok[k & MASK], k) for k, c in counts.items() if c >= min_frequency]
     del firsts
     heapq.heapify(heap)
     heappop, heappush, heapreplace = heapq.heappop, heapq.heappush, heapq.heapreplace
     getlen = lens.__getitem__
+    counts_get = counts.get
 
     total = table.stats.chunk_bytes
     lengths = [total]
@@ -567,24 +599,42 @@ def _train_incremental(
         if cancel is not None and cancel.is_set():
             raise CancelledError("training cancelled")
         # --- the best pair: validate the heap's top lazily --------------------------------------
-        while heap:
-            top = heap[0]
-            k = top[3]
-            c = counts.get(k, 0)
-            if c <= 0:
-                heappop(heap)
-                continue
-            if -top[0] != c:  # counts of old pairs only fall: push back with the true count
-                heapreplace(heap, (-c, top[1], top[2], k))
-                continue
-            if tie_first and not _pair_at(words[top[1]], top[2], k >> SHIFT, k & MASK, lens):
-                wi, off = _first_occurrence(where[k], words, k >> SHIFT, k & MASK, lens)
-                heapreplace(heap, (-c, wi, off, k))
-                continue
-            break
+        if tie_first:
+            while heap:
+                top = heap[0]
+                k = top & KMASK
+                c = counts.get(k, 0)
+                if c <= 0:
+                    heappop(heap)
+                    continue
+                if top >> CSH != CMAX - c:  # counts of old pairs only fall: push back with the true count
+                    heapreplace(heap, (CMAX - c) << CSH | (top & RMASK))
+                    continue
+                wi = (top & RMASK) >> WSH
+                pair = chr(k >> SHIFT) + chr(k & MASK)
+                if not _pair_at(words[wi], (top >> KB) & OMASK, pair, lens):
+                    wi, off = _first_occurrence(where[k], words, pair, lens)
+                    heapreplace(heap, (CMAX - c) << CSH | wi << WSH | off << KB | k)
+                    continue
+                break
+            else:
+                reason = _stop_reason_without_candidates(counts)
+                break
         else:
-            reason = STOP_EXHAUSTED
-            break
+            while heap:
+                top = heap[0]
+                k = top[3]
+                c = counts.get(k, 0)
+                if c <= 0:
+                    heappop(heap)
+                    continue
+                if -top[0] != c:
+                    heapreplace(heap, (-c, top[1], top[2], k))
+                    continue
+                break
+            else:
+                reason = _stop_reason_without_candidates(counts)
+                break
         if c < min_frequency:
             reason = STOP_MIN_FREQUENCY
             break
@@ -598,99 +648,94 @@ def _train_incremental(
         lens.append(len(new))
         zs = z << SHIFT
         holders = where.pop(k)
-        fresh: dict[int, tuple[int, int] | None] = {}  # new pairs -> first occurrence (tie first)
+        pair = chr(a) + chr(b)
+        cz = chr(z)
+        # new pairs -> where they first occur (tie "first": chunk and byte offset as heap bits).
+        # Holders come in ascending order and a chunk is read left to right, so the first time a
+        # new pair is seen is its first occurrence.
+        fresh: dict[int, int] = {}
         applied = 0
         for wi in holders:
             w = words[wi]
-            n = len(w)
-            nm1 = n - 1
-            try:
-                i = w.index(a, 0, nm1)
-            except ValueError:
+            i = w.find(pair)
+            if i < 0:
                 continue
             f = freqs[wi]
-            out: list[int] = []
-            start = 0  # w[start:] is not yet copied to out
+            n = len(w)
             last = -1  # index just after the previous merge in this chunk
             done = 0
             scanned = pos = 0  # byte offset bookkeeping for tie "first"
             while True:
-                if w[i + 1] != b:
-                    i += 1
-                    try:
-                        i = w.index(a, i, nm1)
-                    except ValueError:
-                        break
-                    continue
-                if i > start:
-                    out += w[start:i]
                 if i > 0:
                     if i == last:  # ... z z ...: the pair (b, a) between them was taken off already
                         x = z
                     else:
-                        x = w[i - 1]
+                        x = ord(w[i - 1])
                         counts[x << SHIFT | a] -= f
                     k2 = x << SHIFT | z
-                    c2 = counts.get(k2)
+                    c2 = counts_get(k2)
                     if c2 is None:
                         counts[k2] = f
                         where[k2] = [wi]
+                        if tie_first:
+                            if scanned != i:  # byte offset of w[i], computed only when needed
+                                pos += sum(map(getlen, map(ord, w[scanned:i])))
+                                scanned = i
+                            fresh[k2] = wi << WSH | (pos - lens[x]) << KB
+                        else:
+                            fresh[k2] = 0
                     else:
                         counts[k2] = c2 + f
                         wl = where[k2]
                         if wl[-1] != wi:
                             wl.append(wi)
-                    if tie_first:
-                        if c2 is None or wi < fresh[k2][0]:
-                            if scanned != i:  # byte offset of w[i], computed only when needed
-                                pos += sum(map(getlen, w[scanned:i]))
-                                scanned = i
-                            fresh[k2] = (wi, pos - lens[x])
-                    elif c2 is None:
-                        fresh[k2] = None
                 zi = i
                 i += 2
-                if i < n:
-                    y = w[i]
-                    counts[b << SHIFT | y] -= f
-                    if not (y == a and i < nm1 and w[i + 1] == b):  # else the next merge adds (z, z)
-                        k2 = zs | y
-                        c2 = counts.get(k2)
-                        if c2 is None:
-                            counts[k2] = f
-                            where[k2] = [wi]
-                        else:
-                            counts[k2] = c2 + f
-                            wl = where[k2]
-                            if wl[-1] != wi:
-                                wl.append(wi)
-                        if tie_first:
-                            if c2 is None or wi < fresh[k2][0]:
-                                if scanned != zi:
-                                    pos += sum(map(getlen, w[scanned:zi]))
-                                    scanned = zi
-                                fresh[k2] = (wi, pos)
-                        elif c2 is None:
-                            fresh[k2] = None
-                out.append(z)
                 done += 1
-                start = last = i
-                try:
-                    i = w.index(a, i, nm1)
-                except ValueError:
+                last = i
+                if i >= n:
                     break
-            if done:
-                if start < n:
-                    out += w[start:]
-                words[wi] = out
-                applied += done * f
+                y = ord(w[i])
+                counts[b << SHIFT | y] -= f
+                if y == a and w.startswith(pair, i):  # the next merge adds (z, z)
+                    continue
+                k2 = zs | y
+                c2 = counts_get(k2)
+                if c2 is None:
+                    counts[k2] = f
+                    where[k2] = [wi]
+                    if tie_first:
+                        if scanned != zi:
+                            pos += sum(map(getlen, map(ord, w[scanned:zi])))
+                            scanned = zi
+                        fresh[k2] = wi << WSH | pos << KB
+                    else:
+                        fresh[k2] = 0
+                else:
+                    counts[k2] = c2 + f
+                    wl = where[k2]
+                    if wl[-1] != wi:
+                        wl.append(wi)
+                i = w.find(pair, i + 1)  # w[i:i + 2] is not the pair
+                if i < 0:
+                    break
+            words[wi] = w.replace(pair, cz)
+            applied += done * f
         del counts[k]
         if tie_first:
             for k2, first in fresh.items():
-                heappush(heap, (-counts[k2], first[0], first[1], k2))
+                c2 = counts[k2]
+                if c2 >= min_frequency:
+                    heappush(heap, (CMAX - c2) << CSH | first | k2)
+                else:
+                    del where[k2]  # never merged, never at the heap's top: its chunks are not needed
         else:
             for k2 in fresh:
-                heappush(heap, (-counts[k2], tok[k2 >> SHIFT], tok[k2 & MASK], k2))
+                c2 = counts[k2]
+                if c2 >= min_frequency:
+                    heappush(heap, (-c2, tok[k2 >> SHIFT], tok[k2 & MASK], k2))
+                else:
+                    del where[k2]
         total -= applied
         lengths.append(total)
         learned.append(Merge(tok[a], tok[b], z, c, a, b))

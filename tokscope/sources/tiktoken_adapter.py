@@ -135,3 +135,23 @@ def reference_encoding(name: str, ranks: dict[bytes, int], pattern: str, special
 def reference_for(tokenizer: Any) -> Any:
     """The tiktoken twin of a core :class:`~tokscope.core.Tokenizer`."""
     return reference_encoding(tokenizer.name, dict(tokenizer.ranks), tokenizer.pattern, tokenizer.special_tokens)
+
+
+def encoding_name_for_model(model_name: str) -> str:
+    """The encoding a model uses, from the installed tiktoken's model table (exact names first,
+    then its prefixes, as ``tiktoken.encoding_name_for_model``). ``KeyError`` for a model it does
+    not know."""
+    from tiktoken import model
+
+    try:
+        return model.encoding_name_for_model(model_name)
+    except KeyError:
+        raise KeyError(f"Could not automatically map {model_name} to a tokeniser. "
+                       "Please use `tokscope.get_encoding` to explicitly get the tokeniser you expect.") from None
+
+
+def model_table() -> tuple[dict[str, str], dict[str, str]]:
+    """The installed tiktoken's ``(model -> encoding, model prefix -> encoding)`` tables (copies)."""
+    from tiktoken import model
+
+    return dict(model.MODEL_TO_ENCODING), dict(model.MODEL_PREFIX_TO_ENCODING)
