@@ -178,9 +178,6 @@ def test_single_tokens_match_tiktoken_across_the_vocabulary(name):
     assert tok.decode_tokens_bytes(some) == ref.decode_tokens_bytes(some)
 
 
-@pytest.mark.xfail(strict=True, reason="the core decodes an id shared by two special tokens as the last one "
-                                       "named (Tokenizer/SpecialTokens build id -> text last-wins); tiktoken gives "
-                                       "<|endofprompt|>, the name o200k_base gave it: see the branch's report")
 def test_an_id_two_special_tokens_share_decodes_as_tiktoken_decodes_it():
     tok, ref = pair("o200k_harmony")
     assert shared_special_ids(tok) == {200018}
@@ -314,8 +311,6 @@ def test_batches_raise_type_error_for_items_that_are_not_str(bad):
             == ("error", "TypeError")
 
 
-@pytest.mark.xfail(strict=True, reason="needs Tokenizer.encode/encode_ordinary to type-check their input "
-                                       "(fix_surrogates raises AttributeError today): see the branch's report")
 @pytest.mark.parametrize("bad", [b"bytes", None, 5])
 def test_encode_raises_type_error_for_input_that_is_not_str(bad):
     tok, ref = pair("cl100k_base")

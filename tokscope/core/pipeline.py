@@ -109,3 +109,7 @@ class Decoder(Protocol):
     def decode_chain(self, tokens: list[str]) -> list[str]:
         """The tokens after this decoder (joined by the caller with no separator)."""
         ...
+
+    # optional: ``token_bytes(token: str) -> bytes``, the bytes one token stands for in the middle of
+    # a decoded text (the token view shows them); without it :func:`.decoders.token_bytes` works
+    # them out from the Hugging Face decoders the decoder is made of

@@ -39,7 +39,7 @@ class SpecialTokens:
 
     def __init__(self, tokens: Mapping[str, int] | None = None) -> None:
         self.tokens: dict[str, int] = dict(tokens or {})
-        self.by_id: dict[int, str] = {v: k for k, v in self.tokens.items()}
+        self.by_id: dict[int, str] = {v: k for k, v in reversed(self.tokens.items())}  # the first name wins
         self.names: frozenset[str] = frozenset(self.tokens)
         self.longest = max(map(len, self.tokens), default=0)
         self._res: dict[frozenset[str], regex.Pattern[str]] = {}

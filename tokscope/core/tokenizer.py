@@ -58,6 +58,10 @@ def fix_surrogates(text: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    except AttributeError:
+        if not isinstance(text, str):  # as tiktoken says it
+            raise TypeError(f"{type(text).__name__!r} object is not an instance of 'str'") from None
+        raise
     return text
 
 
@@ -133,7 +137,8 @@ class Tokenizer(TiktokenAPI):
                            and normalizer is None and isinstance(added, SpecialTokens))
         self._pat: ChunkPattern | None = pre_tokenizer.compiled if isinstance(pre_tokenizer, PatternSplit) else None
         self.special_tokens: dict[str, int] = dict(_special_tokens_of(added))
-        self._special_by_id = {v: k for k, v in self.special_tokens.items()}
+        # where two names share an id (o200k_harmony's 200018) the first one names it, as in tiktoken
+        self._special_by_id = {v: k for k, v in reversed(self.special_tokens.items())}
         self._added_by_id: dict[int, str] = dict(_added_tokens_of(added))
         self._decoder: dict[int, bytes] | None = None
         self._segment_cache: dict[str, list[int]] = {}
@@ -245,6 +250,9 @@ class Tokenizer(TiktokenAPI):
         return self._decoder
 
     def _model_token_bytes(self, token: str) -> bytes:
+        own = getattr(self.decoder, "token_bytes", None)  # a decoder may say it itself (see pipeline.Decoder)
+        if own is not None:
+            return own(token)
         from .decoders import token_bytes
 
         return token_bytes(token, self.decoder)
