@@ -499,34 +499,24 @@ async def test_a_save_that_fails_midway_leaves_the_file_whole(tmp_path, monkeypa
     os.chmod(path, 0o640)
     app = make(path.read_text(), path=str(path), source="file")
 
-    real_fdopen = os.fdopen
+    real_write = os.write
+    written = []
 
-    class Full:
-        def __init__(self, handle):
-            self.handle = handle
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-        def write(self, data):
-            self.handle.write(data[: len(data) // 2])
+    def full_disk(fd, data):  # the first write gets half through, then the disk is full
+        if written:
             raise OSError(28, "No space left on device")
-
-        def __getattr__(self, name):
-            return getattr(self.handle, name)
+        written.append(len(data))
+        return real_write(fd, bytes(data)[: len(data) // 2])
 
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press(*"x" * 50)
-        monkeypatch.setattr(os, "fdopen", lambda *a, **k: Full(real_fdopen(*a, **k)))
+        monkeypatch.setattr(os, "write", full_disk)
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceDialog)  # "Cannot save": Save as… / Cancel
         assert "No space" in str(app.screen.query_one("#dialog-message").render())
-        monkeypatch.setattr(os, "fdopen", real_fdopen)
+        monkeypatch.setattr(os, "write", real_write)
         await pilot.press("escape")
     assert path.read_text() == "line\n" * 100
     assert not [p for p in tmp_path.iterdir() if p.name != "notes.txt"]  # no temp file left

@@ -308,16 +308,16 @@ class Document:
         delta = span.delta
         chunks, pieces = self._chunks, self._pieces
         # first chunk to redo: BACKUP_CHUNKS before the chunk containing the edit, and further back
-        # to a chunk start with no whitespace on either side: a whitespace chunk can grow over a
-        # whole run of whitespace (``\s*[\r\n]+`` takes "\n  \n" once the edit adds the second
-        # line break), so no boundary inside or next to a run is safe
+        # out of a run of whitespace: a whitespace chunk can grow over the whole run from its start
+        # (``\s*[\r\n]+`` takes "\n  \n" once the edit adds the second line break), so no boundary
+        # inside a run is safe; one after a character that is not whitespace is
         c0 = max(0, chunks.bisect(_CSTART, span.start, True) - 1 - BACKUP_CHUNKS)
         if c0 < chunks.n and chunks.get(_CSTART, c0) <= span.start:
             restart = chunks.get(_CSTART, c0)
         else:
             restart = c0 = 0
         floor = max(0, c0 - RESTART_LOOKBACK)
-        while c0 > 0 and (old_text[restart - 1].isspace() or old_text[restart].isspace()):
+        while c0 > 0 and old_text[restart - 1].isspace():
             if c0 <= floor:
                 restart = c0 = 0  # a long run of whitespace chunks: start from the top
                 break
