@@ -28,6 +28,7 @@ from .common import (
     read_text,
     special_hint,
     stdin_is_piped,
+    write_exact,
 )
 
 #: ids written per line-buffer flush of plain ``encode``
@@ -117,22 +118,10 @@ def cmd_decode(args: argparse.Namespace) -> int:
         print_json({"encoding": tokenizer.name, "text": data.decode("utf-8", errors="replace"), "bytes": data.hex(),
                     "count": len(ids)})
         return 0
-    if _is_terminal(sys.stdout):
-        # on a terminal: the text with U+FFFD for bytes that are not UTF-8, controls shown inert
-        text = data.decode("utf-8", errors="replace")
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        # into a pipe or a file: the exact bytes the tokens stand for
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
+    # on a terminal: the text with U+FFFD for bytes that are not UTF-8, controls shown inert; into a
+    # pipe or a file: the exact bytes the tokens stand for
+    write_exact(data)
     return 0
-
-
-def _is_terminal(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (ValueError, OSError):
-        return False
 
 
 def register(sub: argparse._SubParsersAction) -> None:
