@@ -32,6 +32,7 @@ Decisions (also in the README section):
 from __future__ import annotations
 
 import argparse
+import gc
 import multiprocessing
 import os
 import signal
@@ -401,13 +402,18 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
             # what every worker would build for itself on its first text that is not ASCII (~0.1 s)
             for tok in run.tokenizers:
                 tok.encode_ordinary(WARM_UP)
+            # the collector of a forked worker would walk (and so copy) every object it inherits
+            gc.freeze()
         ctx = multiprocessing.get_context(method)
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(run.tokenizers, run.settings, True)) as pool:
-            for results in pool.imap_unordered(_run_batch, run.jobs()):
-                run.take_early()
-                for result in results:
-                    run.take(result)
-                progress()
+        try:
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(run.tokenizers, run.settings, True)) as pool:
+                for results in pool.imap_unordered(_run_batch, run.jobs()):
+                    run.take_early()
+                    for result in results:
+                        run.take(result)
+                    progress()
+        finally:
+            gc.unfreeze()
     run.take_early()
     progress(final=True)
 
