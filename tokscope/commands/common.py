@@ -296,13 +296,12 @@ def note_unknown_specials(tokenizer: Any, args: argparse.Namespace) -> None:
         note(f"{safe_text(name)!r} is not a special token of {safe_text(tokenizer.name)}; it is encoded as text")
 
 
-def add_special_options(parser: argparse.ArgumentParser) -> None:
+def add_special_options(parser: argparse.ArgumentParser, *, default: str = "refuse them",
+                        as_text: str = "encode special-token look-alikes in the text as ordinary text") -> None:
+    """``--allow-special`` and ``--special-as-text``; ``default`` says what happens without either."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--allow-special", metavar="all|TOKEN,...",
-        help="encode these special tokens found in the text as special tokens (default: refuse them)",
+        help=f"encode these special tokens found in the text as special tokens (default: {default})",
     )
-    group.add_argument(
-        "--special-as-text", action="store_true",
-        help="encode special-token look-alikes in the text as ordinary text",
-    )
+    group.add_argument("--special-as-text", action="store_true", help=as_text)

@@ -583,5 +583,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="files that are not UTF-8: skip them (strict, default) or count them with U+FFFD")
     add_max_bytes_option(p, each=True)
-    add_special_options(p)
+    add_special_options(p, default="count them as ordinary text, with a note",
+                        as_text="count special-token look-alikes as ordinary text, without the note")
     p.set_defaults(func=cmd_count)
