@@ -11,6 +11,8 @@ exit code  when
 1          an error: bad input, a file that cannot be read or written, output that cannot be
            written (a full disk, a closed standard output), an encoding that cannot be loaded
 2          bad arguments (usage), an unknown command
+3          ``tokscope count --max-tokens N``: a total over N (and nothing failed), so a CI step
+           can tell "too long" from "broken"
 130        interrupted (Ctrl+C)
 128 + N    stopped by signal N (SIGTERM 143, SIGHUP 129): files being written are left as they
            were, with no temporary file behind
@@ -34,14 +36,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from .commands import basic, chat, compare, explain, stats, train
+from .commands import basic, chat, compare, count, explain, stats, train, truncate
 from .commands.common import PROG, UsageError
 from .core.display import safe_text
 from .core.errors import TokscopeError
 from .sources.text_input import DEFAULT_MAX_BYTES
 
 #: The modules that add subcommands, in the order ``--help`` lists them.
-COMMANDS = (basic, chat, train, explain, compare, stats)
+COMMANDS = (basic, count, truncate, chat, train, explain, compare, stats)
 
 
 # ----- the parser ------------------------------------------------------------------------------

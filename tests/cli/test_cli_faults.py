@@ -51,7 +51,9 @@ def run(capsys, *argv):
 
 
 @pytest.mark.parametrize("argv", [["encode", "hi"], ["encode", "--json", "hi"], ["decode", "-e", "gpt2", "31373"],
-                                  ["explain", "-e", "gpt2", "hi"], ["stats", "hi"], ["encodings"]])
+                                  ["explain", "-e", "gpt2", "hi"], ["stats", "hi"], ["encodings"],
+                                  ["count", "README.md"], ["count", "--json", "README.md"],
+                                  ["truncate", "--max-tokens", "1", "hi"]])
 def test_a_full_disk_on_standard_output_is_one_line_and_exit_1(tokscope, argv):
     with open("/dev/full", "wb") as full:
         done = tokscope(*argv, stdout=full, stderr=subprocess.PIPE)
@@ -60,7 +62,8 @@ def test_a_full_disk_on_standard_output_is_one_line_and_exit_1(tokscope, argv):
 
 
 @pytest.mark.parametrize("argv", [["encode", "hi"], ["encode", "--json", "hi"], ["decode", "-e", "gpt2", "31373"],
-                                  ["explain", "-e", "gpt2", "hi"], ["stats", "hi"]])
+                                  ["explain", "-e", "gpt2", "hi"], ["stats", "hi"], ["count", "README.md"],
+                                  ["truncate", "--max-tokens", "1", "hi"]])
 def test_a_closed_standard_output_is_one_line_and_exit_1(tokscope, cli_env, argv):
     done = subprocess.run([sys.executable, "-c", "import os, subprocess, sys; os.close(1); "
                            "sys.exit(subprocess.call(sys.argv[1:]))", sys.executable, "-m", "tokscope.cli", *argv],

@@ -116,6 +116,11 @@ def test_hostile_corpus_text_prints_nothing_that_acts(tmp_path_factory, capsys, 
             ["baselines", str(corpus), "--vocab-size", "270", "--errors", "replace"],
             ["import", str(corpus), "--pattern", "gpt2", "-o", str(folder / "x.json")],
             ["stats", "-f", str(corpus), "--errors", "replace", "--top", "20"],
+            ["count", str(corpus), str(folder), "-r", "--errors", "replace", "-e", "gpt2", "-e", "o200k_base"],
+            ["count", str(corpus), str(folder / fs_name(h + "-missing")), "--max-tokens", "1"],
+            ["count", "--json", str(folder), "-r", "--hidden"],
+            ["truncate", "--max-tokens", "5", "-f", str(corpus), "--errors", "replace", "--json"],
+            ["truncate", "--max-tokens", "5", "-f", str(corpus) + "-missing"],
         ):
             code, text = run(capsys, *argv)
             check(text)
@@ -125,6 +130,28 @@ def test_hostile_corpus_text_prints_nothing_that_acts(tmp_path_factory, capsys, 
                     assert line.startswith(prefixes) or not line, f"a line from outside: {line!r}"
     finally:
         registry.forget()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(h=hostile)
+def test_count_and_truncate_show_hostile_names_and_text_inert(tmp_path_factory, capsys, monkeypatch, h):
+    """File names in count's table and notes (binaries, not UTF-8, links to nothing, special-token
+    text), and truncate's text on a terminal, print nothing that acts."""
+    from tokscope.commands import common
+
+    folder = tmp_path_factory.mktemp("names")
+    marked = OPEN + h + CLOSE
+    (folder / fs_name(marked + ".txt")).write_text("text <|endoftext|> " + h, encoding="utf-8", errors="surrogateescape")
+    (folder / fs_name(marked + ".bin")).write_bytes(b"\x89PNG\x00\xff")
+    (folder / fs_name(marked + ".latin")).write_bytes(b"caf\xe9")
+    os.symlink("nowhere", folder / fs_name(marked + ".link"))
+    for argv in (["count", str(folder)], ["count", "--total", str(folder), str(folder / fs_name(marked + "-gone"))]):
+        code, text = run(capsys, *argv)
+        check(text)
+    monkeypatch.setattr(common, "is_terminal", lambda stream: True)  # the text itself, shown on a terminal
+    code, text = run(capsys, "truncate", "--max-tokens", "4", "--special-as-text", "--errors", "replace", "-f",
+                     str(folder / fs_name(marked + ".txt")))
+    check(text)
 
 
 def test_the_guard_is_the_second_line_of_defence(capsys):

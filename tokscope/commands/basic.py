@@ -28,6 +28,7 @@ from .common import (
     read_text,
     special_hint,
     stdin_is_piped,
+    write_exact,
 )
 
 #: ids written per line-buffer flush of plain ``encode``
@@ -56,11 +57,20 @@ def cmd_encodings(args: argparse.Namespace) -> int:
 def cmd_encode(args: argparse.Namespace) -> int:
     from ..core.streaming import iter_pieces
 
+    from .truncate import check_truncate_options, truncate_text
+
+    check_truncate_options(args)
     tokenizer = load_encoding(args.encoding)
     text = read_text(args)
     max_rank = getattr(args, "max_rank", None)
     note_unknown_specials(tokenizer, args)
     write = sys.stdout.write
+    if args.truncate is not None:
+        cut = truncate_text(tokenizer, text, args.truncate, args.from_end, args)
+        if not args.json:
+            _write_ids(cut.ids)
+            return 0
+        text = cut.text
     with special_hint():
         if args.json:
             batches = iter_pieces(tokenizer, text, max_rank=max_rank, **encode_args(args))
@@ -76,10 +86,15 @@ def cmd_encode(args: argparse.Namespace) -> int:
         extra = {"max_rank": max_rank} if max_rank is not None else {}
         ids = tokenizer.encode(text, **encode_args(args), **extra)
     del text
+    _write_ids(ids)
+    return 0
+
+
+def _write_ids(ids: list[int]) -> None:
+    write = sys.stdout.write
     for k in range(0, len(ids), ID_BATCH):
         write((" " if k else "") + " ".join(map(str, ids[k : k + ID_BATCH])))
     write("\n")
-    return 0
 
 
 def _chain(first, rest):
@@ -117,26 +132,15 @@ def cmd_decode(args: argparse.Namespace) -> int:
         print_json({"encoding": tokenizer.name, "text": data.decode("utf-8", errors="replace"), "bytes": data.hex(),
                     "count": len(ids)})
         return 0
-    if _is_terminal(sys.stdout):
-        # on a terminal: the text with U+FFFD for bytes that are not UTF-8, controls shown inert
-        text = data.decode("utf-8", errors="replace")
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        # into a pipe or a file: the exact bytes the tokens stand for
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
+    # on a terminal: the text with U+FFFD for bytes that are not UTF-8, controls shown inert; into a
+    # pipe or a file: the exact bytes the tokens stand for
+    write_exact(data)
     return 0
-
-
-def _is_terminal(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (ValueError, OSError):
-        return False
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from .common import add_max_bytes_option
+    from .truncate import add_truncate_options
 
     p = sub.add_parser("encodings", help="list the encodings and where their files come from")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -147,6 +151,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_options(p)
     add_special_options(p)
     p.add_argument("--json", action="store_true", help="print each token with its bytes and offsets as JSON")
+    add_truncate_options(p)
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser(

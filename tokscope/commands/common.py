@@ -10,6 +10,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from contextlib import contextmanager
 from typing import Any
 
@@ -94,6 +95,54 @@ def read_text(args: argparse.Namespace) -> str:
     return read_input(None, limit=args.max_bytes, errors=args.errors).text
 
 
+def token_budget(value: str) -> int:
+    """argparse type: a number of tokens, a whole number >= 0 (ASCII digits, ``_`` between them).
+
+    >>> token_budget("1_000"), token_budget("0")
+    (1000, 0)
+    """
+    text = value.strip().replace("_", "")
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens >= 0: {safe_text(value)!r}")
+    return int(text)
+
+
+def is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (ValueError, OSError, AttributeError):
+        return False
+
+
+def write_exact(data: bytes) -> None:
+    """Write ``data`` to standard output: into a pipe or a file the exact bytes; on a terminal the
+    text (U+FFFD for bytes that are not UTF-8), made safe by the output guard, ending in a newline."""
+    if is_terminal(sys.stdout):
+        text = data.decode("utf-8", errors="replace")
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+
+
+def unique_encodings(names: list[str] | None, default: Any, doing: str) -> list[str]:
+    """The requested names (``default`` when there are none) in order, each once: aliases count as
+    their encoding (``o200k`` = ``o200k_base``), and a repeat gets a note on stderr (``doing`` says
+    what is done once: "comparing", "counting")."""
+    from ..sources.registry import canonical_name
+
+    out: list[str] = []
+    seen: dict[str, str] = {}
+    for name in names or list(default):
+        key = canonical_name(name)
+        if key in seen:
+            note(f"{safe_text(name)!r} is the same encoding as {safe_text(seen[key])!r}; {doing} it once")
+            continue
+        seen[key] = name
+        out.append(name)
+    return out
+
+
 def load_encoding(name: str):  # -> Tokenizer
     from ..sources.registry import load
 
@@ -133,6 +182,62 @@ def print_json(value: Any) -> None:
 def note(message: str) -> None:
     """A one-line note on standard error (the message is made safe to print)."""
     print(f"{PROG}: note: {safe_text(message)}", file=sys.stderr)
+
+
+class ProgressBar:
+    """A one-line progress bar on standard error, redrawn at most ten times a second, and not at
+    all before ``delay`` seconds have passed (a short run shows no bar). ``close()`` erases it.
+
+    >>> import io
+    >>> stream = io.StringIO()
+    >>> bar = ProgressBar(stream, "counting")
+    >>> bar.draw(0.5, "1/2 files", final=True)
+    >>> stream.getvalue().strip()
+    'counting [##########..........] 1/2 files'
+    """
+
+    WIDTH = 78
+
+    def __init__(self, stream: Any, label: str, *, delay: float = 0.0) -> None:
+        self.stream = stream
+        self.label = label
+        self.begun = time.monotonic()
+        self.delay = delay
+        self.last = 0.0
+        self.drawn = False
+
+    def draw(self, fraction: float, detail: str, *, final: bool = False) -> None:
+        now = time.monotonic()
+        if now - self.begun < self.delay or (now - self.last < 0.1 and not final):
+            return
+        self.last = now
+        filled = int(20 * min(max(fraction, 0.0), 1.0))
+        line = f"{self.label} [{'#' * filled}{'.' * (20 - filled)}] {detail}"
+        self.stream.write("\r" + line[: self.WIDTH].ljust(self.WIDTH))
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * self.WIDTH + "\r")
+            self.stream.flush()
+            self.drawn = False
+
+
+def stderr_is_terminal() -> bool:
+    """True when standard error is a terminal (where a progress bar may be drawn)."""
+    stream = sys.stderr
+    if stream is None:
+        return False
+    try:
+        return bool(stream.isatty())
+    except (ValueError, OSError):
+        return False
+
+
+def progress_bar(label: str, *, delay: float = 0.0) -> ProgressBar | None:
+    """A :class:`ProgressBar` on standard error, or None when standard error is not a terminal."""
+    return ProgressBar(sys.stderr, label, delay=delay) if stderr_is_terminal() else None
 
 
 def piece_json(piece: Any) -> dict[str, Any]:
@@ -191,13 +296,12 @@ def note_unknown_specials(tokenizer: Any, args: argparse.Namespace) -> None:
         note(f"{safe_text(name)!r} is not a special token of {safe_text(tokenizer.name)}; it is encoded as text")
 
 
-def add_special_options(parser: argparse.ArgumentParser) -> None:
+def add_special_options(parser: argparse.ArgumentParser, *, default: str = "refuse them",
+                        as_text: str = "encode special-token look-alikes in the text as ordinary text") -> None:
+    """``--allow-special`` and ``--special-as-text``; ``default`` says what happens without either."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--allow-special", metavar="all|TOKEN,...",
-        help="encode these special tokens found in the text as special tokens (default: refuse them)",
+        help=f"encode these special tokens found in the text as special tokens (default: {default})",
     )
-    group.add_argument(
-        "--special-as-text", action="store_true",
-        help="encode special-token look-alikes in the text as ordinary text",
-    )
+    group.add_argument("--special-as-text", action="store_true", help=as_text)

@@ -32,6 +32,7 @@ from .common import (
     print_json,
     read_text,
 )
+from .common import unique_encodings as common_unique_encodings
 from ..core.compare import (
     DEFAULT_COMPARE,
     Comparison,
@@ -74,19 +75,7 @@ def copies_arg(value: str) -> int:
 
 def unique_encodings(names: list[str] | None) -> list[str]:
     """The requested names in order, each once (aliases count as their encoding); notes on stderr."""
-    from ..sources.registry import canonical_name
-
-    out: list[str] = []
-    seen: dict[str, str] = {}
-    for name in names or list(DEFAULT_COMPARE):
-        key = canonical_name(name)
-        if key in seen:
-            print(f"{PROG}: note: {safe_text(name)!r} is the same encoding as {safe_text(seen[key])!r}; comparing it once",
-                  file=sys.stderr)
-            continue
-        seen[key] = name
-        out.append(name)
-    return out
+    return common_unique_encodings(names, DEFAULT_COMPARE, "comparing")
 
 
 def load_all(names: list[str]) -> tuple[list[Any], list[tuple[str, str]]]:

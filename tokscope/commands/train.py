@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -134,39 +133,22 @@ def _note(message: str) -> None:
     cli.note(message)
 
 
-class _ProgressBar:
-    """A one-line progress bar on standard error, redrawn at most ten times a second."""
+class _ProgressBar(cli.ProgressBar):
+    """The training progress bar: merges done, and the pair just merged."""
 
     def __init__(self, stream: Any, label: str = "training") -> None:
-        self.stream = stream
-        self.label = label
-        self.last = 0.0
-        self.drawn = False
+        super().__init__(stream, label)
 
     def __call__(self, p: Any) -> None:
-        now = time.monotonic()
-        if now - self.last < 0.1 and p.merges_done != p.merges_total:
-            return
-        self.last = now
-        total = max(p.merges_total, 1)
-        filled = int(20 * p.merges_done / total)
         pair = f"  {quoted(p.left)} + {quoted(p.right)} x{p.count:,}" if p.merges_done else ""
-        line = f"{self.label} [{'#' * filled}{'.' * (20 - filled)}] {p.merges_done:,}/{p.merges_total:,} merges{pair}"
-        self.stream.write("\r" + line[:78].ljust(78))
-        self.stream.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            self.stream.write("\r" + " " * 78 + "\r")
-            self.stream.flush()
+        self.draw(p.merges_done / max(p.merges_total, 1), f"{p.merges_done:,}/{p.merges_total:,} merges{pair}",
+                  final=p.merges_done == p.merges_total)
 
 
 def _progress_for(args: argparse.Namespace, label: str = "training") -> _ProgressBar | None:
-    stream = sys.stderr
-    if getattr(args, "verbose", False) or stream is None or not stream.isatty():
+    if getattr(args, "verbose", False) or not cli.stderr_is_terminal():
         return None
-    return _ProgressBar(stream, label)
+    return _ProgressBar(sys.stderr, label)
 
 
 # ----- train ---------------------------------------------------------------------------------------

@@ -539,6 +539,38 @@ class ChunkPattern:
             return [text]
         return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
 
+    def next_cut(self, text: str, pos: int = 0) -> int | None:
+        """The first place at or after ``pos`` where :meth:`segments` may cut ``text`` (the two
+        sides, chunked apart, give the chunks of the whole); None when there is none or the
+        pattern is not line-safe.
+
+        >>> pattern = compile_pattern(next(iter(LINE_SAFE_PATTERNS)))
+        >>> pattern.next_cut("a\\n b\\nc\\n"), pattern.next_cut("a\\n b\\nc\\n", 6)
+        (5, None)
+        """
+        if not self.line_safe:
+            return None
+        found = _SEGMENT_BREAK.search(text, max(pos - 1, 0))
+        return found.end() if found else None
+
+    def prev_cut(self, text: str, pos: int) -> int | None:
+        """The last place at or before ``pos`` where :meth:`segments` may cut ``text``; None when
+        there is none (the start of the text is not a cut) or the pattern is not line-safe.
+
+        >>> pattern = compile_pattern(next(iter(LINE_SAFE_PATTERNS)))
+        >>> pattern.prev_cut("a\\n b\\nc\\n", 8), pattern.prev_cut("a\\n b\\nc\\n", 4)
+        (5, None)
+        """
+        if not self.line_safe:
+            return None
+        at = min(pos, len(text))
+        while True:
+            at = text.rfind("\n", 0, at)
+            if at < 0:
+                return None
+            if _SEGMENT_BREAK.match(text, at):
+                return at + 1
+
     def match(self, text: str, pos: int | None = None, endpos: int | None = None) -> regex.Match[str] | None:
         return self._call("match", text, pos, endpos)
 

@@ -1,0 +1,92 @@
+"""``tokscope truncate`` (and ``encode --truncate N``): a text cut to a budget of tokens.
+
+Decisions (also in the README section):
+
+- The kept text is the longest run of whole tokens from the start (``--from-end``: from the end)
+  that holds at most N tokens and does not split a character: when token N ends inside a
+  character (gpt2 cuts most emoji into bytes), the cut moves back before that character. The kept
+  text is encoded again and holds at most N tokens (:func:`tokscope.core.cuts.truncate`).
+- A character is a code point: a sequence joined by U+200D (a family emoji) may be cut between its
+  code points, never inside one.
+- The kept text is a slice of the input, written byte for byte into a pipe or a file (no newline
+  added: a text with fewer than N tokens comes out exactly as it went in); on a terminal it is
+  made safe to show, with a newline at the end.
+- Special tokens typed in the text are refused, as ``encode`` refuses them, unless
+  ``--allow-special`` (they are one token each) or ``--special-as-text``.
+- ``encode --truncate N`` prints the ids of that kept text (``--json``: its tokens, with offsets
+  into the kept text).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import (
+    UsageError,
+    add_encoding_option,
+    add_input_options,
+    add_special_options,
+    encode_args,
+    load_encoding,
+    note_unknown_specials,
+    print_json,
+    read_text,
+    special_hint,
+    token_budget,
+    write_exact,
+)
+
+
+def truncate_text(tokenizer: Any, text: str, max_tokens: int, from_end: bool, args: argparse.Namespace):
+    """:func:`tokscope.core.cuts.truncate` with the command line's special-token options (and its
+    advice when a special token is refused)."""
+    from ..core.cuts import truncate
+
+    with special_hint():
+        return truncate(tokenizer, text, max_tokens, from_end=from_end, **encode_args(args))
+
+
+def cmd_truncate(args: argparse.Namespace) -> int:
+    tokenizer = load_encoding(args.encoding)
+    text = read_text(args)
+    note_unknown_specials(tokenizer, args)
+    cut = truncate_text(tokenizer, text, args.max_tokens, args.from_end, args)
+    if args.json:
+        print_json({
+            "encoding": tokenizer.name, "max_tokens": args.max_tokens, "from_end": args.from_end,
+            "truncated": cut.truncated, "tokens": len(cut.ids), "characters": len(cut.text),
+            "bytes": len(cut.text.encode("utf-8")), "start": cut.start, "end": cut.end, "text": cut.text,
+        })
+        return 0
+    write_exact(cut.text.encode("utf-8"))
+    return 0
+
+
+def add_truncate_options(parser: argparse.ArgumentParser) -> None:
+    """``--truncate N`` and ``--from-end`` on ``encode``."""
+    parser.add_argument("--truncate", type=token_budget, metavar="N",
+                        help="encode only the text cut to at most N tokens (on a character boundary)")
+    parser.add_argument("--from-end", action="store_true", help="with --truncate: keep the end of the text")
+
+
+def check_truncate_options(args: argparse.Namespace) -> None:
+    if getattr(args, "from_end", False) and getattr(args, "truncate", None) is None:
+        raise UsageError("--from-end goes with --truncate N")
+    if getattr(args, "truncate", None) is not None and getattr(args, "max_rank", None) is not None:
+        raise UsageError("--truncate and --max-rank do not go together")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "truncate", help="cut a text to at most N tokens, on a token boundary that splits no character",
+        description="Print TEXT (or -f FILE, or standard input) cut to at most N tokens. Into a pipe or a file "
+                    "the kept text is written byte for byte; on a terminal, made safe to show.",
+    )
+    add_encoding_option(p)
+    p.add_argument("--max-tokens", type=token_budget, required=True, metavar="N", help="keep at most N tokens")
+    p.add_argument("--from-end", action="store_true", help="keep the end of the text instead of its start")
+    add_input_options(p)
+    add_special_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON: the kept text, its tokens, where it was cut")
+    p.set_defaults(func=cmd_truncate)
