@@ -103,6 +103,10 @@ class AddedVocabulary:
         self.normalizer = normalizer
         raw: dict[str, AddedToken] = {}
         normalized: dict[str, AddedToken] = {}
+        #: ``id -> the token as Hugging Face's ``id_to_token`` and ``decode`` write it``: a
+        #: normalized token in its normalized form (``"Wörld"`` under a lowercasing normalizer is
+        #: ``"wörld"``), any other as its content
+        self.strings: dict[int, str] = {}
         for t in self.tokens:
             if t.normalized:
                 key = normalizer.normalize_str(t.content) if normalizer is not None else t.content
@@ -110,6 +114,7 @@ class AddedVocabulary:
             else:
                 key = t.content
                 target = raw
+            self.strings[t.id] = key
             if key in target and target[key] != t:
                 raise TokenizerFileError(f"added tokens {target[key].content!r} and {t.content!r} match the same text {key!r}")
             target[key] = t

@@ -837,7 +837,7 @@ class Tokenizer:
 
         For tokenizers with a decoder (Hugging Face's), the decoder's text as UTF-8."""
         ids = list(ids)
-        if self.decoder is not None and not isinstance(self.model, RanksBPE):
+        if not isinstance(self.model, RanksBPE) and (self.decoder is not None or not isinstance(self.added, SpecialTokens)):
             return self.decode(ids).encode("utf-8", "surrogatepass")
         decoder = self._decoder_map()
         try:
@@ -849,7 +849,18 @@ class Tokenizer:
             raise
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Decode to text, replacing bytes that are not valid UTF-8 with U+FFFD by default."""
+        """Decode to text, replacing bytes that are not valid UTF-8 with U+FFFD by default.
+
+        A tokenizer read from a ``tokenizer.json`` decodes as Hugging Face's
+        ``decode(ids, skip_special_tokens=False)``: every token, added ones included, as the
+        library writes it (a normalized added token in its normalized form) goes through the
+        file's decoder, or is joined with spaces when the file has none."""
+        if not isinstance(self.added, SpecialTokens):
+            tokens = [self._hf_token(i) for i in ids]
+            decoder = self.decoder
+            if decoder is None:
+                return " ".join(tokens)
+            return "".join(decoder.decode_chain(tokens))
         decoder = self.decoder
         if decoder is None or isinstance(self.model, RanksBPE):
             return self.decode_bytes(ids).decode("utf-8", errors=errors)
@@ -867,6 +878,15 @@ class Tokenizer:
         if tokens:
             out.append("".join(decoder.decode_chain(tokens)))
         return "".join(out)
+
+    def _hf_token(self, token_id: int) -> str:
+        """The token as Hugging Face's ``id_to_token`` writes it (an added token first)."""
+        found = self.added.strings.get(token_id)
+        if found is None:
+            found = self.model.id_to_token(token_id) if isinstance(token_id, int) else None
+            if found is None:
+                raise UnknownTokenError(token_id, self.n_vocab)
+        return found
 
 
 _MISSING = object()
