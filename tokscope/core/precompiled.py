@@ -48,9 +48,10 @@ _GRAPHEME = regex.compile(r"\X")
 class CharsMap:
     """A parsed ``precompiled_charsmap``."""
 
-    __slots__ = ("_array", "_normalized", "_lookup", "_char_cache", "_ascii")
+    __slots__ = ("_blob", "_array", "_normalized", "_lookup", "_char_cache", "_ascii")
 
     def __init__(self, blob: bytes) -> None:
+        self._blob = bytes(blob)
         if len(blob) < 4:
             raise TokenizerFileError("precompiled_charsmap is too short")
         (size,) = struct.unpack_from("<I", blob, 0)
@@ -67,6 +68,9 @@ class CharsMap:
         self._char_cache: dict[str, bool] = {}
         #: the ASCII characters that have a replacement of their own
         self._ascii = frozenset(chr(b) for b in range(128) if self._transform(chr(b)) is not None)
+
+    def __reduce__(self):
+        return CharsMap, (self._blob,)
 
     # ----- the trie ---------------------------------------------------------------------------
 
