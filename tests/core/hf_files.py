@@ -179,8 +179,6 @@ def _spm_unigram(byte_fallback: bool) -> tuple[list[tuple[str, float, int]], byt
         import sentencepiece as spm
     except ImportError:
         raise Missing("sentencepiece is not installed") from None
-    from test_hf_text_precompiled import charsmap_of
-
     with tempfile.TemporaryDirectory() as folder:
         corpus = Path(folder, "corpus.txt")
         corpus.write_text("\n".join(_training_texts()), encoding="utf-8")
@@ -192,6 +190,57 @@ def _spm_unigram(byte_fallback: bool) -> tuple[list[tuple[str, float, int]], byt
         )
         data = Path(folder, "m.model").read_bytes()
         return sentencepiece_pieces(str(prefix) + ".model"), charsmap_of(data)
+
+
+def _fields(buf: bytes):
+    """``(number, value)`` of a protobuf message (varints, fixed sizes and bytes)."""
+    i = 0
+    while i < len(buf):
+        key = shift = 0
+        while True:
+            b = buf[i]
+            i += 1
+            key |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value = shift = 0
+            while True:
+                b = buf[i]
+                i += 1
+                value |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+            yield number, value
+        elif wire == 2:
+            size = shift = 0
+            while True:
+                b = buf[i]
+                i += 1
+                size |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+            yield number, buf[i : i + size]
+            i += size
+        elif wire in (1, 5):
+            i += 8 if wire == 1 else 4
+        else:
+            raise ValueError(f"unexpected protobuf wire type {wire}")
+
+
+def charsmap_of(model: bytes) -> bytes:
+    """The ``precompiled_charsmap`` of a SentencePiece ``.model`` (ModelProto.normalizer_spec, 3;
+    NormalizerSpec.precompiled_charsmap, 2)."""
+    for number, value in _fields(model):
+        if number == 3:
+            for inner, item in _fields(value):
+                if inner == 2:
+                    return item
+    return b""
 
 
 def _unigram_tokenizer(byte_fallback: bool) -> tokenizers.Tokenizer:

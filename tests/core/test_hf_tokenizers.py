@@ -22,6 +22,9 @@ hypothesis text, in every special-token mode:
 Lone surrogates: the library cannot take them (a Python ``str`` with one is not a Rust
 ``String``); the core replaces each by U+FFFD before any stage (``fix_surrogates``, as tiktoken),
 so the core on such a text equals the library on the replaced text, offsets included.
+
+The ids-only path (string-level stages, no alignment) is held to the aligned path that pieces are
+made of, stage by stage (:func:`check_string_paths`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from hf_text_support import TRICKY
 from tokscope.core import hf
 from tokscope.core.document import Document
 from tokscope.core.errors import DisallowedSpecialError
+from tokscope.core.normalized import NormalizedText
 from tokscope.core.tokenizer import fix_surrogates
 
 FAMILIES = hf_files.FAMILIES
@@ -107,11 +111,31 @@ def check(name: str, raw: str) -> None:
         assert plain == want == as_text, (name, text)
     assert ours.encode(raw, allowed_special="all", add_special_tokens=True) == hf_ids(ref, text, template=True), (name, text)
     assert ours.decode(want) == ref.decode(want, skip_special_tokens=False), (name, text)
+    check_string_paths(ours, text)
     pieces = ours.pieces(raw, allowed_special="all")
     assert [p.id for p in pieces] == want
     enc = untrimmed.encode(text, add_special_tokens=False)
     assert [(p.start, p.end) for p in pieces] == [tuple(o) for o in enc.offsets], (name, text)
     check_byte_offsets(text, pieces)
+
+
+def check_string_paths(ours, text: str) -> None:
+    """The ids-only path (strings, no alignment) equals the aligned one, stage by stage."""
+    allowed = ours.special_tokens_set
+    assert ours._encode_generic(text, allowed) == ours._encode_aligned(text, allowed)
+    assert ours._encode_generic(text, frozenset()) == ours._encode_aligned(text, frozenset())
+    norm, pre, added = ours.normalizer, ours.pre_tokenizer, ours.added
+    if norm is not None:
+        assert norm.normalize_str(text) == norm.normalize(NormalizedText.identity(text)).text
+    if pre is not None:
+        for first in (True, False):
+            whole = NormalizedText.identity(text, 0 if first else 1)
+            assert pre.split_str(text, first) == [c.text for c in pre.pre_tokenize([whole])]
+    fast = added.split_str(text, norm, allowed)
+    slow = added.split(text, norm, allowed)
+    assert [(t, i) for t, i, _ in fast] == [(p.text, i) for p, i in slow]
+    if norm is None:
+        assert [o for _, _, o in fast] == [p.original_start for p, _ in slow]
 
 
 @pytest.mark.parametrize("name", FAMILIES)

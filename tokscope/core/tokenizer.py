@@ -35,6 +35,10 @@ __all__ = ["AllowedSpecial", "DisallowedSpecial", "PieceSink", "Rows", "Tokenize
 #: it is emptied; segments longer than SEGMENT_CACHE_MAX_LEN are never cached.
 SEGMENT_CACHE_CHARS = 8_000_000
 SEGMENT_CACHE_MAX_LEN = 200_000
+#: Chunks (of pipelines other than byte-level BPE from ranks) whose ids are kept, and the longest
+#: chunk kept; the cache is emptied when full.
+IDS_CACHE_LIMIT = 200_000
+IDS_CACHE_MAX_LEN = 256
 
 #: flags of a piece row in :meth:`Tokenizer.scan` (and in the document's columns)
 PARTIAL = 1
@@ -141,6 +145,15 @@ class Tokenizer:
         self._shapes: dict[int, tuple[int, bool, bool]] = {}
         self._derived: dict[str, Any] = {}
         self._lock = threading.RLock()
+        self._ids_cache: dict[str, tuple[int, ...]] = {}
+        #: the ids-only path works on strings (no alignment): every stage has a string form, and
+        #: where a pre-tokenizer looks at where a split starts, nothing rewrote the text before it
+        self._string_path = (
+            (pre_tokenizer is None or hasattr(pre_tokenizer, "split_str"))
+            and (normalizer is None or hasattr(normalizer, "normalize_str"))
+            and (isinstance(added, SpecialTokens) or hasattr(added, "split_str"))
+            and (normalizer is None or not getattr(pre_tokenizer, "needs_start", False))
+        )
         ids = [*self._added_by_id]
         if isinstance(model, RanksBPE):
             max_model = max(model.ranks.values(), default=-1)
@@ -522,6 +535,47 @@ class Tokenizer:
         return out
 
     def _encode_generic(self, text: str, allowed: frozenset[str]) -> list[int]:
+        """The ids of ``text`` through the stages, as strings where the stages allow it (no
+        alignment is needed for ids): added tokens cut out, each part normalized, cut into chunk
+        strings, and each chunk's ids taken from the cache or the model. The ids are always those
+        of :meth:`_encode_aligned` (the tests hold the two paths to each other)."""
+        if not self._string_path:
+            return self._encode_aligned(text, allowed)
+        added = self.added
+        normalizer = self.normalizer
+        pre = self.pre_tokenizer
+        if isinstance(added, SpecialTokens):
+            parts = []
+            for start, end, token_id in added.spans(text, allowed):
+                part = text[start:end] if token_id is not None or normalizer is None else normalizer.normalize_str(text[start:end])
+                parts.append((part, token_id, start))
+        else:
+            parts = added.split_str(text, normalizer, allowed)
+        out: list[int] = []
+        extend = out.extend
+        cache = self._ids_cache
+        get = cache.get
+        tokenize = self.model.tokenize
+        for part, token_id, offset in parts:
+            if token_id is not None:
+                out.append(token_id)
+                continue
+            if not part:
+                continue
+            for chunk in (pre.split_str(part, offset == 0) if pre is not None else (part,)):
+                ids = get(chunk)
+                if ids is None:
+                    ids = tuple([t[0] for t in tokenize(chunk)])
+                    if len(chunk) <= IDS_CACHE_MAX_LEN:
+                        if len(cache) >= IDS_CACHE_LIMIT:
+                            cache.clear()
+                        cache[chunk] = ids
+                extend(ids)
+        return out
+
+    def _encode_aligned(self, text: str, allowed: frozenset[str]) -> list[int]:
+        """The ids through the aligned stages (what pieces are made of); the reference of the
+        string path."""
         out: list[int] = []
         tokenize = self.model.tokenize
         for start, end, token_id, part in self._parts(text, allowed):
@@ -907,6 +961,9 @@ class PatternSplit:
 
     def __reduce__(self):
         return PatternSplit, (self.pattern,)
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        return self.compiled.findall(text)
 
     def pre_tokenize(self, splits: list[NormalizedText]) -> list[NormalizedText]:
         out = []
