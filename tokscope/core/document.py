@@ -308,6 +308,10 @@ class Document:
         # first chunk to redo: BACKUP_CHUNKS before the chunk containing the edit
         c0 = max(0, chunks.bisect(_CSTART, span.start, True) - 1 - BACKUP_CHUNKS)
         if c0 < chunks.n and chunks.get(_CSTART, c0) <= span.start:
+            # a run of whitespace chunks can become one chunk with what follows it (Llama 3's
+            # ``\s*[\r\n]+`` takes every space before a line break): start before the run
+            while c0 > 0 and old_text[chunks.get(_CSTART, c0) - 1].isspace():
+                c0 -= 1
             restart = chunks.get(_CSTART, c0)
         else:
             restart = c0 = 0
@@ -321,7 +325,13 @@ class Document:
             if old < old_end:
                 return False
             i = chunks.bisect(_CEND, old, False)
-            return i < chunks.n and chunks.get(_CEND, i) == old
+            if not (i < chunks.n and chunks.get(_CEND, i) == old):
+                return False
+            # the old chunks go on from here only if what follows is the next chunk, or text no
+            # stage folds into a chunk before it (whitespace a pre-tokenizer drops); a combining
+            # mark that NFC folded into the old chunk's last character is neither
+            after = chunks.get(_CSTART, i + 1) if i + 1 < chunks.n else len(old_text)
+            return after == old or old_text[old:after].isspace()
 
         doc = Document(tokenizer, new_text, self.specials)
         limit = None

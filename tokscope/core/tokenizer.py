@@ -394,9 +394,21 @@ class Tokenizer:
             return [(0, len(text), None)]
         if isinstance(added, SpecialTokens):
             return added.spans(text, allowed)
-        out = []
+        # the added tokens where they are in the original text, and the text between them (a
+        # normalized part's own span may not reach the end of its text: NFC aligns a composed
+        # character to the first of the characters it replaced)
+        out: list[tuple[int, int, int | None]] = []
+        last = 0
         for part, token_id in added.split(text, self.normalizer, allowed):
-            out.append((part.original_start, part.original_end, token_id))
+            if token_id is None:
+                continue
+            start, end = max(part.original_start, last), max(part.original_end, last)
+            if start > last:
+                out.append((last, start, None))
+            out.append((start, end, token_id))
+            last = end
+        if last < len(text) or not out:
+            out.append((last, len(text), None))
         return out
 
     def _parts(self, text: str, allowed: frozenset[str]) -> Iterator[tuple[int, int, int | None, NormalizedText | None]]:
