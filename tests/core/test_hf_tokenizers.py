@@ -204,3 +204,23 @@ def test_document_edits(name, old, insert, data, specials):
     new = old[:start] + insert + old[end:]
     doc = Document.build(ours, old, specials).edited(new)
     same_as_tokenizer(doc)
+
+
+def test_graphemes_of_a_newer_unicode():
+    """Found by the fuzz on T5: the ``regex`` module's ``\\X`` (a newer Unicode) joins U+10EF1 to
+    ``e`` + U+0301, HF's ``unicode-segmentation`` does not, so HF composed the ``é`` and the core
+    did not. Every such code point (``hf_tables.GRAPHEME_SPLIT``) now starts a grapheme."""
+    from tokenizers import normalizers as N
+
+    from tokscope.core import hf_tables
+    from tokscope.core.hf_unicode import parse_ranges
+    from tokscope.core.normalizers import Precompiled
+    from tokscope.core.precompiled import build_charsmap
+
+    blob = build_charsmap({"a": "b", "e\u0301": "é"})
+    ours, ref = Precompiled(blob), N.Precompiled(blob)
+    for lo, hi in parse_ranges(hf_tables.GRAPHEME_SPLIT):
+        for cp in range(lo, hi + 1):
+            for text in ("a" + chr(cp), "e\u0301" + chr(cp) + "\u0301", chr(cp) + "a"):
+                assert ours.normalize_str(text) == ref.normalize_str(text), hex(cp)
+    check("t5", "e\u0301\U00010ef1")
