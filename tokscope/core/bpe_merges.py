@@ -854,6 +854,16 @@ class BPE:
         results = self._results
         return {(k >> 32, k & _MASK): (v, results[v]) for k, v in self._merges.items()}
 
+    def merge_ids(self, ids: Sequence[int]) -> list[int]:
+        """``ids`` (initial symbols) merged as one word: the ids of the final symbols.
+
+        >>> BPE({"a": 0, "b": 1, "ab": 2}, ["a b"]).merge_ids([0, 1, 1])
+        [2, 1]
+        """
+        out = list(ids)
+        self._merge(out, None)
+        return out
+
     def initial_symbols(self, word: str) -> list[int]:
         """The ids of ``word``'s symbols before any merge (for tests against the reference)."""
         return self._symbols_slow(word)[0]

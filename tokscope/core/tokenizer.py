@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .bpe import RanksBPE, merge
-from .errors import CancelledError, DisallowedSpecialError, UnknownTokenError
+from .errors import CancelledError, DisallowedSpecialError, NotForThisKindError, UnknownTokenError
 from .specials import AllowedSpecial, DisallowedSpecial, SpecialTokens
 from .types import Chunk, Parents, Piece, Token, is_continuation
 from .unicode_pattern import ChunkPattern, compile_pattern
@@ -138,6 +138,7 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = dict(_special_tokens_of(added))
         self._special_by_id = {v: k for k, v in self.special_tokens.items()}
         self._added_by_id: dict[int, str] = dict(_added_tokens_of(added))
+        self._added_by_content: dict[str, int] = {v: k for k, v in self._added_by_id.items()}
         self._decoder: dict[int, bytes] | None = None
         self._segment_cache: dict[str, list[int]] = {}
         self._segment_cache_chars = 0
@@ -146,6 +147,7 @@ class Tokenizer:
         self._derived: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._ids_cache: dict[str, tuple[int, ...]] = {}
+        self._form_cache: tuple | None = None
         #: the ids-only path works on strings (no alignment): every stage has a string form, and
         #: where a pre-tokenizer looks at where a split starts, nothing rewrote the text before it
         self._string_path = (
@@ -240,7 +242,7 @@ class Tokenizer:
     @property
     def added_tokens(self) -> dict[str, int]:
         """Every added token (special or not) as ``content -> id``."""
-        return {v: k for k, v in self._added_by_id.items()}
+        return dict(self._added_by_content)
 
     def _decoder_map(self) -> dict[int, bytes]:
         if self._decoder is None:
@@ -291,6 +293,28 @@ class Tokenizer:
     def has_token(self, token_id: int) -> bool:
         return token_id in self._decoder_map()
 
+    def token_to_id(self, token: str) -> int | None:
+        """The id of a token by its spelling in the vocabulary (``token_str``'s inverse): an added
+        token's content, a model token (``Ġthe``, ``▁the``, ``##ing``, ``<0xE2>``), or for
+        byte-level BPE from ranks the token whose bytes are ``token`` in UTF-8. ``None`` when
+        there is none.
+
+        >>> Tokenizer("t", {b"a": 0, b"b": 1, b"ab": 2}, r"\\w+", {"<x>": 3}).token_to_id("ab")
+        2
+        """
+        found = self._added_by_content.get(token)
+        if found is not None:
+            return found
+        model = self.model
+        if isinstance(model, RanksBPE):
+            return model.ranks.get(token.encode("utf-8", "surrogatepass"))
+        return model.token_to_id(token)
+
+    @property
+    def unknown_id(self) -> int | None:
+        """The id of the model's unknown token (``[UNK]``, ``<unk>``), or ``None``."""
+        return _unknown_id(self.model)
+
     def token(self, token_id: int) -> Token:
         """The vocabulary entry for ``token_id``."""
         data = self.token_bytes(token_id)
@@ -333,7 +357,7 @@ class Tokenizer:
                 found = getattr(model, "parents", None)
                 pair = found(token_id) if found is not None else None
                 if pair is not None:
-                    result = Parents(*pair)
+                    result = pair if isinstance(pair, Parents) else Parents(*pair)
         self._parents[token_id] = result
         return result
 
@@ -470,6 +494,49 @@ class Tokenizer:
                     out.append(Chunk(original, s, e, form=None if chunk.text == original else chunk.text))
         return out
 
+    def chunk_form(self, text: str, start: int, end: int, *, allowed_special: AllowedSpecial = ()) -> str | None:
+        """The text the model saw for the ordinary chunk ``text[start:end]`` (a chunk of :meth:`chunks`
+        or of a document of ``text``, with the same ``allowed_special``): its normalized,
+        pre-tokenized form (``ĠHello``, ``▁hello``), or ``None`` when that is the original text.
+
+        For a :attr:`restartable` tokenizer the chunk alone is enough; otherwise the part of the
+        text around it, between added tokens, is normalized and cut again (the last part is
+        remembered, so moving along one text is cheap).
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").chunk_form("a b", 2, 3) is None
+        True
+        """
+        if self._bytes_bpe or end <= start:
+            return None
+        original = text[start:end]
+        if self.restartable:
+            # a little of what follows too: a chunk's own span may stop short of characters a
+            # normalizer folded into it (NFC aligns é to the e of e + U+0301)
+            stop = min(len(text), end + 64)
+            if self._added_by_id and stop > end:  # but not into an added token
+                window = text[end:stop]
+                stop = end + next((s for s, _, t in self._spans(window, self.special_tokens_set) if t is not None),
+                                  len(window))
+            chunks = self._pre_tokenize(text, start, stop, self._normalize_part(text, start, stop))
+            form = chunks[0].text if chunks and chunks[0].original_start == start else None
+            return None if form is None or form == original else form
+        allowed, _ = self.resolve_special(allowed_special, ())
+        cached = self._form_cache
+        if cached is None or cached[0] is not text or cached[1] != allowed or not cached[2] <= start < cached[3]:
+            for s, e, token_id, part in self._parts(fix_surrogates(text), allowed):
+                if token_id is None and s <= start < e:
+                    forms = {(c.original_start, c.original_end): c.text for c in self._pre_tokenize(text, s, e, part)}
+                    cached = self._form_cache = (text, allowed, s, e, forms)
+                    break
+            else:
+                return None
+        form = cached[4].get((start, end))
+        return None if form is None or form == original else form
+
+    def _normalize_part(self, text: str, start: int, end: int) -> NormalizedText | None:
+        normalizer = self.normalizer
+        return None if normalizer is None else normalizer.normalize(_identity(text[start:end], start))
+
     def _pre_tokenize(self, text: str, start: int, end: int, part: NormalizedText | None) -> list[NormalizedText]:
         if part is None:
             part = _identity(text[start:end], start)
@@ -487,10 +554,13 @@ class Tokenizer:
             return model.encode_chunk(chunk)
         return tuple(t[0] for t in model.tokenize(chunk))
 
+    def _no_cutoff(self) -> NotForThisKindError:
+        return NotForThisKindError("a rank cut-off", self.name, self.kind, "byte-level BPE from ranks")
+
     def _ranks_model(self) -> RanksBPE:
         model = self.model
         if not isinstance(model, RanksBPE):
-            raise TypeError(f"{self.name} is {self.kind}, not byte-level BPE from ranks")
+            raise NotForThisKindError("this", self.name, self.kind, "byte-level BPE from ranks")
         return model
 
     def encode_ordinary(self, text: str, *, max_rank: int | None = None) -> list[int]:
@@ -506,7 +576,7 @@ class Tokenizer:
         text = fix_surrogates(text)
         if not self._bytes_bpe:
             if max_rank is not None:
-                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+                raise self._no_cutoff()
             return self._encode_generic(text, frozenset())
         pat = self._pat
         assert pat is not None
@@ -629,7 +699,7 @@ class Tokenizer:
                     out.extend(self.encode_ordinary(text[start:end], max_rank=max_rank))
         else:
             if max_rank is not None:
-                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+                raise self._no_cutoff()
             out = self._encode_generic(text, allowed)
         if add_special_tokens:
             out = self.apply_template(out)
@@ -673,7 +743,7 @@ class Tokenizer:
         self.check_special(text, disallowed)
         if not self._bytes_bpe:
             if max_rank is not None:
-                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+                raise self._no_cutoff()
             sink = Rows()
             self.scan_text(sink, text, allowed_special=allowed)
             return self.place_pieces(text, sink.ids, sink.starts, sink.ends, sink.flags)
