@@ -224,3 +224,57 @@ def test_graphemes_of_a_newer_unicode():
             for text in ("a" + chr(cp), "e\u0301" + chr(cp) + "\u0301", chr(cp) + "a"):
                 assert ours.normalize_str(text) == ref.normalize_str(text), hex(cp)
     check("t5", "e\u0301\U00010ef1")
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@FUZZ
+@given(old=texts_st, insert=texts_st, data=st.data(), window=st.integers(1, 12))
+def test_document_in_small_windows(name, old, insert, data, window):
+    """A restartable tokenizer scans a window at a time (``SCAN_WINDOW`` characters, 4096): with
+    windows of a few characters, builds and edits still equal the whole pass."""
+    from unittest import mock
+
+    from tokscope.core import tokenizer as tokenizer_module
+
+    _, _, ours = pair(name)
+    old = fix_surrogates(old) * 3
+    insert = fix_surrogates(insert)
+    start = data.draw(st.integers(0, len(old)))
+    end = data.draw(st.integers(start, len(old)))
+    with mock.patch.object(tokenizer_module, "SCAN_WINDOW", window):
+        doc = Document.build(ours, old)
+        same_as_tokenizer(doc)
+        same_as_tokenizer(doc.edited(old[:start] + insert + old[end:]))
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_samples_in_small_windows(name):
+    from unittest import mock
+
+    from tokscope.core import tokenizer as tokenizer_module
+
+    _, _, ours = pair(name)
+    with mock.patch.object(tokenizer_module, "SCAN_WINDOW", 16):
+        for key in ("languages/fr.txt", "languages/ja.txt", "languages/hi.txt", "multiscript.txt", "code.py"):
+            same_as_tokenizer(Document.build(ours, sample_texts()[key]))
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_pickle_round_trip(name):
+    """Every stage pickles (the sources' cache keeps built tokenizers that way): the unpickled
+    tokenizer encodes, places pieces and decodes as the original, and no cache travels."""
+    import pickle
+
+    _, _, ours = pair(name)
+    text = sample_texts()["multiscript.txt"]
+    ours.encode(text, disallowed_special=())  # fill the caches
+    blob = pickle.dumps(ours, protocol=pickle.HIGHEST_PROTOCOL)
+    back = pickle.loads(blob)
+    assert back.kind == ours.kind and back.n_vocab == ours.n_vocab
+    for sample in (text, " ".join(hf_files.LOOKALIKES)):
+        assert back.encode(sample, allowed_special="all") == ours.encode(sample, allowed_special="all")
+        assert back.pieces(sample, disallowed_special=()) == ours.pieces(sample, disallowed_special=())
+    ids = ours.encode(text, disallowed_special=())
+    assert back.decode(ids) == ours.decode(ids)
+    fresh = pickle.dumps(hf.from_json_text(hf_files.build(name), name), protocol=pickle.HIGHEST_PROTOCOL)
+    assert abs(len(fresh) - len(blob)) < 4096  # caches (kilobytes to megabytes) are left out

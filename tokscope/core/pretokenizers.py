@@ -171,10 +171,37 @@ class _Base:
 
 
 def _pattern_is_local(pattern: str) -> bool:
-    """A regex whose matches from a chunk boundary on do not depend on the text before it."""
+    """A regex whose matches from a chunk boundary on do not depend on the text before it: no
+    look-behind, word boundary, ``\\G``/``\\A`` or ``^`` outside a character class (a ``^``
+    inside one, as DeepSeek's punctuation class has, anchors nothing).
+
+    >>> _pattern_is_local(r"[!^_]+|\\s+"), _pattern_is_local(r"^a"), _pattern_is_local(r"[^a]|(?<=x)y")
+    (True, False, False)
+    """
     if any(tok in pattern for tok in ("(?<", "\\b", "\\B", "\\G", "\\A")):
         return False
-    return regex.search(r"(?<!\[)\^", pattern) is None
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":  # a ] right after [ or [^ is a literal
+                i += 1
+            continue
+        elif c == "^":
+            return False
+        i += 1
+    return True
 
 
 # ----- ByteLevel ------------------------------------------------------------------------------------

@@ -39,6 +39,9 @@ SEGMENT_CACHE_MAX_LEN = 200_000
 #: chunk kept; the cache is emptied when full.
 IDS_CACHE_LIMIT = 200_000
 IDS_CACHE_MAX_LEN = 256
+#: Characters a restartable pipeline normalizes and cuts at a time when it scans (see
+#: :meth:`Tokenizer.scan`).
+SCAN_WINDOW = 4096
 
 #: flags of a piece row in :meth:`Tokenizer.scan` (and in the document's columns)
 PARTIAL = 1
@@ -148,6 +151,7 @@ class Tokenizer:
         self._lock = threading.RLock()
         self._ids_cache: dict[str, tuple[int, ...]] = {}
         self._form_cache: tuple | None = None
+        self._piece_flags: dict[int, int] = {}
         #: the ids-only path works on strings (no alignment): every stage has a string form, and
         #: where a pre-tokenizer looks at where a split starts, nothing rewrote the text before it
         self._string_path = (
@@ -222,6 +226,18 @@ class Tokenizer:
         return (getattr(self.normalizer, "local", True) and getattr(self.pre_tokenizer, "local", True)
                 and self.pre_tokenizer is not None)
 
+    def restart_ok(self, text: str, pos: int) -> bool:
+        """Whether a scan of ``text`` may start again at ``pos`` (a chunk start) for a
+        :attr:`restartable` tokenizer: the normalizer does not join the character at ``pos`` with
+        the one before (NFC composing a letter with the mark after it, a charsmap rewriting a
+        whole grapheme). Always True without a normalizer.
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").restart_ok("ab", 1)
+        True
+        """
+        check = getattr(self.normalizer, "safe_start", None)
+        return check is None or check(text, pos)
+
     # ----- vocabulary -------------------------------------------------------------------------
 
     @property
@@ -252,11 +268,19 @@ class Tokenizer:
                     if isinstance(model, RanksBPE):
                         decoder = dict(model.decoder)
                     else:
-                        decoder = {i: self._model_token_bytes(t) for t, i in model.get_vocab().items()}
+                        # worked out per token on first use: a 262k vocabulary's bytes take most
+                        # of a second, and a text needs only the tokens it has
+                        decoder = _TokenBytes(self._compute_token_bytes)
                     for token_id, text in self._added_by_id.items():
                         decoder[token_id] = text.encode("utf-8")
                     self._decoder = decoder
         return self._decoder
+
+    def _compute_token_bytes(self, token_id: int) -> bytes:
+        token = self.model.id_to_token(token_id) if isinstance(token_id, int) else None
+        if token is None:
+            raise KeyError(token_id)
+        return self._model_token_bytes(token)
 
     def _model_token_bytes(self, token: str) -> bytes:
         from .decoders import token_bytes
@@ -276,7 +300,10 @@ class Tokenizer:
 
     @property
     def byte_lengths(self) -> Mapping[int, int]:
-        """``id -> len(token_bytes(id))`` for the whole vocabulary (built once, then shared)."""
+        """``id -> len(token_bytes(id))`` for the whole vocabulary (built once, then shared; for kinds
+        other than byte-level BPE from ranks, each length is worked out on first use)."""
+        if not isinstance(self.model, RanksBPE):
+            return self.derived("byte_lengths", lambda: _TokenLengths(self.token_bytes))
         return self.derived("byte_lengths", lambda: {i: len(b) for i, b in self._decoder_map().items()})
 
     def token_str(self, token_id: int) -> str:
@@ -460,7 +487,14 @@ class Tokenizer:
         longest = max(map(len, contents))
         lo, hi = max(0, start - 4 * longest), min(len(text), end + 4 * longest)
         window = text[lo:hi]
-        return any(c in window for c in contents) or self.normalizer is not None
+        if any(c in window for c in contents):
+            return True
+        # a normalized token is matched in the normalized text: look there too
+        keys = [added.strings[t.id] for t in added.tokens if t.normalized and t.content]
+        if not keys or self.normalizer is None:
+            return False
+        normalized = self.normalizer.normalize_str(window)
+        return any(k in normalized for k in keys)
 
     # ----- chunks -----------------------------------------------------------------------------
 
@@ -929,42 +963,100 @@ class Tokenizer:
                     sync: Callable[[int], bool] | None, cancel: threading.Event | None,
                     limit: int | None) -> tuple[int, bool]:
         """:meth:`scan` stage by stage: normalize ``text[pos:end]`` (unless ``part`` is given),
-        pre-tokenize, and place each chunk's tokens on the original text."""
-        if part is None and self.normalizer is not None:
-            part = self.normalizer.normalize(_identity(text[pos:end], pos))
+        pre-tokenize, and place each chunk's tokens on the original text. A :attr:`restartable`
+        tokenizer works through the text a window at a time (so a scan that ``sync`` stops early
+        costs only the few windows it read)."""
+        if part is None and self.restartable:
+            chunks: Iterable[NormalizedText] = self._windowed_chunks(text, pos, end)
+        else:
+            if part is None and self.normalizer is not None:
+                part = self.normalizer.normalize(_identity(text[pos:end], pos))
+            chunks = self._pre_tokenize(text, pos, end, part)
         tokenize = self.model.tokenize
-        unk = _unknown_id(self.model)
+        flag_cache = self._piece_flags
         ids, starts, ends, flags = sink.ids, sink.starts, sink.ends, sink.flags
         cstarts, cends = sink.chunk_starts, sink.chunk_ends
-        decoder = self._decoder_map()
         stop = pos
         n = 0
-        for chunk in self._pre_tokenize(text, pos, end, part):
+        found = iter(chunks)
+        following = next(found, None)
+        while following is not None:
+            chunk, following = following, next(found, None)
             c0, stop = chunk.original_start, chunk.original_end
             cstarts.append(c0)
             cends.append(stop)
             row0 = len(ids)
-            for token_id, s, e in tokenize(chunk.text):
-                o0, o1 = chunk.original_span(s, e)
-                ids.append(token_id)
-                starts.append(o0)
-                ends.append(max(o0, o1))
-                data = decoder.get(token_id, b"")
-                partial = bool(data) and (is_continuation(data[0]) or _ends_inside(data))
-                flags.append((PARTIAL if partial else 0) | (UNKNOWN if token_id == unk else 0))
-            # pieces that share a character of the original text are parts of it
-            for k in range(row0 + 1, len(ids)):
-                if starts[k] < ends[k - 1] and starts[k] == starts[k - 1]:
-                    flags[k - 1] |= PARTIAL
-                    flags[k] |= PARTIAL
+            tokens = tokenize(chunk.text)
+            if chunk.is_identity:  # offsets into the chunk are offsets into the original text
+                for token_id, s, e in tokens:
+                    ids.append(token_id)
+                    starts.append(c0 + s)
+                    ends.append(c0 + e)
+                    f = flag_cache.get(token_id)
+                    flags.append(f if f is not None else self._piece_flag(token_id))
+            else:
+                span = chunk.original_span
+                for token_id, s, e in tokens:
+                    o0, o1 = span(s, e)
+                    ids.append(token_id)
+                    starts.append(o0)
+                    ends.append(max(o0, o1))
+                    f = flag_cache.get(token_id)
+                    flags.append(f if f is not None else self._piece_flag(token_id))
+                # pieces that share a character of the original text are parts of it
+                for k in range(row0 + 1, len(ids)):
+                    if starts[k] < ends[k - 1] and starts[k] == starts[k - 1]:
+                        flags[k - 1] |= PARTIAL
+                        flags[k] |= PARTIAL
             n += 1
             if cancel is not None and not n & 255 and cancel.is_set():
                 raise CancelledError("cancelled")
+            # stop only where the next chunk starts at or after this one's end (a normalizer can
+            # make two chunks of one character: NFKC's U+1D15E is two code points)
+            if following is not None and following.original_start < stop:
+                continue
             if sync is not None and sync(stop):
                 return stop, True
-            if limit is not None and stop >= limit:
+            if limit is not None and stop >= limit and self.restart_ok(text, stop):
                 return stop, False
         return stop, False
+
+    def _piece_flag(self, token_id: int) -> int:
+        """A token's own flags wherever it occurs: ``PARTIAL`` for bytes that are not whole
+        characters, ``UNKNOWN`` for the model's unknown token (remembered)."""
+        data = self._decoder_map().get(token_id, b"")
+        partial = bool(data) and (is_continuation(data[0]) or _ends_inside(data))
+        flag = (PARTIAL if partial else 0) | (UNKNOWN if token_id == _unknown_id(self.model) else 0)
+        self._piece_flags[token_id] = flag
+        return flag
+
+    def _windowed_chunks(self, text: str, pos: int, end: int) -> Iterator[NormalizedText]:
+        """The chunks of ``text[pos:end]`` (``pos`` a chunk start) for a :attr:`restartable`
+        tokenizer, normalized and cut a window at a time: all but the last two chunks of a window
+        are kept (a chunk may look a little past its end, and the window's end cuts the last one)
+        and the next window starts where the first of those two starts, a chunk start. A window
+        that gives too few chunks is doubled."""
+        window = SCAN_WINDOW
+        normalizer = self.normalizer
+        while pos < end:
+            stop = min(end, pos + window)
+            part = None if normalizer is None else normalizer.normalize(_identity(text[pos:stop], pos))
+            chunks = self._pre_tokenize(text, pos, stop, part)
+            if stop >= end:
+                yield from chunks
+                return
+            # start the next window at the first of the last two chunks, or an earlier chunk
+            # where the normalizer may start again
+            k = len(chunks) - 2
+            while k > 0 and (chunks[k - 1].original_end > chunks[k].original_start
+                             or not self.restart_ok(text, chunks[k].original_start)):
+                k -= 1
+            if k <= 0 or chunks[k].original_start <= pos:
+                window *= 2
+                continue
+            yield from chunks[:k]
+            pos = chunks[k].original_start
+            window = SCAN_WINDOW
 
     # ----- decoding ---------------------------------------------------------------------------
 
@@ -1026,6 +1118,45 @@ class Tokenizer:
 
 
 _MISSING = object()
+
+
+class _TokenBytes(dict):
+    """``id -> bytes``, each worked out on first use by ``compute`` (which raises ``KeyError``
+    for an id that is not in the vocabulary); reads like a plain dict of the vocabulary."""
+
+    __slots__ = ("_compute",)
+
+    def __init__(self, compute: Callable[[int], bytes]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, key: int) -> bytes:
+        value = self._compute(key)
+        self[key] = value
+        return value
+
+    def get(self, key: int, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[key]
+        except (KeyError, TypeError):
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key, _MISSING) is not _MISSING  # type: ignore[arg-type]
+
+
+class _TokenLengths(dict):
+    """``id -> len(token_bytes(id))``, on first use (see :class:`_TokenBytes`)."""
+
+    __slots__ = ("_token_bytes",)
+
+    def __init__(self, token_bytes: Callable[[int], bytes]) -> None:
+        super().__init__()
+        self._token_bytes = token_bytes
+
+    def __missing__(self, key: int) -> int:
+        value = self[key] = len(self._token_bytes(key))
+        return value
 
 
 class PatternSplit:
