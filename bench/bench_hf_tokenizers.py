@@ -3,8 +3,10 @@
     python bench/bench_hf_tokenizers.py [--only encode|doc|load] [--size CHARS] [--repeat N] [FAMILY ...]
 
 * ``encode``: about 1 MB of text (``_corpus.py``: prose, then code) through ``Tokenizer.encode``
-  (``disallowed_special=()``) and through ``tokenizers``' ``encode(add_special_tokens=False)``,
-  alternating, in the same process; the ids are checked identical. *Cold* is a fresh tokenizer
+  (``disallowed_special=()``) and through ``tokenizers``' ``encode(add_special_tokens=False)``
+  (*tk*, which also builds offsets and token strings) and ``encode_batch_fast`` (*tk fast*: ids
+  only, the fair match for ``encode``), alternating, in the same process; the ids are checked
+  identical. *Cold* is a fresh tokenizer
   (empty caches; unpickled before the clock starts), *warm* the same text again. Printed: the
   best of ``--repeat`` runs of each and the ratios to ``tokenizers``.
 * ``doc``: what the explorer does on 100 KB: ``Tokenizer.pieces``, ``Document.build``, an edit of
@@ -65,7 +67,8 @@ def timed(fn):
 def bench_encode(names: list[str], size: int, repeat: int) -> None:
     text = corpus(size)
     print(f"encode {len(text):,} characters ({len(text.encode()):,} bytes), best of {repeat}")
-    print(f"{'family':20s} {'kind':18s} {'tokenizers':>10s} {'cold':>8s} {'warm':>8s} {'cold/tk':>8s} {'warm/tk':>8s}")
+    print(f"{'family':20s} {'kind':18s} {'tk':>6s} {'tk fast':>7s} {'cold':>6s} {'warm':>6s} {'cold/tk':>8s} "
+          f"{'cold/fast':>9s} {'warm/fast':>9s}")
     for name in names:
         try:
             data = hf_files.build(name)
@@ -74,21 +77,24 @@ def bench_encode(names: list[str], size: int, repeat: int) -> None:
             continue
         ref = tokenizers.Tokenizer.from_str(data)
         frozen = pickle.dumps(hf.from_json_text(data, name))
-        tk, cold, warm = [], [], []
+        tk, fast, cold, warm = [], [], [], []
         want = got = None
         for _ in range(repeat):
             t, enc = timed(lambda: ref.encode(text, add_special_tokens=False))
             tk.append(t)
             want = enc.ids
+            t, batch = timed(lambda: ref.encode_batch_fast([text], add_special_tokens=False))
+            fast.append(t)
+            assert batch[0].ids == want
             ours = pickle.loads(frozen)
             t, got = timed(lambda: ours.encode(text, disallowed_special=()))
             cold.append(t)
             t, _ = timed(lambda: ours.encode(text, disallowed_special=()))
             warm.append(t)
         assert got == want, f"{name}: ids differ from tokenizers"
-        b_tk, b_cold, b_warm = min(tk), min(cold), min(warm)
-        print(f"{name:20s} {ours.kind:18s} {b_tk:9.2f}s {b_cold:7.2f}s {b_warm:7.2f}s {b_cold / b_tk:7.2f}x {b_warm / b_tk:7.2f}x",
-              flush=True)
+        b_tk, b_fast, b_cold, b_warm = min(tk), min(fast), min(cold), min(warm)
+        print(f"{name:20s} {ours.kind:18s} {b_tk:5.2f}s {b_fast:6.2f}s {b_cold:5.2f}s {b_warm:5.2f}s {b_cold / b_tk:7.2f}x "
+              f"{b_cold / b_fast:8.2f}x {b_warm / b_fast:8.2f}x", flush=True)
 
 
 def bench_doc(names: list[str], size: int, repeat: int) -> None:

@@ -10,7 +10,9 @@ with character and byte offsets into the *original* text, chunks, the added-toke
 incremental document.
 
 Byte-level BPE from ranks keeps its own fast paths (ASCII engine, segment and chunk caches, pieces
-placed by counting UTF-8 lead bytes); other pipelines go stage by stage.
+placed by counting UTF-8 lead bytes); other pipelines go stage by stage: ids alone on strings
+(added tokens cut, ``normalize_str``, ``split_str``, a per-chunk ids cache), pieces through the
+aligned stages, and a :attr:`Tokenizer.restartable` pipeline's scan a window of text at a time.
 """
 
 from __future__ import annotations
