@@ -14,15 +14,22 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import json
 import os
 import tempfile
 from pathlib import Path
 
 import tokenizers
-from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers
-
 from hf_support import _training_texts, sentencepiece_bpe, sentencepiece_pieces
+from tokenizers import (
+    AddedToken,
+    Regex,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 
 LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
           r"|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -316,7 +323,7 @@ def _build(name: str) -> tokenizers.Tokenizer:
         tok.post_processor = processors.BertProcessing(("[SEP]", vocab["[SEP]"]), ("[CLS]", vocab["[CLS]"]))
         return tok
     if name == "t5":
-        tok, charsmap, pieces = _unigram_tokenizer(False)
+        tok, charsmap, _ = _unigram_tokenizer(False)
         tok.normalizer = normalizers.Sequence([normalizers.Precompiled(charsmap),
                                                normalizers.Replace(Regex(" {2,}"), " ")])
         tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
@@ -327,7 +334,7 @@ def _build(name: str) -> tokenizers.Tokenizer:
                                                            special_tokens=[(eos, tok.token_to_id(eos))])
         return tok
     if name == "xlmr-bytefallback":
-        tok, charsmap, pieces = _unigram_tokenizer(True)
+        tok, charsmap, _ = _unigram_tokenizer(True)
         tok.normalizer = normalizers.Sequence([normalizers.Precompiled(charsmap),
                                                normalizers.Replace(Regex(" {2,}"), " ")])
         tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")

@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 import hf_files
+import pytest
 from hf_support import sample_texts
 
 from tokscope.core import hf, merges, why

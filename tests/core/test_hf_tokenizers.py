@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 import hf_files
+import pytest
 from hf_support import FUZZ, TRICKY_CHARS, sample_texts
 from hf_text_support import TRICKY
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tokscope.core import hf
 from tokscope.core.document import Document
