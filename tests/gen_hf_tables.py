@@ -148,6 +148,18 @@ def measure() -> dict[str, list[int]]:
     # --- unicode-normalization-alignments is_combining_mark (StripAccents)
     got = per_char(N.StripAccents(), items)
     res["COMBINING"] = [ord(i) for i, g in zip(items, got) if g == ""]
+    # --- unicode-segmentation (Precompiled's graphemes): code points that the regex module's \X
+    # (a newer Unicode) joins to the character before them and HF does not. Seen through a
+    # charsmap that rewrites "a": HF rewrites a grapheme shorter than 6 bytes whole, so "a" + c
+    # becomes "b" exactly when c joins the "a"
+    from tokscope.core.precompiled import build_charsmap
+
+    pre = N.Precompiled(build_charsmap({"a": "b"}))
+    grapheme = regex.compile(r"\X")
+    res["GRAPHEME_SPLIT"] = [c for c in CPS if c >= 0x80 and hf_norm(pre, "a" + chr(c)) != "b"
+                             and len(grapheme.findall("a" + chr(c))) == 1]
+    assert not [c for c in CPS if c >= 0x80 and hf_norm(pre, "a" + chr(c)) == "b"
+                and len(grapheme.findall("a" + chr(c))) != 1], "HF joins a character the regex module does not"
     res.update(measure_onig())
     res["_scripts"] = measure_scripts()  # type: ignore[assignment]
     return res
@@ -251,6 +263,7 @@ def main() -> None:
         "BERT_REMOVED": "what BertNormalizer's clean_text removes: NUL, U+FFFD, is_other but \\\\t \\\\n \\\\r",
         "MN": "unicode_categories' is_mark_nonspacing (for characters NFD leaves alone)",
         "COMBINING": "unicode-normalization-alignments' is_combining_mark (StripAccents)",
+        "GRAPHEME_SPLIT": "code points the regex module's \\\\X joins to the character before them but HF's unicode-segmentation does not (Precompiled's graphemes)",
     }
     lines = [
         '"""Character classes of Hugging Face ``tokenizers``, measured on every code point.',

@@ -71,20 +71,63 @@ class AddedToken:
 
 
 class _Trie:
-    """Leftmost-longest matching of a set of strings (HF's ``LeftmostLongest`` Aho-Corasick)."""
+    """Leftmost-longest matching of a set of strings (HF's ``LeftmostLongest`` Aho-Corasick), as
+    one regex shaped like a trie: the strings that share a prefix share its branch, and a branch
+    that may end tries to go on first. Thousands of tokens (Llama 4 has 2,048 that all start with
+    ``<|``) then compile in milliseconds and scan a megabyte in tens of them, where a plain
+    alternation of the strings takes seconds.
+
+    >>> t = _Trie({w: w for w in ["ab", "abc", "b"]})
+    >>> [(s, e) for s, e, _ in t.find("abcab b")]
+    [(0, 3), (3, 5), (6, 7)]
+    """
 
     __slots__ = ("tokens", "_pattern")
 
-    def __init__(self, patterns: dict[str, AddedToken]) -> None:
+    def __init__(self, patterns: dict[str, Any]) -> None:
         self.tokens = patterns
-        # longest first: at the leftmost position the regex takes the first (longest) that fits
-        ordered = sorted(patterns, key=lambda p: (-len(p), p))
-        self._pattern = regex.compile("|".join(regex.escape(p) for p in ordered)) if ordered else None
+        self._pattern = regex.compile(trie_regex(patterns)) if patterns else None
+
+    def __reduce__(self):
+        return _Trie, (self.tokens,)
 
     def find(self, text: str) -> list[tuple[int, int, AddedToken]]:
         if self._pattern is None or not text:
             return []
-        return [(m.start(), m.end(), self.tokens[m.group()]) for m in self._pattern.finditer(text)]
+        tokens = self.tokens
+        return [(m.start(), m.end(), tokens[m.group()]) for m in self._pattern.finditer(text)]
+
+
+def trie_regex(words: Iterable[str]) -> str:
+    """A regex that matches the longest of ``words`` at the leftmost place (see :class:`_Trie`).
+
+    >>> trie_regex(["<s>", "</s>", "<unk>"])
+    '<(?:/s>|s>|unk>)'
+    """
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for c in word:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = []
+        for c, child in sorted(node.items()):
+            if not c:
+                continue
+            run = [c]  # a chain of single, non-final children is one literal
+            while len(child) == 1 and "" not in child:
+                (c, child), = child.items()
+                run.append(c)
+            branches.append(regex.escape("".join(run)) + emit(child))
+        if not branches:
+            return ""
+        if len(branches) == 1 and "" not in node:
+            return branches[0]
+        return "(?:" + "|".join(branches) + (")?" if "" in node else ")")
+
+    return emit(root)
 
 
 def _word_class(text: str) -> regex.Pattern[str] | None:
@@ -103,6 +146,10 @@ class AddedVocabulary:
         self.normalizer = normalizer
         raw: dict[str, AddedToken] = {}
         normalized: dict[str, AddedToken] = {}
+        #: ``id -> the token as Hugging Face's ``id_to_token`` and ``decode`` write it``: a
+        #: normalized token in its normalized form (``"Wörld"`` under a lowercasing normalizer is
+        #: ``"wörld"``), any other as its content
+        self.strings: dict[int, str] = {}
         for t in self.tokens:
             if t.normalized:
                 key = normalizer.normalize_str(t.content) if normalizer is not None else t.content
@@ -110,6 +157,7 @@ class AddedVocabulary:
             else:
                 key = t.content
                 target = raw
+            self.strings[t.id] = key
             if key in target and target[key] != t:
                 raise TokenizerFileError(f"added tokens {target[key].content!r} and {t.content!r} match the same text {key!r}")
             target[key] = t
@@ -191,6 +239,42 @@ class AddedVocabulary:
                 if s2 >= e2 and token2 is None:
                     continue
                 out.append((part.slice(s2, e2), token2.id if token2 is not None else None))
+        return out
+
+    def split_str(
+        self, text: str, normalizer: Any, allowed_special: frozenset[str] = frozenset()
+    ) -> list[tuple[str, int | None, int]]:
+        """:meth:`split` without the alignment (the ids-only fast path): ``(text, id, offset)``
+        with the same texts and ids, where ``offset`` is where the part starts in ``text`` when
+        there is no normalizer (with one, where the raw part it was normalized from starts).
+
+        >>> vocab = AddedVocabulary([AddedToken("<s>", 1, special=True, normalized=False)])
+        >>> vocab.split_str("a<s>b", None, frozenset({"<s>"}))
+        [('a', None, 0), ('<s>', 1, 1), ('b', None, 4)]
+        """
+        if not text:
+            return [(normalizer.normalize_str("") if normalizer is not None else "", None, 0)]
+        if self._raw._pattern is None and self._normalized._pattern is None:
+            part = normalizer.normalize_str(text) if normalizer is not None else text
+            return [(part, None, 0)] if part else []
+        out: list[tuple[str, int | None, int]] = []
+        for s, e, token in self._find(text, self._raw, allowed_special):
+            if s >= e and token is None:
+                continue
+            part = text[s:e]
+            if token is not None:
+                out.append((part, token.id, s))
+                continue
+            if normalizer is not None:
+                part = normalizer.normalize_str(part)
+            if self._normalized._pattern is None:
+                if part:
+                    out.append((part, None, s))
+                continue
+            for s2, e2, token2 in self._find(part, self._normalized, allowed_special):
+                if s2 >= e2 and token2 is None:
+                    continue
+                out.append((part[s2:e2], token2.id if token2 is not None else None, s + s2))
         return out
 
     def find_special(self, text: str, normalizer: Any, candidates: Iterable[str]) -> str | None:

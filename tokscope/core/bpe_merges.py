@@ -32,6 +32,8 @@ questions: a token's parents, the rank of a pair, and a step-by-step replay of o
 from __future__ import annotations
 
 import heapq
+import operator
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +54,7 @@ CACHE_CAPACITY = 100_000
 REPLAY_LIMIT = 2048
 
 _MASK = 0xFFFFFFFF
-_NONE = 1 << 100  # above every packed (rank, new id)
+_NONE = 1 << 40  # above every rank
 
 #: ``<0xE2>``-style names of the 256 bytes, as byte-fallback vocabularies spell them.
 BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
@@ -163,9 +165,20 @@ def parse_merges(merges: Iterable[Any]) -> list[tuple[str, str]]:
     >>> parse_merges([["a b", "c"]])
     [('a b', 'c')]
     """
-    out: list[tuple[str, str]] = []
-    items = list(merges)
+    items = merges if isinstance(merges, list) else list(merges)
     legacy = bool(items) and isinstance(items[0], str)
+    if legacy:
+        if all(type(item) is str for item in items):
+            kept = [item for item in items if not item.startswith("#version")] if items[0].startswith("#") else items
+            split = [item.split(" ") for item in kept]
+            if all(len(parts) == 2 for parts in split):
+                return [(a, b) for a, b in split]
+    elif all(type(item) is list and len(item) == 2 for item in items):
+        pairs = [(a, b) for a, b in items]
+        if all(type(a) is str and type(b) is str for a, b in pairs):
+            return pairs
+    # the slow loop finds the first bad item and says what is wrong with it
+    out: list[tuple[str, str]] = []
     number = 0
     for item in items:
         if legacy:
@@ -200,6 +213,9 @@ def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
     """
     if not isinstance(vocab, Mapping):
         raise TokenizerFileError(f"the {what} is not a mapping of tokens to ids")
+    if (type(vocab) is dict and all(type(t) is str for t in vocab)
+            and all(type(i) is int and 0 <= i <= _MASK for i in vocab.values())):
+        return dict(vocab)
     out: dict[str, int] = {}
     for token, token_id in vocab.items():
         if not isinstance(token, str):
@@ -216,10 +232,7 @@ def reverse_vocab(vocab: Mapping[str, int]) -> dict[int, str]:
     >>> reverse_vocab({"a": 0, "b": 1, "c": 0})
     {0: 'a', 1: 'b'}
     """
-    out: dict[int, str] = {}
-    for token, token_id in vocab.items():
-        out.setdefault(token_id, token)
-    return out
+    return dict(zip(reversed(vocab.values()), reversed(vocab.keys())))
 
 
 # ----- the reference loop -------------------------------------------------------------------------
@@ -287,29 +300,62 @@ class BPE:
             if dropout != 0:
                 raise UnsupportedComponentError("model", "BPE", f"dropout {dropout}: random merges")
         self._vocab = check_vocab(vocab)
-        self._vocab_r = reverse_vocab(self._vocab)
         self.unk_token = unk_token
         self.fuse_unk = bool(fuse_unk)
         self.byte_fallback = bool(byte_fallback)
         self.continuing_subword_prefix = continuing_subword_prefix or None
         self.end_of_word_suffix = end_of_word_suffix or None
         self.ignore_merges = bool(ignore_merges)
-        self._rules: list[MergeRule] = []
-        # (left << 32 | right) -> (rank << 64 | result); a pair listed twice keeps its last rank,
-        # as Hugging Face's map does.
-        self._merges: dict[int, int] = {}
-        self._build_merges(parse_merges(merges))
+        # The merge list as two arrays by rank: ``left << 32 | right`` and the result's id.
+        self._keys, self._results = self._build_merges(parse_merges(merges))
+        self._setup()
+
+    def _setup(self) -> None:
+        """The lookups and caches, from the vocabulary and the merge arrays (also after unpickling)."""
+        vocab = self._vocab
+        # id -> token, the first of two tokens that share an id (a malformed file)
+        self._vocab_r: dict[int, str] = reverse_vocab(vocab)
+        # (left << 32 | right) -> rank; a pair listed twice keeps its last rank, as Hugging Face's
+        # map does
+        self._merges: dict[int, int] = dict(zip(self._keys, range(len(self._keys))))
         # With two tokens of one id Hugging Face's stale-entry check can accept a merge the plain
         # scan would not: such vocabularies always use the heap, which does exactly what it does.
-        self._always_heap = len(self._vocab_r) != len(self._vocab)
+        self._always_heap = len(self._vocab_r) != len(vocab)
         self._plain = self.continuing_subword_prefix is None and self.end_of_word_suffix is None
         self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
-        self._byte_ids: tuple[int | None, ...] = tuple(self._vocab.get(name) for name in BYTE_TOKENS)
+        self._byte_ids: tuple[int | None, ...] = tuple(vocab.get(name) for name in BYTE_TOKENS)
 
-    def _build_merges(self, pairs: list[tuple[str, str]]) -> None:
+    _STATE = ("_vocab", "_keys", "_results", "unk_token", "fuse_unk", "byte_fallback", "continuing_subword_prefix",
+              "end_of_word_suffix", "ignore_merges")
+
+    def __getstate__(self) -> dict:
+        """The vocabulary and the merge arrays (compact; the lookups are rebuilt, caches dropped)."""
+        return {name: getattr(self, name) for name in self._STATE}
+
+    def __setstate__(self, state: dict) -> None:
+        for name in self._STATE:
+            setattr(self, name, state[name])
+        self._setup()
+
+    def _build_merges(self, pairs: list[tuple[str, str]]) -> tuple[array, array]:
+        if len(pairs) > _MASK:
+            raise TokenizerFileError("the merge list is too long")
         vocab = self._vocab
+        get = vocab.get
+        lefts = [a for a, _ in pairs]
+        rights = [b for _, b in pairs]
+        a_ids = list(map(get, lefts))
+        b_ids = list(map(get, rights))
+        if self.continuing_subword_prefix is None:
+            new_ids = list(map(get, map(operator.add, lefts, rights)))
+            if None not in a_ids and None not in b_ids and None not in new_ids:
+                keys = array("Q", [a << 32 | b for a, b in zip(a_ids, b_ids)])
+                return keys, array("I", new_ids)
+        # the merge by merge loop: the prefix, and the first bad merge's one-line error
+        keys = array("Q")
+        results = array("I")
         prefix = self.continuing_subword_prefix
         prefix_len = len(prefix.encode()) if prefix else 0
         for rank, (a, b) in enumerate(pairs):
@@ -335,10 +381,9 @@ class BPE:
             new_id = vocab.get(new)
             if new_id is None:
                 raise TokenizerFileError(f"{where}: the merged token {new!r} is not in the vocabulary")
-            if rank > _MASK:
-                raise TokenizerFileError("the merge list is too long")
-            self._merges[a_id << 32 | b_id] = rank << 64 | new_id
-            self._rules.append(MergeRule(rank, a_id, b_id, new_id))
+            keys.append(a_id << 32 | b_id)
+            results.append(new_id)
+        return keys, results
 
     # ----- the Model protocol -------------------------------------------------------------------
 
@@ -531,9 +576,10 @@ class BPE:
         return [cum[b] for b in bounds]
 
     def _merge_scan(self, ids: list[int]) -> list[int]:
-        """The list scan for short words: each pair's packed ``rank << 64 | result``, updated only
-        next to each merge; the minimum is the lowest rank and ``index`` finds the leftmost."""
+        """The list scan for short words: each pair's rank, updated only next to each merge; the
+        minimum is the lowest rank and ``index`` finds the leftmost."""
         get = self._merges.get
+        results = self._results
         n = len(ids)
         ends = list(range(1, n + 1))
         if n < 2:
@@ -545,7 +591,7 @@ class BPE:
             if best == none:
                 break
             i = pairs.index(best)
-            new = best & _MASK
+            new = results[best]
             ids[i] = new
             del ids[i + 1]
             del ends[i]
@@ -561,27 +607,28 @@ class BPE:
         symbols; an entry is skipped when its left symbol is gone, is last, or the pair there no
         longer makes the entry's token."""
         get = self._merges.get
+        results = self._results
         n = len(ids)
         sym = ids[:]
         nxt = list(range(1, n + 1))  # n: last symbol; n + 1: a symbol merged into its left
         prv = list(range(-1, n - 1))
-        heap = []
+        heap = []  # rank << 32 | position of the left symbol
         for i in range(n - 1):
             v = get(sym[i] << 32 | sym[i + 1])
             if v is not None:
-                heap.append(v | i << 32)
+                heap.append(v << 32 | i)
         heapq.heapify(heap)
         pop, push = heapq.heappop, heapq.heappush
         gone = n + 1
         while heap:
             top = pop(heap)
-            pos = (top >> 32) & _MASK
+            pos = top & _MASK
             right = nxt[pos]
             if right >= n:  # gone, or the last symbol
                 continue
-            new = top & _MASK
+            new = results[top >> 32]
             v = get(sym[pos] << 32 | sym[right])
-            if v is None or (v & _MASK) != new:
+            if v is None or results[v] != new:
                 continue
             sym[pos] = new
             after = nxt[right]
@@ -593,11 +640,11 @@ class BPE:
             if before >= 0:
                 v = get(sym[before] << 32 | new)
                 if v is not None:
-                    push(heap, v | before << 32)
+                    push(heap, v << 32 | before)
             if after < n:
                 v = get(new << 32 | sym[after])
                 if v is not None:
-                    push(heap, v | pos << 32)
+                    push(heap, v << 32 | pos)
         ids.clear()
         ends = []
         i = 0
@@ -614,7 +661,7 @@ class BPE:
         if self._crossing is None:
             out: set[str] = set()
             vocab_r = self._vocab_r
-            for result in {rule.result for rule in self._rules}:
+            for result in set(self._results):
                 token = vocab_r[result]
                 out.update(token[i : i + 2] for i in range(len(token) - 1))
             self._crossing = frozenset(out)
@@ -664,7 +711,17 @@ class BPE:
     @property
     def merges(self) -> tuple[MergeRule, ...]:
         """The merge list in order (a pair listed twice appears twice; the later rank is used)."""
-        return tuple(self._rules)
+        return tuple(self.rule(rank) for rank in range(len(self._keys)))
+
+    @property
+    def n_merges(self) -> int:
+        """How many lines the merge list has."""
+        return len(self._keys)
+
+    def rule(self, rank: int) -> MergeRule:
+        """Line ``rank`` of the merge list (0 for the first)."""
+        key = self._keys[rank]
+        return MergeRule(rank, key >> 32, key & _MASK, self._results[rank])
 
     def merge_rank(self, left: int | str, right: int | str) -> int | None:
         """The rank of merging ``left`` with ``right`` (ids or token strings), or ``None``."""
@@ -682,18 +739,19 @@ class BPE:
         if a is None or b is None:
             return None
         v = self._merges.get(a << 32 | b)
-        return None if v is None else MergeRule(v >> 64, a, b, v & _MASK)
+        return None if v is None else MergeRule(v, a, b, self._results[v])
 
     def merges_into(self, token_id: int) -> tuple[MergeRule, ...]:
         """Every merge that makes ``token_id``, lowest rank first (only those in force: of a pair
         listed twice, its last line)."""
         if self._produced_by is None:
             produced: dict[int, list[int]] = {}
-            for rule in self._rules:
-                if self._merges.get(rule.left << 32 | rule.right, 0) >> 64 == rule.rank:
-                    produced.setdefault(rule.result, []).append(rule.rank)
+            merges = self._merges
+            for rank, (key, result) in enumerate(zip(self._keys, self._results)):
+                if merges.get(key) == rank:
+                    produced.setdefault(result, []).append(rank)
             self._produced_by = produced
-        return tuple(self._rules[r] for r in self._produced_by.get(token_id, ()))
+        return tuple(self.rule(r) for r in self._produced_by.get(token_id, ()))
 
     def parents(self, token_id: int) -> Parents | None:
         """The two tokens of the lowest-rank merge that makes ``token_id`` (following parents
@@ -751,6 +809,7 @@ class BPE:
         """The merges :meth:`_merge_heap` applies, in order: ``(initial index of the left symbol,
         rule)``."""
         get = self._merges.get
+        results = self._results
         n = len(ids)
         sym = ids[:]
         nxt = list(range(1, n + 1))
@@ -760,7 +819,7 @@ class BPE:
         for i in range(n - 1):
             v = get(sym[i] << 32 | sym[i + 1])
             if v is not None:
-                heap.append((v >> 64, i, v & _MASK))
+                heap.append((v, i, results[v]))
         heapq.heapify(heap)
         order = []
         while heap:
@@ -769,7 +828,7 @@ class BPE:
                 continue
             right = nxt[pos]
             v = get(sym[pos] << 32 | sym[right])
-            if v is None or (v & _MASK) != new:
+            if v is None or results[v] != new:
                 continue
             order.append((pos, MergeRule(rank, sym[pos], sym[right], new)))
             sym[pos] = new
@@ -782,17 +841,28 @@ class BPE:
             if before >= 0:
                 v = get(sym[before] << 32 | new)
                 if v is not None:
-                    heapq.heappush(heap, (v >> 64, before, v & _MASK))
+                    heapq.heappush(heap, (v, before, results[v]))
             if after < n:
                 v = get(new << 32 | sym[after])
                 if v is not None:
-                    heapq.heappush(heap, (v >> 64, pos, v & _MASK))
+                    heapq.heappush(heap, (v, pos, results[v]))
         return order
 
     def pair_merges(self) -> dict[tuple[int, int], tuple[int, int]]:
         """The merge map as ``(left, right) -> (rank, result)``, the form :func:`merge_reference`
         takes."""
-        return {(k >> 32, k & _MASK): (v >> 64, v & _MASK) for k, v in self._merges.items()}
+        results = self._results
+        return {(k >> 32, k & _MASK): (v, results[v]) for k, v in self._merges.items()}
+
+    def merge_ids(self, ids: Sequence[int]) -> list[int]:
+        """``ids`` (initial symbols) merged as one word: the ids of the final symbols.
+
+        >>> BPE({"a": 0, "b": 1, "ab": 2}, ["a b"]).merge_ids([0, 1, 1])
+        [2, 1]
+        """
+        out = list(ids)
+        self._merge(out, None)
+        return out
 
     def initial_symbols(self, word: str) -> list[int]:
         """The ids of ``word``'s symbols before any merge (for tests against the reference)."""

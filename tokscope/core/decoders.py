@@ -344,6 +344,11 @@ def _raw(byte: int) -> str:
     return chr(byte) if byte < 0x80 else chr(0xDC00 + byte)
 
 
+#: byte-level stand-in -> the byte it stands for, kept in a string as :func:`_raw` keeps it
+_STANDIN_TO_RAW = str.maketrans({c: _raw(b) for c, b in CHAR_TO_BYTE.items()})
+_STANDINS = frozenset(CHAR_TO_BYTE)
+
+
 def token_bytes(token: str, decoder: _Decoder | None) -> bytes:
     """The bytes ``token`` stands for in the middle of a text decoded by ``decoder`` (neither the
     first token nor the last): byte stand-ins and ``<0xE2>`` tokens give their raw bytes (no
@@ -362,10 +367,9 @@ def token_bytes(token: str, decoder: _Decoder | None) -> bytes:
     joined = False  # after Fuse or ByteLevel the token sits inside one joined string
     for stage in _flatten(decoder):
         if isinstance(stage, ByteLevel):
-            try:
-                value = "".join(_raw(CHAR_TO_BYTE[c]) for c in value)
-            except KeyError:
-                pass  # not all stand-ins: Hugging Face takes the token's own bytes
+            if _STANDINS.issuperset(value):
+                value = value.translate(_STANDIN_TO_RAW)
+            # else not all stand-ins: Hugging Face takes the token's own bytes
             joined = True
         elif isinstance(stage, ByteFallback):
             byte = None if joined else byte_token_value(value)
@@ -390,14 +394,17 @@ def token_bytes(token: str, decoder: _Decoder | None) -> bytes:
             value = value.replace(stage.suffix, "" if joined else " ")
         elif isinstance(stage, CTC):
             value = stage._one(value)
-    out = bytearray()
-    for ch in value:
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:
-            out.append(code - 0xDC00)
-        else:
-            out += ch.encode("utf-8", errors="surrogatepass")
-    return bytes(out)
+    try:  # the escapes back to their bytes (surrogateescape's own scheme)
+        return value.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:  # another lone surrogate: its WTF-8 bytes
+        out = bytearray()
+        for ch in value:
+            code = ord(ch)
+            if 0xDC80 <= code <= 0xDCFF:
+                out.append(code - 0xDC00)
+            else:
+                out += ch.encode("utf-8", errors="surrogatepass")
+        return bytes(out)
 
 
 # ----- tokenizer.json -----------------------------------------------------------------------------

@@ -38,8 +38,6 @@ _serials = itertools.count(1)
 
 #: chunks re-scanned before the one an edit starts in (a match may look one character ahead)
 BACKUP_CHUNKS = 2
-#: chunks the restart may move further back over whitespace before starting from the top
-RESTART_LOOKBACK = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,28 +299,30 @@ class Document:
         span = diff_span(old_text, new_text)
         if span.start == span.old_end == span.new_end:
             return self
-        if self.chunk_special or self._added_possible(new_text, span):
+        stretch = None if self._added_possible(new_text, span) else self._ordinary_stretch(span)
+        if stretch is None:
             if max_scan is not None:
                 return None
             return Document.build(tokenizer, new_text, self.specials, cancel=cancel)
+        lo, hi = stretch  # the edit lies in old_text[lo:hi], between added tokens (or the ends)
         delta = span.delta
         chunks, pieces = self._chunks, self._pieces
-        # first chunk to redo: BACKUP_CHUNKS before the chunk containing the edit, and further back
-        # out of a run of whitespace: a whitespace chunk can grow over the whole run from its start
-        # (``\s*[\r\n]+`` takes "\n  \n" once the edit adds the second line break), so no boundary
-        # inside a run is safe; one after a character that is not whitespace is
-        c0 = max(0, chunks.bisect(_CSTART, span.start, True) - 1 - BACKUP_CHUNKS)
+        c_lo = chunks.bisect(_CSTART, lo, False)  # the first chunk of the stretch
+        # first chunk to redo: BACKUP_CHUNKS before the chunk containing the edit
+        c0 = max(c_lo, chunks.bisect(_CSTART, span.start, True) - 1 - BACKUP_CHUNKS)
         if c0 < chunks.n and chunks.get(_CSTART, c0) <= span.start:
+            # a run of whitespace chunks can become one chunk with what follows it (Llama 3's
+            # ``\s*[\r\n]+`` takes every space before a line break): start before the run
+            # and where the normalizer may start again (not on a mark NFC joins to its letter)
+            while c0 > c_lo and 0 < chunks.get(_CSTART, c0) and (
+                    old_text[chunks.get(_CSTART, c0) - 1].isspace()
+                    or not tokenizer.restart_ok(new_text, chunks.get(_CSTART, c0))):
+                c0 -= 1
             restart = chunks.get(_CSTART, c0)
+            # the first chunk that starts there (a normalizer can give two chunks one start)
+            c0 = chunks.bisect(_CSTART, restart, False)
         else:
-            restart = c0 = 0
-        floor = max(0, c0 - RESTART_LOOKBACK)
-        while c0 > 0 and old_text[restart - 1].isspace():
-            if c0 <= floor:
-                restart = c0 = 0  # a long run of whitespace chunks: start from the top
-                break
-            c0 -= 1
-            restart = chunks.get(_CSTART, c0)
+            restart, c0 = lo, c_lo
         old_end = span.old_end
         new_end = span.new_end
 
@@ -333,7 +333,15 @@ class Document:
             if old < old_end:
                 return False
             i = chunks.bisect(_CEND, old, False)
-            return i < chunks.n and chunks.get(_CEND, i) == old
+            if not (i < chunks.n and chunks.get(_CEND, i) == old):
+                return False
+            # the old chunks go on from here only if what follows is the next chunk, or text no
+            # stage folds into a chunk before it (whitespace a pre-tokenizer drops); a combining
+            # mark that NFC folded into the old chunk's last character is neither
+            after = chunks.get(_CSTART, i + 1) if i + 1 < chunks.n else len(old_text)
+            if not (after == old or old_text[old:after].isspace()):
+                return False
+            return tokenizer.restart_ok(new_text, after + delta)
 
         doc = Document(tokenizer, new_text, self.specials)
         limit = None
@@ -342,20 +350,22 @@ class Document:
                 return None
             limit = new_end + max_scan
         window = Rows()
-        stop, synced = tokenizer.scan(window, new_text, restart, len(new_text), sync=sync, cancel=cancel, limit=limit)
-        if not synced and stop < len(new_text) and limit is not None and stop >= limit:
+        hi_new = hi + delta
+        stop, synced = tokenizer.scan(window, new_text, restart, hi_new, sync=sync, cancel=cancel, limit=limit)
+        if not synced and stop < hi_new and limit is not None and stop >= limit:
             return None  # ran past max_scan without the chunks lining up again
         if synced:
             c1 = chunks.bisect(_CEND, stop - delta, False) + 1
             p0 = pieces.bisect(_START, chunks.get(_CSTART, c0), False)
             p1 = pieces.bisect(_START, chunks.get(_CEND, c1 - 1), False)
-        else:
-            c1 = chunks.n
+        else:  # re-scanned to the end of the stretch: the old chunks up to there are replaced
+            c1 = chunks.bisect(_CSTART, hi, False)
             p0 = pieces.bisect(_START, chunks.get(_CSTART, c0), False) if c0 < chunks.n else pieces.n
-            p1 = pieces.n
+            p1 = pieces.bisect(_START, hi, False)
         doc._set(pieces.splice(p0, p1, window.pieces(), delta), chunks.splice(c0, c1, window.chunks(), delta))
-        old_stop = stop - delta if synced else len(old_text)
-        new_stop = stop if synced else len(new_text)
+        doc.chunk_special = {s if s < span.start else s + delta for s in self.chunk_special}
+        old_stop = stop - delta if synced else hi
+        new_stop = stop if synced else hi_new
         doc.edit = Edit(self.serial, restart, old_stop, new_stop, new_end, delta)
         if self._figures is not None:
             doc._figures = self._edited_figures(doc, span)
@@ -371,6 +381,27 @@ class Document:
             moved = utf8_len(new_text[span.start : span.new_end]) - utf8_len(old_text[span.start : span.old_end])
             doc._byte_cache = (last_char + delta, last_byte + moved)
         return doc
+
+    def _ordinary_stretch(self, span: EditSpan) -> tuple[int, int] | None:
+        """``(lo, hi)``: the stretch of the old text between the added-token chunks around the
+        edit (the text's ends where there are none), or ``None`` when an added token is near
+        enough to the edit to change (a ``single_word`` token next to a new letter, an
+        ``lstrip`` one after new spaces): then the document is built again."""
+        if not self.chunk_special:
+            return 0, len(self.text)
+        tokenizer = self.tokenizer
+        margin = 4 * max(map(len, tokenizer.added_tokens), default=1) + 1
+        chunks = self._chunks
+        lo, hi = 0, len(self.text)
+        for start in self.chunk_special:
+            end = chunks.get(_CEND, chunks.bisect(_CSTART, start, False))
+            if start - margin <= span.old_end and span.start <= end + margin:
+                return None
+            if end <= span.start:
+                lo = max(lo, end)
+            elif start >= span.old_end:
+                hi = min(hi, start)
+        return lo, hi
 
     def _added_possible(self, new_text: str, span: EditSpan) -> bool:
         """Whether an added token (special ones only when ``specials``) may now overlap the edit."""

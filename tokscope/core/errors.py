@@ -60,3 +60,17 @@ class UnsupportedComponentError(TokenizerFileError):
         self.name = name
         extra = f" ({detail})" if detail else ""
         super().__init__(f"unsupported {stage} {name!r} in this tokenizer file{extra}")
+
+
+class NotForThisKindError(TokscopeError, TypeError):
+    """A feature that does not apply to this kind of tokenizer, named in the message (a rank
+    cut-off needs byte-level BPE from ranks; WordPiece has no merges).
+
+    >>> str(NotForThisKindError("a rank cut-off", "bert", "WordPiece", "byte-level BPE from ranks"))
+    'a rank cut-off needs byte-level BPE from ranks; bert is WordPiece'
+    """
+
+    def __init__(self, feature: str, name: str, kind: str, needs: str) -> None:
+        self.feature = feature
+        self.kind = kind
+        super().__init__(f"{feature} needs {needs}; {name} is {kind}")

@@ -361,6 +361,12 @@ COMBINING = (
     "1E944-1E94A E0100-E01EF "
 )
 
+#: code points the regex module's \\X joins to the character before them but HF's unicode-segmentation does not (Precompiled's graphemes)
+GRAPHEME_SPLIT = (
+    "5C8-5C9 B53-B54 1ADE-1ADF 1AEC-1AF0 10ECB-10ECF 10EF0-10EF9 11DF0 1D127-1D128 1D250-1D252 "
+    "1D25B-1D25C 1D25F 1D280-1D281 "
+)
+
 #: code points the regex module's Unicode assigns but Oniguruma's (16.0) does not
 ONIG_NEW = (
     "558 58B-58C 5C8-5C9 88F B53-B54 C5C CDC 1ACF-1AF0 208F 209D-209F 20C1-20C4 2B96 2E60-2E63 "

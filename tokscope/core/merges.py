@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .display import parse_hex, safe_text
-from .errors import CancelledError, TokscopeError, UnknownTokenError
+from .errors import CancelledError, NotForThisKindError, TokscopeError, UnknownTokenError
 from .tokenizer import Tokenizer
 from .types import Parents
 
@@ -38,12 +38,19 @@ _INF = float("inf")
 class MergeNode:
     """One node of a merge tree: a token with its id, bytes and rank, and the two parent nodes it
     was merged from (``children`` is empty for a single byte, a special token, or a token that no
-    single merge of lower-ranked tokens builds)."""
+    single merge of lower-ranked tokens builds).
+
+    ``merge_rank`` is the rank of the merge that made the token: its rank for byte-level BPE from
+    ranks, its merge line (from 0) for a merge list; ``None`` for a symbol no merge makes.
+    ``token`` is the vocabulary's spelling (``Ġthe``, ``▁the``; the bytes decoded for byte-level
+    BPE from ranks)."""
 
     id: int
     bytes: bytes
     rank: int | None
     children: tuple[MergeNode, ...] = ()
+    merge_rank: int | None = None
+    token: str | None = None
 
     @property
     def text(self) -> str:
@@ -77,6 +84,8 @@ def resolve_token(
     if text is not None:
         if text in tokenizer.special_tokens:
             return tokenizer.special_tokens[text]
+        if not tokenizer.ranks:
+            return _resolve_other(tokenizer, text=text)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -92,6 +101,8 @@ def resolve_token(
         )
     if hex_bytes is not None:
         data = parse_hex(hex_bytes)
+        if not tokenizer.ranks:
+            return _resolve_other(tokenizer, data=data)
         rank = tokenizer.rank_of(data)
         if rank is not None:
             return rank
@@ -102,6 +113,29 @@ def resolve_token(
             + " ".join(str(i) for i in ids)
         )
     raise TokscopeError("give a token id, its text, or its bytes in hex")
+
+
+def _resolve_other(tokenizer: Tokenizer, *, text: str | None = None, data: bytes | None = None) -> int:
+    """:func:`resolve_token` for kinds other than byte-level BPE from ranks: by the vocabulary's
+    spelling (``▁the``, ``##ing``, ``Ġthe``), else by what the token stands for in decoded text
+    (its bytes)."""
+    if text is not None:
+        found = tokenizer.token_to_id(text)
+        if found is not None:
+            return found
+        data = text.encode("utf-8", errors="surrogatepass")
+    from .vocab import _table
+
+    found = _table(tokenizer).by_bytes().get(data)  # type: ignore[arg-type]
+    if found is not None:
+        return found
+    if text is not None:
+        ids = tokenizer.encode_ordinary(text)
+        raise TokscopeError(
+            f"{text!r} is not a single token of {tokenizer.name}; it encodes to {len(ids)} tokens: "
+            + " ".join(str(i) for i in ids)
+        )
+    raise TokscopeError(f"no token of {tokenizer.name} stands for the bytes {data.hex()}")  # type: ignore[union-attr]
 
 
 def _merge(tokenizer: Tokenizer, data: bytes, max_rank: int | None = None) -> list[bytes]:
@@ -127,8 +161,10 @@ def node(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     pair = None if token.special else parents_of(tokenizer, token_id)
     children: tuple[MergeNode, ...] = ()
     if pair is not None:
-        children = tuple(MergeNode(i, tokenizer.token_bytes(i), i) for i in (pair.left, pair.right))
-    return MergeNode(token.id, token.bytes, token.rank, children)
+        children = tuple(MergeNode(i, tokenizer.token_bytes(i), i, (), _merge_rank(tokenizer, i), tokenizer.token_str(i))
+                         for i in (pair.left, pair.right))
+    return MergeNode(token.id, token.bytes, token.rank, children, _merge_rank(tokenizer, token_id),
+                     tokenizer.token_str(token_id))
 
 
 def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
@@ -138,16 +174,24 @@ def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     """
     token = tokenizer.token(token_id)
     if token.special:
-        return MergeNode(token.id, token.bytes, None)
+        return MergeNode(token.id, token.bytes, None, (), None, tokenizer.token_str(token_id))
     return _build(tokenizer, token_id)
+
+
+def _merge_rank(tokenizer: Tokenizer, token_id: int) -> int | None:
+    from .facts import merge_rank
+
+    return merge_rank(tokenizer, token_id)
 
 
 def _build(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     pair = parents_of(tokenizer, token_id)
     data = tokenizer.token_bytes(token_id)
+    rank, spelling = _merge_rank(tokenizer, token_id), tokenizer.token_str(token_id)
     if pair is None:
-        return MergeNode(token_id, data, token_id)
-    return MergeNode(token_id, data, token_id, (_build(tokenizer, pair.left), _build(tokenizer, pair.right)))
+        return MergeNode(token_id, data, token_id, (), rank, spelling)
+    return MergeNode(token_id, data, token_id, (_build(tokenizer, pair.left), _build(tokenizer, pair.right)), rank,
+                     spelling)
 
 
 def leaves(tree: MergeNode) -> list[bytes]:
@@ -187,9 +231,89 @@ def is_unreachable(tokenizer: Tokenizer, token_id: int) -> bool:
     (True, False)
     """
     token = tokenizer.token(token_id)
-    if token.special or len(token.bytes) < 2:
+    if token.special or tokenizer.is_added(token_id):
+        return False
+    if not tokenizer.ranks:
+        return _unreachable_other(tokenizer, token_id)
+    if len(token.bytes) < 2:
         return False
     return _merge(tokenizer, token.bytes) != [token.bytes]
+
+
+#: First pieces tried before a WordPiece continuation token (see :func:`_unreachable_other`)
+_WORD_STARTS = ("a", "x", "q", "z", "0", "1", "b", "s", "t", "e")
+_INVALID_UTF8 = frozenset([0xC0, 0xC1, *range(0xF5, 0x100)])
+
+
+def _unreachable_other(tokenizer: Tokenizer, token_id: int) -> bool:
+    """:func:`is_unreachable` for kinds other than byte-level BPE from ranks.
+
+    * BPE from a merge list and Unigram: the model, given the token's own spelling as a chunk,
+      does not give the token back. As for byte-level BPE this is exact: in any text, the merges
+      (or the best path) inside the token's span are those of the span alone, or fewer.
+      A byte-fallback token is unreachable when its byte never occurs in UTF-8 or is an ASCII
+      character that is itself a token.
+    * WordPiece and WordLevel: a word-initial token is unreachable when encoding its spelling
+      through the whole pipeline does not give it back (a lowercasing normalizer never leaves
+      ``Hello``; a pre-tokenizer that cuts at punctuation never leaves ``a.b``). A WordPiece
+      continuation (``##ing``) is reachable when some word gives it after a first piece; a few
+      first pieces are tried.
+    * another kind: the model given the spelling does not give the token back.
+    """
+    from .bpe_merges import byte_token_value
+
+    model = tokenizer.model
+    spelling = tokenizer.token_str(token_id)
+    kind = model.kind
+    if kind in ("bpe", "unigram") and getattr(model, "byte_fallback", False):
+        value = byte_token_value(spelling)
+        if value is not None:
+            return value in _INVALID_UTF8 or (value < 0x80 and model.token_to_id(chr(value)) is not None)
+    if kind == "bpe":
+        prefix = getattr(model, "continuing_subword_prefix", None)
+        suffix = getattr(model, "end_of_word_suffix", None)
+        if prefix or suffix:
+            return _bpe_decorated_unreachable(model, token_id, spelling, prefix, suffix)
+        return [t for t, _, _ in model.tokenize(spelling)] != [token_id]
+    if kind == "unigram":
+        return tuple(model.best(spelling).ids) != (token_id,) if spelling else True
+    if kind == "wordpiece":
+        prefix = model.continuing_subword_prefix
+        if prefix and spelling.startswith(prefix) and len(spelling) > len(prefix):
+            core = spelling[len(prefix):]
+            for start in _WORD_STARTS:
+                if model.token_to_id(start) is None:
+                    continue
+                if [t for t, _, _ in model.tokenize(start + core)] == [model.token_to_id(start), token_id]:
+                    return False
+            return True
+        return tokenizer.encode(spelling, disallowed_special=()) != [token_id]
+    if kind == "wordlevel":
+        return tokenizer.encode(spelling, disallowed_special=()) != [token_id]
+    return [t for t, _, _ in model.tokenize(spelling)] != [token_id]
+
+
+def _bpe_decorated_unreachable(model, token_id: int, spelling: str, prefix: str | None, suffix: str | None) -> bool:  # noqa: ANN001
+    """A BPE token under a continuation prefix or end-of-word suffix: its characters as symbols
+    (with the prefix on every character of a continuation, on all but the first otherwise, and
+    the suffix on the last one of a word's end), merged."""
+    core, cont, end = spelling, False, False
+    if prefix and core.startswith(prefix) and len(core) > len(prefix):
+        core, cont = core[len(prefix):], True
+    if suffix and core.endswith(suffix) and len(core) > len(suffix):
+        core, end = core[: -len(suffix)], True
+    if model.ignore_merges and not cont and end == bool(suffix):
+        return False  # the whole word is looked up first
+    symbols = []
+    for i, c in enumerate(core):
+        s = (prefix + c) if prefix and (i or cont) else c
+        if end and i == len(core) - 1:
+            s += suffix
+        found = model.token_to_id(s)
+        if found is None:
+            return True
+        symbols.append(found)
+    return model.merge_ids(symbols) != [token_id]
 
 
 def unreachable_tokens(
@@ -198,8 +322,22 @@ def unreachable_tokens(
     progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> list[int]:
-    """Every mergeable token that ordinary encoding can never produce, by id."""
+    """Every mergeable token that ordinary encoding can never produce, by id (for every kind: see
+    :func:`is_unreachable`)."""
     ranks = tokenizer.ranks
+    if not ranks:
+        ids = sorted(set(tokenizer.model.get_vocab().values()))
+        out = []
+        for count, token_id in enumerate(ids):
+            if count % 4096 == 0:
+                _check(cancel)
+                if progress is not None:
+                    progress(count, len(ids))
+            if is_unreachable(tokenizer, token_id):
+                out.append(token_id)
+        if progress is not None:
+            progress(len(ids), len(ids))
+        return out
     items = [(data, rank) for data, rank in ranks.items() if len(data) > 1]
     out = []
     for count, (data, rank) in enumerate(items):
@@ -361,6 +499,8 @@ def build_index(
 def _build_index(
     tokenizer: Tokenizer, progress: Callable[[int, int], None] | None, cancel: threading.Event | None
 ) -> MergeIndex:
+    if not tokenizer.ranks:
+        return _index_of_merge_list(tokenizer, progress, cancel)
     ranks = tokenizer.ranks
     get = ranks.get
     items = sorted(ranks.items(), key=lambda item: item[1])
@@ -414,6 +554,34 @@ def _build_index(
     return index
 
 
+def _index_of_merge_list(
+    tokenizer: Tokenizer, progress: Callable[[int, int], None] | None, cancel: threading.Event | None
+) -> MergeIndex:
+    """The index of a model with a merge list (Hugging Face's BPE): each token's parents are its
+    lowest-rank merge; a model without merges has an empty index."""
+    model = tokenizer.model
+    parents: dict[int, tuple[int, int] | None] = {}
+    uses: dict[int, list[int]] = {}
+    if getattr(model, "parents", None) is None or tokenizer.model.kind != "bpe":
+        return MergeIndex(parents, uses)
+    ids = sorted(set(model.get_vocab().values()))
+    for count, token_id in enumerate(ids):
+        if count % 8192 == 0:
+            _check(cancel)
+            if progress is not None:
+                progress(count, len(ids))
+        pair = model.parents(token_id)
+        if pair is None:
+            continue
+        parents[token_id] = (pair.left, pair.right)
+        uses.setdefault(pair.left, []).append(token_id)
+        if pair.right != pair.left:
+            uses.setdefault(pair.right, []).append(token_id)
+    if progress is not None:
+        progress(len(ids), len(ids))
+    return MergeIndex(parents, uses)
+
+
 def reference_parents(tokenizer: Tokenizer, token_id: int) -> Parents | None:
     """The parents by plain BPE on the token's bytes with only lower ranks (the test oracle for
     :func:`build_index`; same answer as ``Tokenizer.parents`` without its cache)."""
@@ -442,7 +610,7 @@ def used_in(
     """
     if not tokenizer.has_token(token_id):
         raise UnknownTokenError(token_id, tokenizer.n_vocab)
-    if not has_index(tokenizer) and not tokenizer.is_special(token_id):
+    if not has_index(tokenizer) and not tokenizer.is_special(token_id) and tokenizer.ranks:
         direct = _used_in_direct(tokenizer, token_id)
         if direct is not None:
             return direct
@@ -489,6 +657,8 @@ def _used_in_direct(tokenizer: Tokenizer, token_id: int) -> tuple[Use, ...] | No
 
 
 def _sorted_merge_ranks(tokenizer: Tokenizer) -> list[int]:
+    if not tokenizer.ranks:
+        raise NotForThisKindError("a rank cut-off", tokenizer.name, tokenizer.kind, "byte-level BPE from ranks")
     return tokenizer.derived(
         "merges.ranks", lambda: sorted(rank for data, rank in tokenizer.ranks.items() if len(data) > 1))
 
@@ -505,7 +675,12 @@ def merges_kept(tokenizer: Tokenizer, max_rank: int | None) -> int:
     >>> tok = Tokenizer("t", {b"a": 0, b"b": 1, b"ab": 2, b"ba": 3}, r"\\w+")
     >>> merges_kept(tok, 0), merges_kept(tok, 3), merges_kept(tok, None)
     (0, 1, 2)
+
+    Another kind keeps all its merges (a merge list's length, 0 without merges); a cut-off for it
+    is a :class:`~.errors.NotForThisKindError`.
     """
+    if max_rank is None and not tokenizer.ranks:
+        return getattr(tokenizer.model, "n_merges", 0)
     merges = _sorted_merge_ranks(tokenizer)
     if max_rank is None:
         return len(merges)

@@ -61,6 +61,13 @@ class _Base:
     def normalize(self, text: NormalizedText) -> NormalizedText:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def safe_start(self, text: str, pos: int) -> bool:
+        """Whether normalizing ``text`` from ``pos`` on gives, there, what normalizing it whole
+        gives (no character before ``pos`` composes, reorders or matches with the one at
+        ``pos``): where a local pipeline may start again. True for character-by-character
+        stages."""
+        return True
+
     def normalize_str(self, text: str) -> str:
         return self.normalize(NormalizedText.identity(text)).text
 
@@ -74,6 +81,10 @@ class _Base:
 
 class _Form(_Base):
     form = ""
+
+    def safe_start(self, text: str, pos: int) -> bool:
+        # a character outside the form's "may change" table never joins the one before it
+        return pos <= 0 or pos >= len(text) or text[pos] < "\x80" or text[pos] not in table(_MAYBE_TABLE[self.form])
 
     def normalize(self, text: NormalizedText) -> NormalizedText:
         runs = unstable_runs(self.form, text.text)
@@ -104,6 +115,9 @@ def apply_changes(text: NormalizedText, edits: Seq[tuple[int, int, list[tuple[st
             continue
         out.append((s, e, chars, sources))
     return text.edit(out) if out else text
+
+
+_MAYBE_TABLE = {"NFD": "D_MAYBE", "NFKD": "D_MAYBE", "NFC": "C_MAYBE", "NFKC": "KC_MAYBE"}
 
 
 class NFD(_Form):
@@ -251,6 +265,15 @@ class Replace(_Base):
             return text.replace(self.pattern, self.content)
         return self.normalize(NormalizedText.identity(text)).text
 
+    def safe_start(self, text: str, pos: int) -> bool:
+        n = len(self.pattern)
+        if n <= 1 or pos <= 0:
+            return True
+        # no match of the pattern runs across pos (matches are found left to right from the start)
+        lo = max(0, pos - n + 1)
+        found = text.find(self.pattern, lo, pos + n - 1)
+        return found < 0 or found >= pos
+
 
 class Nmt(_Base):
     """SentencePiece's NMT cleanup: ASCII controls removed, other spaces made ``" "``."""
@@ -376,6 +399,12 @@ class BertNormalizer(_Base):
             text = Lowercase().normalize(text)
         return text
 
+    def safe_start(self, text: str, pos: int) -> bool:
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        if not strip or pos <= 0 or pos >= len(text) or text[pos] < "\x80":
+            return True
+        return text[pos] not in table("D_MAYBE")
+
     def normalize_str(self, text: str) -> str:
         if self.clean_text:
             if not text.isascii() or _ASCII_CONTROL.search(text):
@@ -408,6 +437,15 @@ class Precompiled(_Base):
     def normalize_str(self, text: str) -> str:
         return self._map.normalize_str(text)
 
+    def safe_start(self, text: str, pos: int) -> bool:
+        if pos <= 0 or pos >= len(text):
+            return True
+        from .precompiled import graphemes
+
+        # a charsmap rewrites whole graphemes: start only where one starts (and not between
+        # the \r and \n of a line break)
+        return len(graphemes(text[pos - 1 : pos + 1])) == 2 and text[pos - 1 : pos + 1] != "\r\n"
+
 
 class Sequence(_Base):
     """Normalizers applied in order."""
@@ -425,6 +463,12 @@ class Sequence(_Base):
         for n in self.normalizers:
             text = n.normalize_str(text)
         return text
+
+    def safe_start(self, text: str, pos: int) -> bool:
+        # each stage on the text as the stage before it left it: checked on the original text,
+        # which is exact for the first stage and, the stages being local, enough for the rest
+        # when none of them moves characters across pos
+        return all(getattr(n, "safe_start", None) is None or n.safe_start(text, pos) for n in self.normalizers)
 
 
 # ----- tokenizer.json ------------------------------------------------------------------------------

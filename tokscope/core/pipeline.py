@@ -18,6 +18,19 @@ A text goes through, in order:
 
 A **decoder** (:mod:`.decoders`) turns tokens back into text.
 
+Beyond each protocol's required members, a stage may offer optional ones the tokenizer uses when
+present (a stage without them still works, on the slower or coarser path):
+
+* ``Normalizer.safe_start(text, pos)``: whether the text may be normalized afresh from ``pos``
+  (no composition or reordering across it); where a restartable document starts again.
+* ``PreTokenizer.split_str(text, first)`` (the chunks as strings, for the ids-only path that keeps
+  no alignment) and ``needs_start`` (True when the stage reads where a split starts in the
+  original text, as Metaspace's ``first`` does).
+* A model's explorer facts, read by :mod:`.why`, :mod:`.facts` and :mod:`.merges`: ``parents``,
+  ``merges_into``, ``merge_rank``, ``replay`` and ``merge_ids`` (a merge list, :mod:`.bpe_merges`),
+  ``explain`` (WordPiece), ``best``/``nbest``/``score`` (Unigram), ``unk_token``/``unk_id``,
+  ``continuing_subword_prefix``/``end_of_word_suffix``/``byte_fallback``.
+
 :class:`~.tokenizer.Tokenizer` composes the stages; every part of tokscope (explorer, compare,
 explain, stats, the command line) works through the tokenizer's public API, never through a stage
 directly. A new kind of stage is a class in its stage's module that satisfies the protocol below

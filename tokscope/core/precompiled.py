@@ -30,6 +30,7 @@ from collections.abc import Mapping
 import regex
 
 from .errors import TokenizerFileError
+from .hf_unicode import chars
 from .normalized import NormalizedText
 
 # A grapheme cluster can only continue into an ASCII character after a Prepend character; the
@@ -45,12 +46,36 @@ _SEGMENT = regex.compile(
 _GRAPHEME = regex.compile(r"\X")
 
 
+def graphemes(text: str) -> list[str]:
+    """``text`` cut into graphemes as HF's ``unicode-segmentation`` cuts it: the ``regex``
+    module's ``\\X``, but for the code points its newer Unicode joins to the character before them
+    and HF's does not (``hf_tables.GRAPHEME_SPLIT``), which start a grapheme of their own.
+
+    >>> graphemes("e\u0301\U00010ef1x"), graphemes("e\u0301")
+    (['e\u0301', '\U00010ef1', 'x'], ['e\u0301'])
+    """
+    found = _GRAPHEME.findall(text)
+    split = chars("GRAPHEME_SPLIT")
+    if split.isdisjoint(text):
+        return found
+    out = []
+    for g in found:
+        start = 0
+        for k in range(1, len(g)):
+            if g[k] in split:
+                out.append(g[start:k])
+                start = k
+        out.append(g[start:])
+    return out
+
+
 class CharsMap:
     """A parsed ``precompiled_charsmap``."""
 
-    __slots__ = ("_array", "_normalized", "_lookup", "_char_cache", "_ascii")
+    __slots__ = ("_blob", "_array", "_normalized", "_lookup", "_char_cache", "_ascii")
 
     def __init__(self, blob: bytes) -> None:
+        self._blob = bytes(blob)
         if len(blob) < 4:
             raise TokenizerFileError("precompiled_charsmap is too short")
         (size,) = struct.unpack_from("<I", blob, 0)
@@ -67,6 +92,9 @@ class CharsMap:
         self._char_cache: dict[str, bool] = {}
         #: the ASCII characters that have a replacement of their own
         self._ascii = frozenset(chr(b) for b in range(128) if self._transform(chr(b)) is not None)
+
+    def __reduce__(self):
+        return CharsMap, (self._blob,)
 
     # ----- the trie ---------------------------------------------------------------------------
 
@@ -176,7 +204,7 @@ class CharsMap:
             if not any(self._is_candidate(c) for c in set(seg)):
                 continue
             pos = s
-            for g in _GRAPHEME.findall(seg):
+            for g in graphemes(seg):
                 parts = self._grapheme(g)
                 if parts is not None:
                     out.append((pos, parts))

@@ -26,7 +26,7 @@ from .byte_alphabet import BYTE_TO_CHAR
 from .errors import TokenizerFileError, UnsupportedComponentError
 from .hf_unicode import WHITESPACE, RangeSet, char_class, parse_ranges, table
 from .normalized import BEHAVIORS, NormalizedText, merge_matches, matches_from_spans
-from .normalizers import to_byte_level
+from .normalizers import _BYTE_STANDINS, to_byte_level
 from .onig import OnigPattern, compile_onig, literal_pattern
 
 __all__ = [
@@ -98,12 +98,49 @@ def split_text(text: NormalizedText, finder: Any, behavior: str, invert: bool = 
     return slices(text, merge_matches(matches, behavior))
 
 
+def isolated_strs(pattern: OnigPattern, text: str) -> list[str]:
+    """The pieces of ``text`` (non-empty) under HF's ``isolated`` behavior, as strings: the
+    matches and the text between them.
+
+    >>> isolated_strs(compile_onig(r"\\d+"), "ab12c3")
+    ['ab', '12', 'c', '3']
+    """
+    pieces = pattern.isolated(text)
+    if pieces is not None:
+        return pieces
+    out = []
+    prev = 0
+    for s, e in pattern.spans(text):
+        if prev != s:
+            out.append(text[prev:s])
+        if s != e:
+            out.append(text[s:e])
+        prev = e
+    if prev != len(text):
+        out.append(text[prev:])
+    return out
+
+
+def byte_level_str(text: str) -> str:
+    """``text`` in GPT-2's byte-level stand-ins (each UTF-8 byte one character).
+
+    >>> byte_level_str(" é")
+    'ĠÃ©'
+    """
+    if text.isascii():
+        return text.translate(_ASCII_STANDINS)
+    return text.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_STANDINS)
+
+
 class _Base:
     #: see :attr:`.pipeline.PreTokenizer.local`
     local = True
     #: False for a stage that rewrites each split but never cuts it (ByteLevel without its regex,
     #: Metaspace without ``split``): behind a local stage that cuts, such a stage stays local
     splits = True
+    #: True when the stage looks at where a split starts in the original text (Metaspace's
+    #: ``first``), so that only text at offset 0 of the original is treated as its start
+    needs_start = False
 
     def pre_tokenize(self, splits: list[NormalizedText]) -> list[NormalizedText]:
         out: list[NormalizedText] = []
@@ -115,6 +152,15 @@ class _Base:
     def _one(self, split: NormalizedText) -> list[NormalizedText]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        """The chunks of ``text`` as strings (the ids-only fast path: no alignment is kept).
+        ``first`` says whether ``text`` starts at offset 0 of the original text; it matters only
+        to stages with :attr:`needs_start`, and is exact for them only when ``text`` is the
+        original text itself (no normalizer rewrote it).
+
+        The chunks are always those of :meth:`pre_tokenize` on the same text."""
+        return [c.text for c in self.pre_tokenize([NormalizedText.identity(text, 0 if first else 1)])]
+
     def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """The chunks of ``text`` with their original spans, as HF's ``pre_tokenize_str``."""
         return [(c.text, (c.original_start, c.original_end)) for c in self.pre_tokenize([NormalizedText.identity(text)])]
@@ -125,10 +171,37 @@ class _Base:
 
 
 def _pattern_is_local(pattern: str) -> bool:
-    """A regex whose matches from a chunk boundary on do not depend on the text before it."""
+    """A regex whose matches from a chunk boundary on do not depend on the text before it: no
+    look-behind, word boundary, ``\\G``/``\\A`` or ``^`` outside a character class (a ``^``
+    inside one, as DeepSeek's punctuation class has, anchors nothing).
+
+    >>> _pattern_is_local(r"[!^_]+|\\s+"), _pattern_is_local(r"^a"), _pattern_is_local(r"[^a]|(?<=x)y")
+    (True, False, False)
+    """
     if any(tok in pattern for tok in ("(?<", "\\b", "\\B", "\\G", "\\A")):
         return False
-    return regex.search(r"(?<!\[)\^", pattern) is None
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":  # a ] right after [ or [^ is a literal
+                i += 1
+            continue
+        elif c == "^":
+            return False
+        i += 1
+    return True
 
 
 # ----- ByteLevel ------------------------------------------------------------------------------------
@@ -166,6 +239,14 @@ class ByteLevel(_Base):
                 out.append(to_byte_level(c))
         return out
 
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        if not text:
+            return []
+        if self.add_prefix_space and not text.startswith(" "):
+            text = " " + text
+        pieces = [text] if self._pattern is None else isolated_strs(self._pattern, text)
+        return [byte_level_str(p) for p in pieces]
+
 
 # ----- Split ------------------------------------------------------------------------------------------
 
@@ -186,6 +267,16 @@ class Split(_Base):
 
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
         return split_text(split, self._onig.spans, self.behavior, self.invert)
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        if not text:
+            return []
+        if self.behavior == "isolated" and not self.invert:
+            return isolated_strs(self._onig, text)
+        matches = matches_from_spans(self._onig.spans(text), len(text))
+        if self.invert:
+            matches = [(s, e, not m) for s, e, m in matches]
+        return [text[s:e] for s, e in merge_matches(matches, self.behavior) if s < e]
 
 
 # ----- character-class splits ---------------------------------------------------------------------------
@@ -223,6 +314,9 @@ class WhitespaceSplit(_Base):
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
         return _char_split(split, _WS, "removed")
 
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        return _compiled("[^" + _WS_CLASS[1:] + "+").findall(text)
+
 
 class Whitespace(_Base):
     r"""The chunks ``\w+|[^\w\s]+`` of the Rust ``regex`` crate (its Unicode ``\w``)."""
@@ -250,14 +344,22 @@ class Punctuation(_Base):
 
 
 class BertPreTokenizer(_Base):
-    """BERT's: split on whitespace (removed), then on punctuation (isolated)."""
+    """BERT's: split on whitespace (removed), then on punctuation (isolated): runs of other
+    characters, and each punctuation character alone (one regex over the whole split, built from
+    the punctuation ranges the split holds)."""
+
+    def _finder(self, text: str) -> regex.Pattern[str]:
+        present = table("PUNCT").present(text)
+        if not present:
+            return _compiled("[^" + _WS_CLASS[1:] + "+")
+        punct = char_class(present)[1:-1]
+        return _compiled(f"[^{_WS_CLASS[1:-1]}{punct}]+|[{punct}]")
 
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
-        out = []
-        punct = table("PUNCT")
-        for piece in _char_split(split, _WS, "removed"):
-            out.extend(_char_split(piece, punct, "isolated"))
-        return out
+        return slices(split, [m.span() for m in self._finder(split.text).finditer(split.text)])
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        return self._finder(text).findall(text)
 
 
 class Digits(_Base):
@@ -299,6 +401,7 @@ class Metaspace(_Base):
         self._rep = RangeSet([(ord(replacement), ord(replacement))])
         self.local = split and prepend_scheme == "never"
         self.splits = split
+        self.needs_start = prepend_scheme == "first"
 
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
         rep = self.replacement
@@ -313,6 +416,22 @@ class Metaspace(_Base):
         if rep not in split.text[1:]:
             return split.slices([(0, len(split.text))])  # one chunk (the common case)
         return _char_split(split, self._rep, "merged_with_next")
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        if not text:
+            return []
+        rep = self.replacement
+        if " " in text:
+            text = text.replace(" ", rep)
+        if not text.startswith(rep):
+            if self.prepend_scheme == "always" or (self.prepend_scheme == "first" and first):
+                text = rep + text
+        if not self.split or rep not in text[1:]:
+            return [text]
+        head, *rest = text.split(rep)
+        out = [head] if head else []
+        out.extend([rep + piece for piece in rest])
+        return out
 
 
 class FixedLength(_Base):
@@ -378,11 +497,23 @@ class Sequence(_Base):
             elif not (cut and not p.splits):
                 local = False
         self.local = local and cut
+        self.needs_start = any(p.needs_start for p in self.pretokenizers)
 
     def pre_tokenize(self, splits: list[NormalizedText]) -> list[NormalizedText]:
         for p in self.pretokenizers:
             splits = p.pre_tokenize(splits)
         return splits
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        if self.needs_start:  # where each split starts matters: keep the alignment
+            return _Base.split_str(self, text, first)
+        pieces = [text] if text else []
+        for p in self.pretokenizers:
+            out: list[str] = []
+            for piece in pieces:
+                out.extend(p.split_str(piece, False))
+            pieces = [piece for piece in out if piece]
+        return pieces
 
 
 # ----- tokenizer.json -------------------------------------------------------------------------------------

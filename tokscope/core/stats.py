@@ -480,11 +480,33 @@ def digit_groups(
 
 
 def probe_digits(encode: Callable[[str], Sequence[int]], token_bytes: Callable[[int], bytes],
-                 numbers: Sequence[str] = PROBE_NUMBERS) -> DigitGroups:
-    """Encode each of ``numbers`` after a space (as in running text) and report the cuts."""
+                 numbers: Sequence[str] = PROBE_NUMBERS, *,
+                 offsets: Callable[[str, Sequence[int]], list[int]] | None = None) -> DigitGroups:
+    """Encode each of ``numbers`` after a space (as in running text) and report the cuts.
+    ``offsets(text, ids)`` places the pieces when their bytes do not simply follow one another
+    (see :func:`text_offsets`)."""
     text = " " + " ".join(numbers)
     ids = encode(text)
-    return digit_groups(text.encode("utf-8"), token_offsets(ids, token_bytes), limit=len(numbers))
+    found = offsets(text, ids) if offsets is not None else token_offsets(ids, token_bytes)
+    return digit_groups(text.encode("utf-8"), found, limit=len(numbers))
+
+
+def text_offsets(tokenizer, text: str, ids: Sequence[int]) -> list[int]:  # noqa: ANN001
+    """Where each of the text's pieces starts in its UTF-8, plus the end (as :func:`token_offsets`
+    gives them), for any kind of tokenizer: the tokens' lengths when the pieces tile the text's
+    bytes (byte-level BPE), else the pieces' own byte offsets into the original text (a
+    normalizer, ``▁`` or ``##`` make the tokens' bytes differ from the text's)."""
+    if getattr(tokenizer, "pieces_tile_bytes", True):
+        offsets = token_offsets(ids, tokenizer.token_bytes)
+        if offsets[-1] != len(text.encode("utf-8", "surrogatepass")):
+            raise TokscopeError("the token ids do not decode to the text")
+        return offsets
+    ids = list(ids)
+    for mode in ({"disallowed_special": ()}, {"allowed_special": "all"}):
+        pieces = tokenizer.pieces(text, **mode)
+        if [p.id for p in pieces] == ids:
+            return [p.byte_start for p in pieces] + [len(text.encode("utf-8", "surrogatepass"))]
+    raise TokscopeError("the token ids are not the text's tokens")
 
 
 # ----- normalisation --------------------------------------------------------------------------
@@ -574,11 +596,9 @@ def text_stats(
     zipf = zipf_fit(frequencies)
     check()
     data = text.encode("utf-8")
-    offsets = token_offsets(ids, token_bytes)
-    if offsets[-1] != len(data):
-        raise TokscopeError("the token ids do not decode to the text")
+    offsets = text_offsets(tokenizer, text, ids)
     digits = digit_groups(data, offsets, limit=digit_limit, cancel=cancel)
-    probe = probe_digits(tokenizer.encode_ordinary, token_bytes)
+    probe = probe_digits(tokenizer.encode_ordinary, token_bytes, offsets=lambda t, i: text_offsets(tokenizer, t, i))
     check()
     norm = None
     if normalization:

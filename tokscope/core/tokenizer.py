@@ -10,7 +10,9 @@ with character and byte offsets into the *original* text, chunks, the added-toke
 incremental document.
 
 Byte-level BPE from ranks keeps its own fast paths (ASCII engine, segment and chunk caches, pieces
-placed by counting UTF-8 lead bytes); other pipelines go stage by stage.
+placed by counting UTF-8 lead bytes); other pipelines go stage by stage: ids alone on strings
+(added tokens cut, ``normalize_str``, ``split_str``, a per-chunk ids cache), pieces through the
+aligned stages, and a :attr:`Tokenizer.restartable` pipeline's scan a window of text at a time.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .bpe import RanksBPE, merge
-from .errors import CancelledError, DisallowedSpecialError, UnknownTokenError
+from .errors import CancelledError, DisallowedSpecialError, NotForThisKindError, UnknownTokenError
 from .specials import AllowedSpecial, DisallowedSpecial, SpecialTokens
 from .tiktoken_api import TiktokenAPI
 from .types import Chunk, Parents, Piece, Token, is_continuation
@@ -36,6 +38,13 @@ __all__ = ["AllowedSpecial", "DisallowedSpecial", "PieceSink", "Rows", "Tokenize
 #: it is emptied; segments longer than SEGMENT_CACHE_MAX_LEN are never cached.
 SEGMENT_CACHE_CHARS = 8_000_000
 SEGMENT_CACHE_MAX_LEN = 200_000
+#: Chunks (of pipelines other than byte-level BPE from ranks) whose ids are kept, and the longest
+#: chunk kept; the cache is emptied when full.
+IDS_CACHE_LIMIT = 200_000
+IDS_CACHE_MAX_LEN = 256
+#: Characters a restartable pipeline normalizes and cuts at a time when it scans (see
+#: :meth:`Tokenizer.scan`).
+SCAN_WINDOW = 4096
 
 #: flags of a piece row in :meth:`Tokenizer.scan` (and in the document's columns)
 PARTIAL = 1
@@ -140,6 +149,7 @@ class Tokenizer(TiktokenAPI):
         # where two names share an id (o200k_harmony's 200018) the first one names it, as in tiktoken
         self._special_by_id = {v: k for k, v in reversed(self.special_tokens.items())}
         self._added_by_id: dict[int, str] = dict(_added_tokens_of(added))
+        self._added_by_content: dict[str, int] = {v: k for k, v in self._added_by_id.items()}
         self._decoder: dict[int, bytes] | None = None
         self._segment_cache: dict[str, list[int]] = {}
         self._segment_cache_chars = 0
@@ -147,6 +157,17 @@ class Tokenizer(TiktokenAPI):
         self._shapes: dict[int, tuple[int, bool, bool]] = {}
         self._derived: dict[str, Any] = {}
         self._lock = threading.RLock()
+        self._ids_cache: dict[str, tuple[int, ...]] = {}
+        self._form_cache: tuple | None = None
+        self._piece_flags: dict[int, int] = {}
+        #: the ids-only path works on strings (no alignment): every stage has a string form, and
+        #: where a pre-tokenizer looks at where a split starts, nothing rewrote the text before it
+        self._string_path = (
+            (pre_tokenizer is None or hasattr(pre_tokenizer, "split_str"))
+            and (normalizer is None or hasattr(normalizer, "normalize_str"))
+            and (isinstance(added, SpecialTokens) or hasattr(added, "split_str"))
+            and (normalizer is None or not getattr(pre_tokenizer, "needs_start", False))
+        )
         ids = [*self._added_by_id]
         if isinstance(model, RanksBPE):
             max_model = max(model.ranks.values(), default=-1)
@@ -213,6 +234,18 @@ class Tokenizer(TiktokenAPI):
         return (getattr(self.normalizer, "local", True) and getattr(self.pre_tokenizer, "local", True)
                 and self.pre_tokenizer is not None)
 
+    def restart_ok(self, text: str, pos: int) -> bool:
+        """Whether a scan of ``text`` may start again at ``pos`` (a chunk start) for a
+        :attr:`restartable` tokenizer: the normalizer does not join the character at ``pos`` with
+        the one before (NFC composing a letter with the mark after it, a charsmap rewriting a
+        whole grapheme). Always True without a normalizer.
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").restart_ok("ab", 1)
+        True
+        """
+        check = getattr(self.normalizer, "safe_start", None)
+        return check is None or check(text, pos)
+
     # ----- vocabulary -------------------------------------------------------------------------
 
     @property
@@ -233,7 +266,7 @@ class Tokenizer(TiktokenAPI):
     @property
     def added_tokens(self) -> dict[str, int]:
         """Every added token (special or not) as ``content -> id``."""
-        return {v: k for k, v in self._added_by_id.items()}
+        return dict(self._added_by_content)
 
     def _decoder_map(self) -> dict[int, bytes]:
         if self._decoder is None:
@@ -243,11 +276,19 @@ class Tokenizer(TiktokenAPI):
                     if isinstance(model, RanksBPE):
                         decoder = dict(model.decoder)
                     else:
-                        decoder = {i: self._model_token_bytes(t) for t, i in model.get_vocab().items()}
+                        # worked out per token on first use: a 262k vocabulary's bytes take most
+                        # of a second, and a text needs only the tokens it has
+                        decoder = _TokenBytes(self._compute_token_bytes)
                     for token_id, text in self._added_by_id.items():
                         decoder[token_id] = text.encode("utf-8")
                     self._decoder = decoder
         return self._decoder
+
+    def _compute_token_bytes(self, token_id: int) -> bytes:
+        token = self.model.id_to_token(token_id) if isinstance(token_id, int) else None
+        if token is None:
+            raise KeyError(token_id)
+        return self._model_token_bytes(token)
 
     def _model_token_bytes(self, token: str) -> bytes:
         own = getattr(self.decoder, "token_bytes", None)  # a decoder may say it itself (see pipeline.Decoder)
@@ -270,7 +311,10 @@ class Tokenizer(TiktokenAPI):
 
     @property
     def byte_lengths(self) -> Mapping[int, int]:
-        """``id -> len(token_bytes(id))`` for the whole vocabulary (built once, then shared)."""
+        """``id -> len(token_bytes(id))`` for the whole vocabulary (built once, then shared; for kinds
+        other than byte-level BPE from ranks, each length is worked out on first use)."""
+        if not isinstance(self.model, RanksBPE):
+            return self.derived("byte_lengths", lambda: _TokenLengths(self.token_bytes))
         return self.derived("byte_lengths", lambda: {i: len(b) for i, b in self._decoder_map().items()})
 
     def token_str(self, token_id: int) -> str:
@@ -286,6 +330,28 @@ class Tokenizer(TiktokenAPI):
 
     def has_token(self, token_id: int) -> bool:
         return token_id in self._decoder_map()
+
+    def token_to_id(self, token: str) -> int | None:
+        """The id of a token by its spelling in the vocabulary (``token_str``'s inverse): an added
+        token's content, a model token (``Ġthe``, ``▁the``, ``##ing``, ``<0xE2>``), or for
+        byte-level BPE from ranks the token whose bytes are ``token`` in UTF-8. ``None`` when
+        there is none.
+
+        >>> Tokenizer("t", {b"a": 0, b"b": 1, b"ab": 2}, r"\\w+", {"<x>": 3}).token_to_id("ab")
+        2
+        """
+        found = self._added_by_content.get(token)
+        if found is not None:
+            return found
+        model = self.model
+        if isinstance(model, RanksBPE):
+            return model.ranks.get(token.encode("utf-8", "surrogatepass"))
+        return model.token_to_id(token)
+
+    @property
+    def unknown_id(self) -> int | None:
+        """The id of the model's unknown token (``[UNK]``, ``<unk>``), or ``None``."""
+        return _unknown_id(self.model)
 
     def token(self, token_id: int) -> Token:
         """The vocabulary entry for ``token_id``."""
@@ -329,7 +395,7 @@ class Tokenizer(TiktokenAPI):
                 found = getattr(model, "parents", None)
                 pair = found(token_id) if found is not None else None
                 if pair is not None:
-                    result = Parents(*pair)
+                    result = pair if isinstance(pair, Parents) else Parents(*pair)
         self._parents[token_id] = result
         return result
 
@@ -390,9 +456,21 @@ class Tokenizer(TiktokenAPI):
             return [(0, len(text), None)]
         if isinstance(added, SpecialTokens):
             return added.spans(text, allowed)
-        out = []
+        # the added tokens where they are in the original text, and the text between them (a
+        # normalized part's own span may not reach the end of its text: NFC aligns a composed
+        # character to the first of the characters it replaced)
+        out: list[tuple[int, int, int | None]] = []
+        last = 0
         for part, token_id in added.split(text, self.normalizer, allowed):
-            out.append((part.original_start, part.original_end, token_id))
+            if token_id is None:
+                continue
+            start, end = max(part.original_start, last), max(part.original_end, last)
+            if start > last:
+                out.append((last, start, None))
+            out.append((start, end, token_id))
+            last = end
+        if last < len(text) or not out:
+            out.append((last, len(text), None))
         return out
 
     def _parts(self, text: str, allowed: frozenset[str]) -> Iterator[tuple[int, int, int | None, NormalizedText | None]]:
@@ -420,7 +498,14 @@ class Tokenizer(TiktokenAPI):
         longest = max(map(len, contents))
         lo, hi = max(0, start - 4 * longest), min(len(text), end + 4 * longest)
         window = text[lo:hi]
-        return any(c in window for c in contents) or self.normalizer is not None
+        if any(c in window for c in contents):
+            return True
+        # a normalized token is matched in the normalized text: look there too
+        keys = [added.strings[t.id] for t in added.tokens if t.normalized and t.content]
+        if not keys or self.normalizer is None:
+            return False
+        normalized = self.normalizer.normalize_str(window)
+        return any(k in normalized for k in keys)
 
     # ----- chunks -----------------------------------------------------------------------------
 
@@ -454,6 +539,49 @@ class Tokenizer(TiktokenAPI):
                     out.append(Chunk(original, s, e, form=None if chunk.text == original else chunk.text))
         return out
 
+    def chunk_form(self, text: str, start: int, end: int, *, allowed_special: AllowedSpecial = ()) -> str | None:
+        """The text the model saw for the ordinary chunk ``text[start:end]`` (a chunk of :meth:`chunks`
+        or of a document of ``text``, with the same ``allowed_special``): its normalized,
+        pre-tokenized form (``ĠHello``, ``▁hello``), or ``None`` when that is the original text.
+
+        For a :attr:`restartable` tokenizer the chunk alone is enough; otherwise the part of the
+        text around it, between added tokens, is normalized and cut again (the last part is
+        remembered, so moving along one text is cheap).
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").chunk_form("a b", 2, 3) is None
+        True
+        """
+        if self._bytes_bpe or end <= start:
+            return None
+        original = text[start:end]
+        if self.restartable:
+            # a little of what follows too: a chunk's own span may stop short of characters a
+            # normalizer folded into it (NFC aligns é to the e of e + U+0301)
+            stop = min(len(text), end + 64)
+            if self._added_by_id and stop > end:  # but not into an added token
+                window = text[end:stop]
+                stop = end + next((s for s, _, t in self._spans(window, self.special_tokens_set) if t is not None),
+                                  len(window))
+            chunks = self._pre_tokenize(text, start, stop, self._normalize_part(text, start, stop))
+            form = chunks[0].text if chunks and chunks[0].original_start == start else None
+            return None if form is None or form == original else form
+        allowed, _ = self.resolve_special(allowed_special, ())
+        cached = self._form_cache
+        if cached is None or cached[0] is not text or cached[1] != allowed or not cached[2] <= start < cached[3]:
+            for s, e, token_id, part in self._parts(fix_surrogates(text), allowed):
+                if token_id is None and s <= start < e:
+                    forms = {(c.original_start, c.original_end): c.text for c in self._pre_tokenize(text, s, e, part)}
+                    cached = self._form_cache = (text, allowed, s, e, forms)
+                    break
+            else:
+                return None
+        form = cached[4].get((start, end))
+        return None if form is None or form == original else form
+
+    def _normalize_part(self, text: str, start: int, end: int) -> NormalizedText | None:
+        normalizer = self.normalizer
+        return None if normalizer is None else normalizer.normalize(_identity(text[start:end], start))
+
     def _pre_tokenize(self, text: str, start: int, end: int, part: NormalizedText | None) -> list[NormalizedText]:
         if part is None:
             part = _identity(text[start:end], start)
@@ -471,10 +599,13 @@ class Tokenizer(TiktokenAPI):
             return model.encode_chunk(chunk)
         return tuple(t[0] for t in model.tokenize(chunk))
 
+    def _no_cutoff(self) -> NotForThisKindError:
+        return NotForThisKindError("a rank cut-off", self.name, self.kind, "byte-level BPE from ranks")
+
     def _ranks_model(self) -> RanksBPE:
         model = self.model
         if not isinstance(model, RanksBPE):
-            raise TypeError(f"{self.name} is {self.kind}, not byte-level BPE from ranks")
+            raise NotForThisKindError("this", self.name, self.kind, "byte-level BPE from ranks")
         return model
 
     def encode_ordinary(self, text: str, *, max_rank: int | None = None) -> list[int]:
@@ -490,7 +621,7 @@ class Tokenizer(TiktokenAPI):
         text = fix_surrogates(text)
         if not self._bytes_bpe:
             if max_rank is not None:
-                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+                raise self._no_cutoff()
             return self._encode_generic(text, frozenset())
         pat = self._pat
         assert pat is not None
@@ -531,6 +662,47 @@ class Tokenizer(TiktokenAPI):
         return out
 
     def _encode_generic(self, text: str, allowed: frozenset[str]) -> list[int]:
+        """The ids of ``text`` through the stages, as strings where the stages allow it (no
+        alignment is needed for ids): added tokens cut out, each part normalized, cut into chunk
+        strings, and each chunk's ids taken from the cache or the model. The ids are always those
+        of :meth:`_encode_aligned` (the tests hold the two paths to each other)."""
+        if not self._string_path:
+            return self._encode_aligned(text, allowed)
+        added = self.added
+        normalizer = self.normalizer
+        pre = self.pre_tokenizer
+        if isinstance(added, SpecialTokens):
+            parts = []
+            for start, end, token_id in added.spans(text, allowed):
+                part = text[start:end] if token_id is not None or normalizer is None else normalizer.normalize_str(text[start:end])
+                parts.append((part, token_id, start))
+        else:
+            parts = added.split_str(text, normalizer, allowed)
+        out: list[int] = []
+        extend = out.extend
+        cache = self._ids_cache
+        get = cache.get
+        tokenize = self.model.tokenize
+        for part, token_id, offset in parts:
+            if token_id is not None:
+                out.append(token_id)
+                continue
+            if not part:
+                continue
+            for chunk in (pre.split_str(part, offset == 0) if pre is not None else (part,)):
+                ids = get(chunk)
+                if ids is None:
+                    ids = tuple([t[0] for t in tokenize(chunk)])
+                    if len(chunk) <= IDS_CACHE_MAX_LEN:
+                        if len(cache) >= IDS_CACHE_LIMIT:
+                            cache.clear()
+                        cache[chunk] = ids
+                extend(ids)
+        return out
+
+    def _encode_aligned(self, text: str, allowed: frozenset[str]) -> list[int]:
+        """The ids through the aligned stages (what pieces are made of); the reference of the
+        string path."""
         out: list[int] = []
         tokenize = self.model.tokenize
         for start, end, token_id, part in self._parts(text, allowed):
@@ -572,7 +744,7 @@ class Tokenizer(TiktokenAPI):
                     out.extend(self.encode_ordinary(text[start:end], max_rank=max_rank))
         else:
             if max_rank is not None:
-                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+                raise self._no_cutoff()
             out = self._encode_generic(text, allowed)
         if add_special_tokens:
             out = self.apply_template(out)
@@ -616,7 +788,7 @@ class Tokenizer(TiktokenAPI):
         self.check_special(text, disallowed)
         if not self._bytes_bpe:
             if max_rank is not None:
-                raise TypeError(f"a rank cut-off needs byte-level BPE; {self.name} is {self.kind}")
+                raise self._no_cutoff()
             sink = Rows()
             self.scan_text(sink, text, allowed_special=allowed)
             return self.place_pieces(text, sink.ids, sink.starts, sink.ends, sink.flags)
@@ -802,42 +974,100 @@ class Tokenizer(TiktokenAPI):
                     sync: Callable[[int], bool] | None, cancel: threading.Event | None,
                     limit: int | None) -> tuple[int, bool]:
         """:meth:`scan` stage by stage: normalize ``text[pos:end]`` (unless ``part`` is given),
-        pre-tokenize, and place each chunk's tokens on the original text."""
-        if part is None and self.normalizer is not None:
-            part = self.normalizer.normalize(_identity(text[pos:end], pos))
+        pre-tokenize, and place each chunk's tokens on the original text. A :attr:`restartable`
+        tokenizer works through the text a window at a time (so a scan that ``sync`` stops early
+        costs only the few windows it read)."""
+        if part is None and self.restartable:
+            chunks: Iterable[NormalizedText] = self._windowed_chunks(text, pos, end)
+        else:
+            if part is None and self.normalizer is not None:
+                part = self.normalizer.normalize(_identity(text[pos:end], pos))
+            chunks = self._pre_tokenize(text, pos, end, part)
         tokenize = self.model.tokenize
-        unk = _unknown_id(self.model)
+        flag_cache = self._piece_flags
         ids, starts, ends, flags = sink.ids, sink.starts, sink.ends, sink.flags
         cstarts, cends = sink.chunk_starts, sink.chunk_ends
-        decoder = self._decoder_map()
         stop = pos
         n = 0
-        for chunk in self._pre_tokenize(text, pos, end, part):
+        found = iter(chunks)
+        following = next(found, None)
+        while following is not None:
+            chunk, following = following, next(found, None)
             c0, stop = chunk.original_start, chunk.original_end
             cstarts.append(c0)
             cends.append(stop)
             row0 = len(ids)
-            for token_id, s, e in tokenize(chunk.text):
-                o0, o1 = chunk.original_span(s, e)
-                ids.append(token_id)
-                starts.append(o0)
-                ends.append(max(o0, o1))
-                data = decoder.get(token_id, b"")
-                partial = bool(data) and (is_continuation(data[0]) or _ends_inside(data))
-                flags.append((PARTIAL if partial else 0) | (UNKNOWN if token_id == unk else 0))
-            # pieces that share a character of the original text are parts of it
-            for k in range(row0 + 1, len(ids)):
-                if starts[k] < ends[k - 1] and starts[k] == starts[k - 1]:
-                    flags[k - 1] |= PARTIAL
-                    flags[k] |= PARTIAL
+            tokens = tokenize(chunk.text)
+            if chunk.is_identity:  # offsets into the chunk are offsets into the original text
+                for token_id, s, e in tokens:
+                    ids.append(token_id)
+                    starts.append(c0 + s)
+                    ends.append(c0 + e)
+                    f = flag_cache.get(token_id)
+                    flags.append(f if f is not None else self._piece_flag(token_id))
+            else:
+                span = chunk.original_span
+                for token_id, s, e in tokens:
+                    o0, o1 = span(s, e)
+                    ids.append(token_id)
+                    starts.append(o0)
+                    ends.append(max(o0, o1))
+                    f = flag_cache.get(token_id)
+                    flags.append(f if f is not None else self._piece_flag(token_id))
+                # pieces that share a character of the original text are parts of it
+                for k in range(row0 + 1, len(ids)):
+                    if starts[k] < ends[k - 1] and starts[k] == starts[k - 1]:
+                        flags[k - 1] |= PARTIAL
+                        flags[k] |= PARTIAL
             n += 1
             if cancel is not None and not n & 255 and cancel.is_set():
                 raise CancelledError("cancelled")
+            # stop only where the next chunk starts at or after this one's end (a normalizer can
+            # make two chunks of one character: NFKC's U+1D15E is two code points)
+            if following is not None and following.original_start < stop:
+                continue
             if sync is not None and sync(stop):
                 return stop, True
-            if limit is not None and stop >= limit:
+            if limit is not None and stop >= limit and self.restart_ok(text, stop):
                 return stop, False
         return stop, False
+
+    def _piece_flag(self, token_id: int) -> int:
+        """A token's own flags wherever it occurs: ``PARTIAL`` for bytes that are not whole
+        characters, ``UNKNOWN`` for the model's unknown token (remembered)."""
+        data = self._decoder_map().get(token_id, b"")
+        partial = bool(data) and (is_continuation(data[0]) or _ends_inside(data))
+        flag = (PARTIAL if partial else 0) | (UNKNOWN if token_id == _unknown_id(self.model) else 0)
+        self._piece_flags[token_id] = flag
+        return flag
+
+    def _windowed_chunks(self, text: str, pos: int, end: int) -> Iterator[NormalizedText]:
+        """The chunks of ``text[pos:end]`` (``pos`` a chunk start) for a :attr:`restartable`
+        tokenizer, normalized and cut a window at a time: all but the last two chunks of a window
+        are kept (a chunk may look a little past its end, and the window's end cuts the last one)
+        and the next window starts where the first of those two starts, a chunk start. A window
+        that gives too few chunks is doubled."""
+        window = SCAN_WINDOW
+        normalizer = self.normalizer
+        while pos < end:
+            stop = min(end, pos + window)
+            part = None if normalizer is None else normalizer.normalize(_identity(text[pos:stop], pos))
+            chunks = self._pre_tokenize(text, pos, stop, part)
+            if stop >= end:
+                yield from chunks
+                return
+            # start the next window at the first of the last two chunks, or an earlier chunk
+            # where the normalizer may start again
+            k = len(chunks) - 2
+            while k > 0 and (chunks[k - 1].original_end > chunks[k].original_start
+                             or not self.restart_ok(text, chunks[k].original_start)):
+                k -= 1
+            if k <= 0 or chunks[k].original_start <= pos:
+                window *= 2
+                continue
+            yield from chunks[:k]
+            pos = chunks[k].original_start
+            window = SCAN_WINDOW
 
     # ----- decoding ---------------------------------------------------------------------------
 
@@ -846,7 +1076,7 @@ class Tokenizer(TiktokenAPI):
 
         For tokenizers with a decoder (Hugging Face's), the decoder's text as UTF-8."""
         ids = list(ids)
-        if self.decoder is not None and not isinstance(self.model, RanksBPE):
+        if not isinstance(self.model, RanksBPE) and (self.decoder is not None or not isinstance(self.added, SpecialTokens)):
             return self.decode(ids).encode("utf-8", "surrogatepass")
         decoder = self._decoder_map()
         try:
@@ -858,7 +1088,18 @@ class Tokenizer(TiktokenAPI):
             raise
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Decode to text, replacing bytes that are not valid UTF-8 with U+FFFD by default."""
+        """Decode to text, replacing bytes that are not valid UTF-8 with U+FFFD by default.
+
+        A tokenizer read from a ``tokenizer.json`` decodes as Hugging Face's
+        ``decode(ids, skip_special_tokens=False)``: every token, added ones included, as the
+        library writes it (a normalized added token in its normalized form) goes through the
+        file's decoder, or is joined with spaces when the file has none."""
+        if not isinstance(self.added, SpecialTokens):
+            tokens = [self._hf_token(i) for i in ids]
+            decoder = self.decoder
+            if decoder is None:
+                return " ".join(tokens)
+            return "".join(decoder.decode_chain(tokens))
         decoder = self.decoder
         if decoder is None or isinstance(self.model, RanksBPE):
             return self.decode_bytes(ids).decode("utf-8", errors=errors)
@@ -877,8 +1118,56 @@ class Tokenizer(TiktokenAPI):
             out.append("".join(decoder.decode_chain(tokens)))
         return "".join(out)
 
+    def _hf_token(self, token_id: int) -> str:
+        """The token as Hugging Face's ``id_to_token`` writes it (an added token first)."""
+        found = self.added.strings.get(token_id)
+        if found is None:
+            found = self.model.id_to_token(token_id) if isinstance(token_id, int) else None
+            if found is None:
+                raise UnknownTokenError(token_id, self.n_vocab)
+        return found
+
 
 _MISSING = object()
+
+
+class _TokenBytes(dict):
+    """``id -> bytes``, each worked out on first use by ``compute`` (which raises ``KeyError``
+    for an id that is not in the vocabulary); reads like a plain dict of the vocabulary."""
+
+    __slots__ = ("_compute",)
+
+    def __init__(self, compute: Callable[[int], bytes]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, key: int) -> bytes:
+        value = self._compute(key)
+        self[key] = value
+        return value
+
+    def get(self, key: int, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[key]
+        except (KeyError, TypeError):
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key, _MISSING) is not _MISSING  # type: ignore[arg-type]
+
+
+class _TokenLengths(dict):
+    """``id -> len(token_bytes(id))``, on first use (see :class:`_TokenBytes`)."""
+
+    __slots__ = ("_token_bytes",)
+
+    def __init__(self, token_bytes: Callable[[int], bytes]) -> None:
+        super().__init__()
+        self._token_bytes = token_bytes
+
+    def __missing__(self, key: int) -> int:
+        value = self[key] = len(self._token_bytes(key))
+        return value
 
 
 class PatternSplit:
@@ -896,6 +1185,9 @@ class PatternSplit:
 
     def __reduce__(self):
         return PatternSplit, (self.pattern,)
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        return self.compiled.findall(text)
 
     def pre_tokenize(self, splits: list[NormalizedText]) -> list[NormalizedText]:
         out = []

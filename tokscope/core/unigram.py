@@ -108,6 +108,11 @@ class Unigram:
 
     # ----- the Model protocol -------------------------------------------------------------------
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_cache"] = {}  # caches are not kept in a pickle
+        return state
+
     def token_to_id(self, token: str) -> int | None:
         return self._ids.get(token)
 

@@ -2,7 +2,8 @@
 
 Substring and hex searches look inside each token's bytes (so they also find partial tokens);
 a regular expression is matched (``search``, not a full match) against each token's text decoded
-with U+FFFD for bytes that are not whole characters. Results sort by id or by length (longest
+with U+FFFD for bytes that are not whole characters (and, for kinds whose vocabulary spells a token
+otherwise, ``▁the`` or ``##ing``, against that spelling too). Results sort by id or by length (longest
 first, then by id) and can be limited; the total number of matches is always reported.
 
 >>> from tokscope.core.tokenizer import Tokenizer
@@ -58,9 +59,18 @@ class _Table:
     """Every token of a vocabulary in id order with its bytes and decoded text (built once)."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
-        entries = [(rank, data) for data, rank in tokenizer.ranks.items()]
-        entries += [(token_id, text.encode("utf-8")) for text, token_id in tokenizer.special_tokens.items()]
+        if tokenizer.ranks:
+            entries = [(rank, data) for data, rank in tokenizer.ranks.items()]
+            entries += [(token_id, text.encode("utf-8")) for text, token_id in tokenizer.special_tokens.items()]
+        else:
+            # every id of the model and the added tokens, with the bytes each stands for in a
+            # decoded text (``▁the`` is `` the``, ``##ing`` is ``ing``, ``<0xE2>`` that byte)
+            ids = set(tokenizer.model.get_vocab().values()) | set(tokenizer.added_tokens.values())
+            entries = [(token_id, tokenizer.token_bytes(token_id)) for token_id in ids]
         entries.sort(key=lambda item: item[0])  # id order, so hits found in order need no sorting
+        #: the vocabulary's spelling of each entry where it is not its bytes decoded (kinds other
+        #: than byte-level BPE from ranks); a regular expression is matched against both
+        self.spellings = None if tokenizer.ranks else [tokenizer.token_str(token_id) for token_id, _ in entries]
         self.ids = [token_id for token_id, _ in entries]
         self.data = [data for _, data in entries]
         self.special = frozenset(tokenizer.special_tokens.values())
@@ -68,6 +78,16 @@ class _Table:
         self.blob = b"".join(self.data)
         self.starts = list(accumulate((len(d) for d in self.data), initial=0))
         self._texts: list[str] | None = None
+        self._by_bytes: dict[bytes, int] | None = None
+
+    def by_bytes(self) -> dict[bytes, int]:
+        """``bytes -> id`` of the first token (lowest id) that stands for them."""
+        if self._by_bytes is None:
+            found: dict[bytes, int] = {}
+            for token_id, data in zip(reversed(self.ids), reversed(self.data)):
+                found[data] = token_id
+            self._by_bytes = found
+        return self._by_bytes
 
     @property
     def texts(self) -> list[str]:
@@ -156,6 +176,8 @@ def search_vocab(
         compiled = compile_search(pattern)
         query = pattern
         hits = _regex_hits(compiled, texts, cancel)
+        if table.spellings is not None:  # also the vocabulary's own spelling (▁the, ##ing, <0xE2>)
+            hits = sorted(set(hits) | set(_regex_hits(compiled, table.spellings, cancel)))
     else:
         query = ""
         hits = list(range(len(ids)))

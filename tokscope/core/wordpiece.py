@@ -94,6 +94,11 @@ class WordPiece:
         )
         self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_cache"] = {}  # caches are not kept in a pickle
+        return state
+
     def token_to_id(self, token: str) -> int | None:
         return self._vocab.get(token)
 

@@ -1,0 +1,265 @@
+"""Whole ``tokenizer.json`` tokenizers of every kind against ``tokenizers``, single thread.
+
+    python bench/bench_hf_tokenizers.py [--only encode|doc|load] [--size CHARS] [--repeat N] [FAMILY ...]
+
+* ``encode``: about 1 MB of text (``_corpus.py``: prose, then code) through ``Tokenizer.encode``
+  (``disallowed_special=()``) and through ``tokenizers``' ``encode(add_special_tokens=False)``
+  (*tk*, which also builds offsets and token strings) and ``encode_batch_fast`` (*tk fast*: ids
+  only, the fair match for ``encode``), alternating, in the same process; the ids are checked
+  identical. *Cold* is a fresh tokenizer
+  (empty caches; unpickled before the clock starts), *warm* the same text again. Printed: the
+  best of ``--repeat`` runs of each and the ratios to ``tokenizers``.
+* ``doc``: what the explorer does on 100 KB: ``Tokenizer.pieces``, ``Document.build``, an edit of
+  one character in the middle (``Document.edited``), and placing every piece
+  (``Document.place``), for every family.
+* ``load``: a 9 MB ``tokenizer.json`` (Llama 3 as ``transformers`` converts Meta's file: 128k
+  vocab, 280k merges, indented, merges as ``"a b"`` lines, as the published file is) and a 36 MB
+  one (a 262k-vocab byte-fallback BPE with 593k merges in pairs, built from the o200k_base and
+  cl100k_base vocabularies, laid out as Gemma 3's): cold (read, parse, build), pickled (dump and
+  load, as a cache would), and the load of the pickle in a fresh process with the first encode;
+  ``tokenizers``' own ``from_file`` beside it. The fresh process imports ``tokscope.core.hf``
+  first (a running tokscope has), so ``fresh`` is the unpickling alone.
+
+The families are those of ``tests/core/hf_files.py`` (trained or read from installed packages at
+run time; nothing is downloaded or committed). ``RAYON_NUM_THREADS=1`` is set before
+``tokenizers`` is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ["RAYON_NUM_THREADS"] = "1"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent), str(ROOT / "tests" / "core")]
+
+from _corpus import CORPORA  # noqa: E402
+
+import hf_files  # noqa: E402
+import tokenizers  # noqa: E402
+
+from tokscope.core import hf  # noqa: E402
+from tokscope.core.document import Document  # noqa: E402
+
+
+def corpus(size: int) -> str:
+    prose = CORPORA["prose"](size // 2)
+    return prose + CORPORA["code"](size - len(prose))
+
+
+def timed(fn):
+    gc.collect()
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def bench_encode(names: list[str], size: int, repeat: int) -> None:
+    text = corpus(size)
+    print(f"encode {len(text):,} characters ({len(text.encode()):,} bytes), best of {repeat}")
+    print(f"{'family':20s} {'kind':18s} {'tk':>6s} {'tk fast':>7s} {'cold':>6s} {'warm':>6s} {'cold/tk':>8s} "
+          f"{'cold/fast':>9s} {'warm/fast':>9s}")
+    for name in names:
+        try:
+            data = hf_files.build(name)
+        except hf_files.Missing as exc:
+            print(f"{name:20s} skipped: {exc}")
+            continue
+        ref = tokenizers.Tokenizer.from_str(data)
+        frozen = pickle.dumps(hf.from_json_text(data, name))
+        tk, fast, cold, warm = [], [], [], []
+        want = got = None
+        for _ in range(repeat):
+            t, enc = timed(lambda: ref.encode(text, add_special_tokens=False))
+            tk.append(t)
+            want = enc.ids
+            t, batch = timed(lambda: ref.encode_batch_fast([text], add_special_tokens=False))
+            fast.append(t)
+            assert batch[0].ids == want
+            ours = pickle.loads(frozen)
+            t, got = timed(lambda: ours.encode(text, disallowed_special=()))
+            cold.append(t)
+            t, _ = timed(lambda: ours.encode(text, disallowed_special=()))
+            warm.append(t)
+        assert got == want, f"{name}: ids differ from tokenizers"
+        b_tk, b_fast, b_cold, b_warm = min(tk), min(fast), min(cold), min(warm)
+        print(f"{name:20s} {ours.kind:18s} {b_tk:5.2f}s {b_fast:6.2f}s {b_cold:5.2f}s {b_warm:5.2f}s {b_cold / b_tk:7.2f}x "
+              f"{b_cold / b_fast:8.2f}x {b_warm / b_fast:8.2f}x", flush=True)
+
+
+def bench_doc(names: list[str], size: int, repeat: int) -> None:
+    text = corpus(size)
+    mid = len(text) // 2
+    edited = text[:mid] + "x" + text[mid:]
+    print(f"explorer work on {len(text):,} characters, best of {repeat} (ms)")
+    print(f"{'family':20s} {'pieces':>8s} {'build':>8s} {'edit':>8s} {'place':>8s}  restartable")
+    for name in names:
+        try:
+            ours = hf.from_json_text(hf_files.build(name), name)
+        except hf_files.Missing as exc:
+            print(f"{name:20s} skipped: {exc}")
+            continue
+        ours.pieces(text, disallowed_special=())  # warm the model caches, as a session is
+        rows = {"pieces": [], "build": [], "edit": [], "place": []}
+        for _ in range(repeat):
+            rows["pieces"].append(timed(lambda: ours.pieces(text, disallowed_special=()))[0])
+            t, doc = timed(lambda: Document.build(ours, text))
+            rows["build"].append(t)
+            t, new = timed(lambda: doc.edited(edited))
+            rows["edit"].append(t)
+            rows["place"].append(timed(lambda: new.place(0, len(new)))[0])
+        cells = " ".join(f"{min(v) * 1000:8.1f}" for v in rows.values())
+        print(f"{name:20s} {cells}  {ours.restartable}", flush=True)
+
+
+_FRESH = """
+import pickle, sys, time
+import tokscope.core.hf  # what a running tokscope has imported already
+start = time.perf_counter()
+with open(sys.argv[1], "rb") as f:
+    tok = pickle.load(f)
+loaded = time.perf_counter() - start
+start = time.perf_counter()
+tok.encode("Hello, wörld: 中文 and 😀 emoji", disallowed_special=())
+print(loaded, time.perf_counter() - start)
+"""
+
+
+def big_files(folder: Path) -> dict[str, Path]:
+    """The 9 MB and 36 MB files (built once per run in ``folder``)."""
+    out = {}
+    llama = folder / "llama3-9mb.json"
+    obj = json.loads(hf_files.build("llama3"))
+    obj["model"]["merges"] = [" ".join(m) for m in obj["model"]["merges"]]
+    llama.write_text(json.dumps(obj, indent=2, ensure_ascii=False), encoding="utf-8")
+    out["llama3 (9 MB)"] = llama
+    big = folder / "bytefallback-36mb.json"
+    big.write_text(json.dumps(byte_fallback_262k(), indent=2, ensure_ascii=False), encoding="utf-8")
+    out["262k byte-fallback (36 MB)"] = big
+    return out
+
+
+def byte_fallback_262k() -> dict:
+    """A 262,144-token byte-fallback BPE laid out as Gemma 3's tokenizer.json: the byte tokens,
+    the o200k_base and cl100k_base tokens that are whole UTF-8 (spaces as ``▁``) with their
+    characters, then pairs of short ones; merges as ``transformers`` derives them (every split
+    into two tokens, by the token's id)."""
+    import itertools
+
+    from tokscope.sources import registry
+
+    tokens: dict[str, int] = {}
+
+    def add(s: str) -> None:
+        if s not in tokens:
+            tokens[s] = len(tokens)
+
+    for b in range(256):
+        add(f"<0x{b:02X}>")
+    for encoding in ("o200k_base", "cl100k_base"):
+        for data, _ in sorted(registry.load(encoding).ranks.items(), key=lambda kv: kv[1]):
+            try:
+                s = data.decode("utf-8").replace(" ", "▁")
+            except UnicodeDecodeError:
+                continue
+            for ch in s:
+                add(ch)
+            add(s)
+    short = [t for t in tokens if 2 <= len(t) <= 4 and not t.startswith("<0x")][:2000]
+    for a, b in itertools.product(short, short):
+        if len(tokens) >= 262144 - 3:
+            break
+        add(a + b)
+    vocab = {"<pad>": 0, "<eos>": 1, "<bos>": 2}
+    for s in tokens:
+        vocab.setdefault(s, len(vocab))
+    merges = []
+    for merged, mid in vocab.items():
+        if len(merged) < 2 or merged.startswith("<0x"):
+            continue
+        local = [(merged[:i], merged[i:]) for i in range(1, len(merged)) if merged[:i] in vocab and merged[i:] in vocab]
+        local.sort(key=lambda lr: (vocab[lr[0]], vocab[lr[1]]))
+        merges.extend((mid, left, right) for left, right in local)
+    merges.sort(key=lambda m: (m[0], len(m[1]), len(m[2])))
+    special = [{"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+                "special": True} for c, i in (("<pad>", 0), ("<eos>", 1), ("<bos>", 2))]
+    return {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": special,
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+        "pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
+        "post_processor": {"type": "TemplateProcessing",
+                           "single": [{"SpecialToken": {"id": "<bos>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+                           "pair": [{"SpecialToken": {"id": "<bos>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                                    {"Sequence": {"id": "B", "type_id": 1}}],
+                           "special_tokens": {"<bos>": {"id": "<bos>", "ids": [2], "tokens": ["<bos>"]}}},
+        "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+                                                     {"type": "ByteFallback"}, {"type": "Fuse"}]},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": vocab, "merges": [[left, right] for _, left, right in merges]},
+    }
+
+
+def bench_load(repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        files = big_files(folder)
+        print(f"load, best of {repeat} (s)")
+        print(f"{'file':28s} {'MB':>6s} {'tk':>6s} {'parse':>6s} {'build':>6s} {'cold':>6s} {'dump':>6s} {'pickleMB':>8s} "
+              f"{'load':>6s} {'fresh':>6s} {'1st enc':>7s}")
+        for label, path in files.items():
+            raw = path.read_bytes()
+            tk = min(timed(lambda: tokenizers.Tokenizer.from_file(str(path)))[0] for _ in range(repeat))
+            parse, build, cold = [], [], []
+            tok = None
+            for _ in range(repeat):
+                t0, raw2 = timed(path.read_bytes)
+                t1, obj = timed(lambda: hf.parse(raw2, path.name))
+                t2, tok = timed(lambda: hf.from_json(obj, label))
+                parse.append(t1)
+                build.append(t2)
+                cold.append(t0 + t1 + t2)
+                del obj
+            dump, blob = timed(lambda: pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL))
+            load = min(timed(lambda: pickle.loads(blob))[0] for _ in range(repeat))
+            cached = folder / "tok.pickle"
+            cached.write_bytes(blob)
+            fresh = []
+            for _ in range(repeat):
+                out = subprocess.run([sys.executable, "-c", _FRESH, str(cached)], capture_output=True, text=True,
+                                     env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp)
+                if out.returncode:
+                    raise SystemExit(out.stderr)
+                fresh.append(tuple(map(float, out.stdout.split())))
+            fresh_load, first = min(fresh)
+            print(f"{label:28s} {len(raw) / 1e6:6.1f} {tk:6.2f} {min(parse):6.2f} {min(build):6.2f} {min(cold):6.2f} "
+                  f"{dump:6.2f} {len(blob) / 1e6:8.1f} {load:6.2f} {fresh_load:6.2f} {first:7.3f}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("families", nargs="*", default=list(hf_files.FAMILIES))
+    parser.add_argument("--only", choices=["encode", "doc", "load"])
+    parser.add_argument("--size", type=int, default=None, help="characters of text (1 MB for encode, 100 KB for doc)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.only in (None, "encode"):
+        bench_encode(args.families, args.size or 1_000_000, args.repeat)
+    if args.only in (None, "doc"):
+        bench_doc(args.families, args.size or 100_000, args.repeat)
+    if args.only in (None, "load"):
+        bench_load(args.repeat)
+
+
+if __name__ == "__main__":
+    main()
