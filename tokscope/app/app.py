@@ -159,6 +159,8 @@ class ExplorerApp(App):
         self.rank_colours = False
         #: the training form's values, kept while the app runs (the screen reads and writes them)
         self.train_settings: dict[str, Any] = {}
+        #: the chat screen's conversation, kept while the app runs (see tokscope.app.chat_model)
+        self.chat_draft: Any = None
         #: the signal that stopped the app and the recovery file its edits went to
         self.stopped_by: tuple[str, Path | None] | None = None
 
@@ -624,7 +626,11 @@ class ExplorerApp(App):
     # ----- actions ---------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        sections = [
+        self.push_screen(HelpScreen(self.help_sections()))
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The help screen's sections (a view puts its own keys first)."""
+        return [
             ("Everywhere (the input pane included)", [(key_label(k), h) for k, _, _, _, h in APP_KEYS]),
             ("Moving", MOVE_KEYS),
             ("Token view colours", [
@@ -641,7 +647,6 @@ class ExplorerApp(App):
                                 "the copy goes through the terminal (OSC 52; inside tmux it needs "
                                 "`set -g set-clipboard on`)")]),
         ]
-        self.push_screen(HelpScreen(sections))
 
     def action_pick_encoding(self) -> None:
         from ..sources import registry
