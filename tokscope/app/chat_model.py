@@ -95,9 +95,8 @@ def preview(message: dict[str, Any], width: int = 40) -> str:
             return safe_text("→ " + ", ".join(names))[:width]
         return "(empty)"
     first = text.lstrip("\n").split("\n", 1)
-    line = first[0]
     more = len(first) > 1 and first[1].strip() != ""
-    line = safe_text(line)
+    line = safe_text(first[0][: width * 4])  # a stand-in is a few cells at most
     if len(line) > width:
         return line[: width - 1] + "…"
     return line + ("…" if more else "")

@@ -22,12 +22,16 @@ or Escape, so typing always types.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, DataTable, Footer, Label, Static, TextArea
 
@@ -42,7 +46,6 @@ from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
 from ..widgets.editor import Editor, to_editor, uses_crlf
 from ..widgets.form import Select
-from ..widgets.token_view import TokenView
 from .base import ViewScreen, view_bindings
 
 #: seconds after an edit before counting (typing fast starts one count, not one per key)
@@ -72,10 +75,63 @@ CHAT_KEYS = [
 ]
 
 
+class ChatCommands(Provider):
+    """The chat screen's actions in the command palette (Ctrl+P), the formats and roles among them."""
+
+    def _commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        screen = self.screen
+        if not isinstance(screen, ChatScreen):
+            return []
+        run = screen.run_action
+        out: list[tuple[str, str, Callable[[], Any]]] = [
+            ("Chat: new message", "after the selected one (Ctrl+N)", partial(run, "add")),
+            ("Chat: remove the message", "the selected one; Ctrl+Z in the list brings it back (Delete)",
+             partial(run, "remove")),
+            ("Chat: bring back", "the conversation before the last removal, opening or reset (Ctrl+Z)",
+             partial(run, "undo")),
+            ("Chat: move the message up", "(Ctrl+↑)", partial(run, "move(-1)")),
+            ("Chat: move the message down", "(Ctrl+↓)", partial(run, "move(1)")),
+            ("Chat: generation prompt on/off", "the header the model answers after (Ctrl+G)",
+             partial(run, "toggle_generation")),
+            ("Chat: open a conversation…", "chat-completions JSON: messages, or {messages, tools} (Ctrl+O)",
+             partial(run, "open")),
+            ("Chat: save the conversation…", "as chat-completions JSON, atomically (Ctrl+S)", partial(run, "save")),
+            ("Chat: compare tokenizers", "this conversation under 2-4 tokenizers, each in its own format (F5)",
+             partial(run, "compare")),
+            ("Chat: copy the ids", "the rendered prompt's ids, space separated", partial(screen.copy, "ids")),
+            ("Chat: copy the rendered prompt", "the text the model reads", partial(screen.copy, "text")),
+            ("Chat: copy the conversation", "as chat-completions JSON", partial(screen.copy, "json")),
+            ("Chat: visible whitespace on/off", "spaces, tabs and newlines in the prompt as · → ⏎",
+             partial(run, "toggle_ws")),
+            ("Chat: prompt as text, ids or both", "(Ctrl+T)", partial(run, "cycle_mode")),
+            ("Chat: add the explorer's text", "as a user message after the selected one", screen.add_explorer_text),
+            ("Chat: start from the example", "the example conversation; Ctrl+Z brings yours back",
+             screen.reset_to_example),
+        ]
+        for role in ROLES:
+            out.append((f"Chat: role {role}", "for the selected message (Ctrl+R cycles)", partial(screen.set_role, role)))
+        for label, value in screen.format_choices():
+            out.append((f"Chat: format {safe_text(label)}", "render the conversation in this format (Ctrl+F cycles)",
+                        partial(screen.set_format, value)))
+        return out
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(escape(title), callback, help=escape(help_text))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(escape(title)), callback, help=escape(help_text))
+
+
 class ChatScreen(ViewScreen):
     """What a conversation costs in tokens (see the module docstring)."""
 
     MIN_SIZE = (60, 16)
+    COMMANDS = {ChatCommands}
 
     DEFAULT_CSS = """
     ChatScreen { layout: vertical; }
@@ -490,6 +546,7 @@ class ChatScreen(ViewScreen):
         m = self._message_counts().get(self.current)
         if m is not None and m.spans:
             self.prompt.select(m.spans[0][0], scroll=True)
+            self._prompt_titles(m.spans[0][0])
 
     @on(TextArea.Changed, "#chat-content")
     def _content_changed(self, event: TextArea.Changed) -> None:
@@ -519,10 +576,6 @@ class ChatScreen(ViewScreen):
             return
         self.draft.generation = event.value
         self.count_now()
-
-    def on_token_view_selected(self, event: TokenView.Selected) -> None:
-        if event.control is self.prompt or getattr(event, "_sender", None) is self.prompt:
-            self._prompt_titles(event.index)
 
     def on_compare_pane_chosen(self, event: ComparePane.Chosen) -> None:
         event.stop()
@@ -609,10 +662,16 @@ class ChatScreen(ViewScreen):
         messages = self.draft.messages
         if not messages:
             return
-        message = messages[self.current]
-        role = message.get("role")
+        role = messages[self.current].get("role")
         k = ROLES.index(role) if role in ROLES else -1
-        message["role"] = ROLES[(k + 1) % len(ROLES)]
+        self.set_role(ROLES[(k + 1) % len(ROLES)])
+
+    def set_role(self, role: str) -> None:
+        """Give the selected message the role ``role``."""
+        messages = self.draft.messages
+        if not messages:
+            return
+        messages[self.current]["role"] = role
         self._update_row(self.current)
         self._editor_titles()
         self.count_now()
@@ -625,6 +684,10 @@ class ChatScreen(ViewScreen):
         values = [v for _, v in self._choices] or [AUTO]
         current = self.draft.format if self.draft.format in values else AUTO
         self.query_one("#chat-format", Select).value = values[(values.index(current) + 1) % len(values)]
+
+    def format_choices(self) -> list[tuple[str, str]]:
+        """The formats the select offers for the current tokenizer: ``(label, value)``."""
+        return list(self._choices)
 
     def set_format(self, choice: str) -> None:
         """Use format ``choice`` (a value of the format select)."""

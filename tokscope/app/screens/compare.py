@@ -384,8 +384,8 @@ class CompareScreen(ViewScreen):
         box = self._box(slot)
         box.remove_class("-failed")
         count = result.count
-        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(tokenizer.name)} · {count.format}  "
-                                f"{count.total:,} tokens")
+        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(tokenizer.name)}  {count.total:,} tokens"
+                                f" · {count.format}")
         pane = self._pane(slot)
         pane.set_overlap(range(0))
         pane.set_doc(result.doc, result.rows, result.width, TEXT)
