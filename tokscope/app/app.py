@@ -62,8 +62,10 @@ INLINE_SCAN = 20_000
 APP_KEYS: list[tuple[str, str, str, bool, str]] = [
     ("f1", "help", "Help", True, "this help"),
     ("f2", "pick_encoding", "Encoding", True, "pick the encoding (every one `tokscope encodings` lists)"),
-    *((v.key, f"open_view('{v.name}')", v.label, True, f"{v.title}: {v.description}") for v in VIEWS),
-    ("f9", "copy_menu", "Copy", False, "copy the ids, the pieces, or the selected token's bytes"),
+    # the views' keys and F9 in the order of their numbers (F3..F8, F9 copies, F12)
+    *sorted([*((v.key, f"open_view('{v.name}')", v.label, True, f"{v.title}: {v.description}") for v in VIEWS),
+             ("f9", "copy_menu", "Copy", False, "copy the ids, the pieces, or the selected token's bytes")],
+            key=lambda k: int(k[0][1:])),
     ("ctrl+s", "save", "Save", False, "save the text (to its file, or ask for a path); Save as… is in Ctrl+P"),
     ("ctrl+a", "select_all", "Select all", False, "select the whole text in the input pane"),
     ("ctrl+l", "clear_text", "Clear", False, "clear the text (Ctrl+Z in the input pane brings it back)"),

@@ -458,9 +458,9 @@ class ChatScreen(ViewScreen):
             owner = next((s for s in count.spans if s.start <= index < s.end), None)
             where = ""
             if owner is not None:
-                where = (f" · message {owner.message + 1}" if owner.kind == "message" and owner.message is not None
-                         else " · before the messages" if owner.kind == "prefix" else " · generation prompt")
-            title = Text(f"token {index + 1}/{count.total:,} · id {count.ids[index]} · {prompt.kind_of(index)}{where}")
+                where = (f" · msg {owner.message + 1}" if owner.kind == "message" and owner.message is not None
+                         else " · before the msgs" if owner.kind == "prefix" else " · gen prompt")
+            title = Text(f"{index + 1}/{count.total:,} · id {count.ids[index]} · {prompt.kind_of(index)}{where}")
         prompt.border_title = title
         doc = result.doc
         specials = doc is not None and any(flags & SPECIAL for flags in doc.flags)
