@@ -321,6 +321,8 @@ def summary_line(count: core_chat.ChatCount) -> str:
     '65 tokens = 40 content + 25 overhead (21 template, 4 generation prompt)'
     """
     parts = ", ".join(f"{n:,} {what}" for what, n in overhead_parts(count))
+    if not count.add_generation_prompt:
+        parts += ", generation prompt off"
     line = f"{count.total:,} tokens = {count.content_tokens:,} content + {count.overhead:,} overhead ({parts})"
     if count.tool_tokens is not None:
         line += f"; the tool definitions add {count.tool_tokens:,}"

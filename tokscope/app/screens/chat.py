@@ -148,11 +148,15 @@ class ChatScreen(ViewScreen):
     #chat-content:focus { border: round $accent; }
     ChatScreen.-tall #chat-content { height: 12; }
     #chat-prompt { width: 1fr; height: 1fr; border: round $foreground 45%; padding: 0 0 0 1;
-                   overflow-y: auto; }
+                   overflow-y: scroll; }
     #chat-prompt:focus { border: round $accent; }
     #chat-notes { height: 4; padding: 0 1; }
     #chat-notes:focus { background: $boost; }
     ChatScreen.-tall #chat-notes { height: 6; }
+    ChatScreen.-narrow #chat-left { width: 32; }
+    ChatScreen.-narrow #chat-format { width: 16; }
+    ChatScreen.-short #chat-content { height: 4; }
+    ChatScreen.-short #chat-notes { height: 2; }
     #chat-notes-text { width: 1fr; }
     """
 
@@ -258,7 +262,9 @@ class ChatScreen(ViewScreen):
     def _sizes(self) -> None:
         width, height = self.app.size
         self.set_class(width >= WIDE, "-wide")
+        self.set_class(width < 80, "-narrow")
         self.set_class(height >= 36, "-tall")
+        self.set_class(height < 24, "-short")
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -325,7 +331,8 @@ class ChatScreen(ViewScreen):
     def _text_width(self) -> int:
         """The preview column's width: what the list's width leaves (its border, three columns,
         their padding and a scrollbar take 27 cells)."""
-        return (48 if self.app.size.width >= WIDE else 36) - 27
+        width = self.app.size.width
+        return (48 if width >= WIDE else 36 if width >= 80 else 32) - 27
 
     def _update_row(self, k: int) -> None:
         if not 0 <= k < len(self.draft.messages):

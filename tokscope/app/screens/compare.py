@@ -203,8 +203,10 @@ class CompareScreen(ViewScreen):
         editor.border_title = "text (Escape: back to the panes)"
         table = self.query_one("#cmp-stats", DataTable)
         if self.chat is not None:
-            table.add_columns("encoding", "format", "tokens", "content", "overhead", "tools", "ctx left",
-                              "in $", "in xN")
+            # fixed widths: rows come in as the panes finish, and a width fitted to the first ones would cut later ones
+            for label, width in (("encoding", 14), ("format", 13), ("tokens", 7), ("content", 7), ("overhead", 8),
+                                 ("tools", 6), ("ctx left", 9), ("in $", 10), ("in xN", 10)):
+                table.add_column(label, width=width)
             for hidden in ("#cmp-out-label", "#cmp-price-out"):
                 self.query_one(hidden).display = False
         else:
