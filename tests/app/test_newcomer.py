@@ -48,7 +48,7 @@ async def test_views_open_with_function_keys_from_the_input_pane_and_the_footer_
         await settle(pilot)
         assert app.focused is app.editor
         shown = footer_text(app)
-        for label in ("Why", "Find", "Compare", "Langs", "Stats", "Train", "Quit", "Help"):
+        for label in ("Why", "Find", "Compare", "Langs", "Stats", "Train", "Chat", "Quit", "Help"):
             assert label in shown
         from tokscope.app.views import VIEWS
 
@@ -217,7 +217,7 @@ def is_graphic(chunk: str) -> bool:
     return all(0x2500 <= ord(c) <= 0x25FF or 0x2800 <= ord(c) <= 0x28FF or c.isspace() for c in chunk)
 
 
-@pytest.mark.parametrize("view", [None, "why", "compare", "vocab", "insights", "train", "languages"])
+@pytest.mark.parametrize("view", [None, "why", "compare", "vocab", "insights", "train", "languages", "chat"])
 async def test_every_text_drawn_reaches_4_5_to_1_contrast(view):
     app = make(read_sample("default.txt"))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -325,7 +325,7 @@ async def test_the_token_view_keeps_rows_down_to_60x16(size):
         assert app.token_view.scrollable_content_region.height >= 3
 
 
-@pytest.mark.parametrize("view", ["why", "compare", "vocab", "insights", "train", "languages"])
+@pytest.mark.parametrize("view", ["why", "compare", "vocab", "insights", "train", "languages", "chat"])
 async def test_every_view_says_too_small_at_40x12(view):
     app = make()
     async with app.run_test(size=(100, 30)) as pilot:

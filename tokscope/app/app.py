@@ -62,8 +62,10 @@ INLINE_SCAN = 20_000
 APP_KEYS: list[tuple[str, str, str, bool, str]] = [
     ("f1", "help", "Help", True, "this help"),
     ("f2", "pick_encoding", "Encoding", True, "pick the encoding (every one `tokscope encodings` lists)"),
-    *((v.key, f"open_view('{v.name}')", v.label, True, f"{v.title}: {v.description}") for v in VIEWS),
-    ("f9", "copy_menu", "Copy", False, "copy the ids, the pieces, or the selected token's bytes"),
+    # the views' keys and F9 in the order of their numbers (F3..F8, F9 copies, F12)
+    *sorted([*((v.key, f"open_view('{v.name}')", v.label, True, f"{v.title}: {v.description}") for v in VIEWS),
+             ("f9", "copy_menu", "Copy", False, "copy the ids, the pieces, or the selected token's bytes")],
+            key=lambda k: int(k[0][1:])),
     ("ctrl+s", "save", "Save", False, "save the text (to its file, or ask for a path); Save as… is in Ctrl+P"),
     ("ctrl+a", "select_all", "Select all", False, "select the whole text in the input pane"),
     ("ctrl+l", "clear_text", "Clear", False, "clear the text (Ctrl+Z in the input pane brings it back)"),
@@ -159,6 +161,8 @@ class ExplorerApp(App):
         self.rank_colours = False
         #: the training form's values, kept while the app runs (the screen reads and writes them)
         self.train_settings: dict[str, Any] = {}
+        #: the chat screen's conversation, kept while the app runs (see tokscope.app.chat_model)
+        self.chat_draft: Any = None
         #: the signal that stopped the app and the recovery file its edits went to
         self.stopped_by: tuple[str, Path | None] | None = None
 
@@ -624,7 +628,11 @@ class ExplorerApp(App):
     # ----- actions ---------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        sections = [
+        self.push_screen(HelpScreen(self.help_sections()))
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The help screen's sections (a view puts its own keys first)."""
+        return [
             ("Everywhere (the input pane included)", [(key_label(k), h) for k, _, _, _, h in APP_KEYS]),
             ("Moving", MOVE_KEYS),
             ("Token view colours", [
@@ -641,7 +649,6 @@ class ExplorerApp(App):
                                 "the copy goes through the terminal (OSC 52; inside tmux it needs "
                                 "`set -g set-clipboard on`)")]),
         ]
-        self.push_screen(HelpScreen(sections))
 
     def action_pick_encoding(self) -> None:
         from ..sources import registry

@@ -1,6 +1,6 @@
 """The views the explorer opens: one registry of the screen classes the app owns.
 
-Each :class:`View` has a function key that works from anywhere (the input pane included: no
+Each :class:`View` has a function key (F3..F8, F12) that works from anywhere (the input pane included: no
 letter key opens a view), a footer label, and a palette command. Screens never import each
 other: they open one another by name through the app (``self.app.open_view("why", token_id=7)``),
 so the only module that knows every screen class is this one, and there are no import cycles.
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from textual.screen import Screen
 
+from .screens.chat import ChatScreen
 from .screens.compare import CompareScreen
 from .screens.insights import InsightsScreen
 from .screens.languages import LanguagesScreen
@@ -49,7 +50,8 @@ class View:
     screen: type[Screen]
 
 
-#: Every view, in the order of their keys (F3..F8).
+#: Every view, in the order of their keys (F3..F8, then F12: F9 copies, and F10 and F11 are the
+#: terminal's own in GNOME Terminal and others: its menu, full screen).
 VIEWS: tuple[View, ...] = (
     View("why", "f3", "Why", "Why this split",
          "merge tree of the selected token, used in, step-by-step merge replay, rank cut-off", WhyScreen),
@@ -64,6 +66,8 @@ VIEWS: tuple[View, ...] = (
          InsightsScreen),
     View("train", "f8", "Train", "Train a tokenizer",
          "learn BPE merges from files or this text, watch them stream, save/open/compare, sweep curve", TrainScreen),
+    View("chat", "f12", "Chat", "Chat cost",
+         "a conversation in the model's chat format: per-message counts, template overhead, context size", ChatScreen),
 )
 
 BY_NAME: dict[str, View] = {view.name: view for view in VIEWS}

@@ -19,7 +19,7 @@ from ..core import chat as core_chat
 from ..core.chat_template import ChatTemplate
 from ..core.display import safe_text
 from ..sources.model_files import chat_template_of, contexts_of
-from ..sources.text_input import read_input
+from ..sources.text_input import InputError, read_input, read_json
 from .common import (
     PROG,
     UsageError,
@@ -32,14 +32,12 @@ from .common import (
 
 
 def _read_json_file(path: str, what: str, limit: int) -> Any:
-    read = read_input(path, limit=limit, keep_head=False)
-    text, where = read.text, read.where
     try:
-        return json.loads(text)
-    except RecursionError:
-        raise UsageError(f"{what} {safe_text(where)} nests too deeply") from None
-    except ValueError as exc:
-        raise UsageError(f"{what} {safe_text(where)} is not valid JSON ({exc})") from None
+        return read_json(path, what, limit=limit)
+    except InputError as exc:
+        if exc.kind == "not-json":
+            raise UsageError(str(exc)) from None
+        raise
 
 
 def _variables(pairs: list[str] | None) -> dict[str, Any]:
@@ -149,11 +147,7 @@ def plain(count: core_chat.ChatCount, windows: tuple[Any, ...]) -> str:
     lines.append(f"total: {count.total:,} tokens")
     known = [w for w in windows if w.tokens is not None]
     if known:
-        fits = []
-        for w in known:
-            left = w.remaining(count.total)
-            fits.append(f"{w.model} {w.tokens:,} ({left:,} left)" if left >= 0 else f"{w.model} {w.tokens:,} ({-left:,} OVER)")
-        lines.append("context: " + " · ".join(fits))
+        lines.append("context: " + " · ".join(w.fit(count.total) for w in known))
     return "\n".join(lines)
 
 

@@ -28,6 +28,19 @@ class ContextWindow:
         """Tokens left after ``used`` (negative when over), ``None`` when the size is unknown."""
         return None if self.tokens is None else self.tokens - used
 
+    def fit(self, used: int) -> str:
+        """How ``used`` tokens fit this window, as ``tokscope chat`` and the chat screen say it.
+
+        >>> ContextWindow("gpt-4", 8192).fit(90), ContextWindow("gpt-4", 8192).fit(9000)
+        ('gpt-4 8,192 (8,102 left)', 'gpt-4 8,192 (808 OVER)')
+        >>> ContextWindow("mine", None).fit(5)
+        'mine unknown'
+        """
+        left = self.remaining(used)
+        if left is None:
+            return f"{self.model} unknown"
+        return f"{self.model} {self.tokens:,} ({left:,} left)" if left >= 0 else f"{self.model} {self.tokens:,} ({-left:,} OVER)"
+
 
 #: published context sizes (input and output together), most specific pattern first
 CONTEXT_WINDOWS: tuple[tuple[str, int, str], ...] = (

@@ -275,6 +275,62 @@ class Document:
         doc._set(*_tables(out))
         return doc
 
+    @classmethod
+    def from_tokens(cls, tokenizer: Tokenizer, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]]) -> Document:
+        """A document of tokens made elsewhere (a chat rendering's ids and their character
+        ``offsets`` in ``text``, as :func:`tokscope.core.chat.count_chat` gives them), so the token
+        views draw them as they draw a text's pieces.
+
+        Flags are worked out as :meth:`Tokenizer.scan` does: special and added ids, and partial
+        pieces (bytes that begin or end inside a character, or pieces sharing one character).
+        Each run of pieces that overlap is one chunk. ``tokenizer`` needs ``token_bytes`` and
+        ``is_special``/``is_added`` for every id; such a document is never :meth:`edited`.
+
+        >>> from tokscope.sources import registry
+        >>> tok = registry.load("o200k_base")
+        >>> doc = Document.from_tokens(tok, "Hi🫠", [12194, 4103, 104, 254], [(0, 2), (2, 3), (2, 3), (2, 3)])
+        >>> list(doc.flags), doc.piece_at(2), [p.bytes for p in doc.pieces()][1:]
+        ([0, 1, 1, 1], 1, [b'\\xf0\\x9f', b'\\xab', b'\\xa0'])
+        """
+        if len(ids) != len(offsets):
+            raise ValueError(f"{len(ids)} ids but {len(offsets)} offsets")
+        doc = cls(tokenizer, text, specials=True)
+        out = Rows()
+        special = getattr(tokenizer, "is_special", lambda i: False)
+        added = getattr(tokenizer, "is_added", lambda i: False)
+        for k, (token_id, (start, end)) in enumerate(zip(ids, offsets)):
+            data = tokenizer.token_bytes(token_id)
+            if special(token_id):
+                flag = SPECIAL
+            elif added(token_id):
+                flag = ADDED
+            else:
+                partial = False
+                if data:
+                    partial = 0x80 <= data[0] < 0xC0
+                    if not partial:
+                        try:
+                            data.decode("utf-8")
+                        except UnicodeDecodeError:
+                            partial = True
+                flag = PARTIAL if partial else 0
+            if k and start < out.ends[-1] and start == out.starts[-1]:
+                flag |= PARTIAL  # pieces that share one character are parts of it
+                out.flags[-1] |= PARTIAL
+            out.ids.append(token_id)
+            out.starts.append(start)
+            out.ends.append(max(start, end))
+            out.flags.append(flag)
+            if out.chunk_ends and start < out.chunk_ends[-1]:
+                out.chunk_ends[-1] = max(out.chunk_ends[-1], end)
+            else:
+                out.chunk_starts.append(start)
+                out.chunk_ends.append(max(start, end))
+            if flag & (SPECIAL | ADDED):
+                doc.chunk_special.add(start)
+        doc._set(*_tables(out))
+        return doc
+
     def _segments(self, text: str) -> list[tuple[int, int, int | None]]:
         return self.tokenizer.segments(text, "all" if self.specials else (), ())
 

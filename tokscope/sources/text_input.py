@@ -22,11 +22,12 @@ past the limit, and never more than that is held in memory.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..core.display import safe_text
 from ..core.errors import TokscopeError
@@ -67,7 +68,7 @@ class InputError(TokscopeError):
 
     ``kind`` is one of ``missing``, ``directory``, ``permission``, ``unreadable``, ``closed``
     (no standard input), ``too-large``, ``binary`` (not UTF-8, with a NUL byte near the start),
-    ``not-utf8``, or ``empty`` (a corpus with no text). ``where``/``path`` name the input as :class:`InputText` does; ``limit`` is the
+    ``not-utf8``, ``empty`` (a corpus with no text), or ``not-json`` (:func:`read_json`). ``where``/``path`` name the input as :class:`InputText` does; ``limit`` is the
     size limit; ``size`` the bytes read so far (at least ``limit + 1`` for ``too-large``; for a
     regular file its size on disk when that is known); ``offset`` and ``byte`` the first byte that
     does not decode. ``data`` holds what was read (at most ``limit + 1`` bytes) when
@@ -290,6 +291,29 @@ def read_input(source: str | None, *, limit: int = DEFAULT_MAX_BYTES, errors: st
         stream = stdin if stdin is not None else stdin_bytes_stream()
         return decode_input(read_stream_bytes(stream, limit), STDIN, errors, limit=limit)
     return decode_input(read_file_bytes(source, limit, keep_head=keep_head), source, errors, path=source, limit=limit)
+
+
+def read_json(source: str | None, what: str, *, limit: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> Any:
+    """The JSON data of a file (or standard input), read as :func:`read_input` reads text: ``what``
+    names it in the one-line :class:`InputError` (kind ``not-json`` when it does not parse).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     _ = f.write("[1, 2")
+    >>> read_json(f.name, "the conversation")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tokscope.sources.text_input.InputError: the conversation /... is not valid JSON (Expecting ',' delimiter: line 1 column 6 (char 5))
+    """
+    read = read_input(source, limit=limit, keep_head=False, stdin=stdin)
+    where = safe_text(read.where)
+    try:
+        return json.loads(read.text)
+    except RecursionError:
+        raise InputError(f"{what} {where} nests too deeply", kind="not-json", where=read.where, path=read.path) from None
+    except ValueError as exc:
+        raise InputError(f"{what} {where} is not valid JSON ({exc})", kind="not-json", where=read.where,
+                         path=read.path) from None
 
 
 def decode_argument(text: str, what: str = "TEXT", errors: str = "strict") -> str:

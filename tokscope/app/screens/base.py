@@ -2,7 +2,7 @@
 
 Below its smallest working size (``MIN_SIZE``) a screen hides its widgets and says how large the
 terminal must be, instead of drawing squashed or empty panes. A view (:class:`ViewScreen`) keeps
-the app's function keys working (F3..F9 open the other views) without listing them in its
+the app's function keys working (F3..F8 and F12 open the other views, F9 copies) without listing them in its
 footer, which shows the view's own keys.
 """
 
@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 #: the keys the app gives the views (see tokscope.app.views)
-VIEW_KEYS = ("f3", "f4", "f5", "f6", "f7", "f8", "f9")
+VIEW_KEYS = ("f3", "f4", "f5", "f6", "f7", "f8", "f9", "f12")
 
 
 class TooSmall(Static):
@@ -36,7 +36,7 @@ class TooSmall(Static):
 
 
 def view_bindings(*skip: str) -> list[Binding]:
-    """The app's view keys (F3..F9) for a view's ``BINDINGS``, hidden from its footer; ``skip``
+    """The app's view keys (F3..F9, F12) for a view's ``BINDINGS``, hidden from its footer; ``skip``
     the keys the view uses for something of its own."""
     return [Binding(key, f"app.view_key('{key}')", key, show=False) for key in VIEW_KEYS if key not in skip]
 

@@ -8,6 +8,13 @@ at the prices typed in the top line. ``e`` edits the text (it goes back to the e
 
 Encodings load and encode in thread workers; one that fails shows its error in its pane while the
 others work. Everything shown comes from :mod:`tokscope.core.compare` (CLI twin: ``tokscope compare``).
+
+Given a conversation (``chat=``, from the chat screen's F5) the screen compares what it costs
+instead: each pane renders it in its own tokenizer's format (the model's template, or the format
+its special tokens call for; the chat screen's own pick for its encoding), coloured by token kind
+as the chat screen draws it, and the table holds each tokenizer's total, content, overhead, tool
+definitions, the smallest context size left and the input cost. Texts differ between panes, so
+there are no cut marks and no scrolling together.
 """
 
 from __future__ import annotations
@@ -38,14 +45,18 @@ from ...core.compare import (
 from ...core.compare import parse_copies as core_parse_copies
 from ...core.compare import parse_price as core_parse_price
 from ...core.display import safe_text
-from ...core.document import Document
+from ...core.document import SPECIAL, Document
 from ...core.errors import CancelledError
+from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
 from ..render import TEXT, layout, relayout, row_of, token_text
+from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
 from .base import ViewScreen, view_bindings
 
 #: at this width and wider the panes sit side by side unless the user chose otherwise
 SIDE_BY_SIDE_WIDTH = 120
+#: the tokenizers a conversation is compared under besides the explorer's (three chat formats)
+CHAT_COMPARE = ("o200k_base", "o200k_harmony", "llama3")
 
 _keys = itertools.count(1)
 
@@ -62,6 +73,8 @@ class Slot:
     rows: list[int] | None = None
     rows_width: int = 0
     seg: Segmentation | None = None
+    #: the conversation's count under this tokenizer (chat mode)
+    chat: ChatResult | None = None
     gen: int = -1
     #: set to stop the pane's running job (a thread cannot be interrupted: it checks this)
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -138,9 +151,13 @@ class CompareScreen(ViewScreen):
         *view_bindings(),
     ]
 
-    def __init__(self, encodings: list[str] | None = None, *, text: str | None = None) -> None:
+    def __init__(self, encodings: list[str] | None = None, *, text: str | None = None,
+                 chat: ChatDraft | None = None, chat_formats: dict[str, str] | None = None) -> None:
         super().__init__()
         self._requested = encodings
+        #: the conversation compared (chat mode), and the format to use per encoding name (else auto)
+        self.chat = chat
+        self.chat_formats = dict(chat_formats or {})
         self._text_arg = text
         self.text = ""
         self.slots: list[Slot] = []
@@ -158,7 +175,7 @@ class CompareScreen(ViewScreen):
             yield Label("", id="cmp-info")
             yield Label("$/1M in")
             yield Input("2.50", id="cmp-price-in", placeholder="0")
-            yield Label("out")
+            yield Label("out", id="cmp-out-label")
             yield Input("10.00", id="cmp-price-out", placeholder="0")
             yield Label("copies")
             yield Input("1", id="cmp-copies", placeholder="1")
@@ -185,8 +202,16 @@ class CompareScreen(ViewScreen):
         editor.load_text(self.text)
         editor.border_title = "text (Escape: back to the panes)"
         table = self.query_one("#cmp-stats", DataTable)
-        table.add_columns("encoding", "tokens", "ch/tok", "tok/wd", "by/tok", "partial", "1-byte", "+cuts", "-cuts",
-                          "in $", "out $", "in xN", "out xN")
+        if self.chat is not None:
+            # fixed widths: rows come in as the panes finish, and a width fitted to the first ones would cut later ones
+            for label, width in (("encoding", 14), ("format", 13), ("tokens", 7), ("content", 7), ("overhead", 8),
+                                 ("tools", 6), ("ctx left", 9), ("in $", 10), ("in xN", 10)):
+                table.add_column(label, width=width)
+            for hidden in ("#cmp-out-label", "#cmp-price-out"):
+                self.query_one(hidden).display = False
+        else:
+            table.add_columns("encoding", "tokens", "ch/tok", "tok/wd", "by/tok", "partial", "1-byte", "+cuts", "-cuts",
+                              "in $", "out $", "in xN", "out xN")
         self._apply_layout()
         self._update_info()
         self._fill_table()
@@ -196,8 +221,9 @@ class CompareScreen(ViewScreen):
     def _initial_names(self) -> list[str]:
         names = self._requested
         if names is None:
-            first = getattr(self.app, "encoding_name", None) or DEFAULT_COMPARE[0]
-            names = ([first] + [n for n in DEFAULT_COMPARE if n != first])[:3]
+            others = CHAT_COMPARE if self.chat is not None else DEFAULT_COMPARE
+            first = getattr(self.app, "encoding_name", None) or others[0]
+            names = self._dedupe([first, *others])[:3]
         return self._dedupe(names)
 
     def _focus_first(self) -> None:
@@ -222,7 +248,8 @@ class CompareScreen(ViewScreen):
         return slot
 
     def _new_box(self, slot: Slot) -> Vertical:
-        pane = ComparePane(slot.key, kind=self._kind(), id=f"view-{slot.key}")
+        pane_class = ChatPromptView if self.chat is not None else ComparePane
+        pane = pane_class(slot.key, kind=self._kind(), id=f"view-{slot.key}")
         box = Vertical(Static("", classes="cmp-error", markup=False), pane, classes="cmp-pane", id=f"box-{slot.key}")
         box.border_title = Text(f"{len(self.slots)}. {safe_text(slot.name)} (loading…)")
         return box
@@ -283,6 +310,13 @@ class CompareScreen(ViewScreen):
             # nobody will show (three 1 MB builds at once took the process past 500 MB)
             slot.cancel.set()
             slot.cancel = cancel = threading.Event()
+            if self.chat is not None:
+                self.run_worker(
+                    lambda slot=slot, width=pane.layout_width, gen=self.gen, cancel=cancel: self._chat_job(
+                        slot, gen, width, cancel),
+                    thread=True, exclusive=True, group=f"cmp-{slot.key}", exit_on_error=False,
+                )
+                continue
             self.run_worker(
                 lambda slot=slot, width=pane.layout_width, gen=self.gen, text=self.text, cancel=cancel: self._pane_job(
                     slot, gen, text, specials, width, cancel),
@@ -322,11 +356,53 @@ class CompareScreen(ViewScreen):
             return
         self.app.call_from_thread(self._pane_ready, slot, gen, tokenizer, doc, rows, width, seg)
 
-    def _pane_failed(self, slot: Slot, gen: int, message: str) -> None:
+    def _chat_job(self, slot: Slot, gen: int, width: int, cancel: threading.Event) -> None:
+        """Worker (chat mode): load, render the conversation in the tokenizer's format, count, lay out."""
+        assert self.chat is not None
+        try:
+            tokenizer = slot.tokenizer
+            if tokenizer is None:
+                from ...sources import registry
+
+                tokenizer = registry.load(slot.name)
+            choice = self.chat_formats.get(tokenizer.name, AUTO)
+            result = count_draft(tokenizer, self.chat, choice=choice, width=width, cancel=cancel)
+        except CancelledError:
+            return
+        except Exception as exc:  # noqa: BLE001 - a tokenizer that cannot load is shown in its pane
+            self.app.call_from_thread(self._pane_failed, slot, gen, str(exc) or type(exc).__name__)
+            return
+        if result.error is not None:
+            slot.tokenizer = tokenizer
+            self.app.call_from_thread(self._pane_failed, slot, gen, result.error, result)
+            return
+        self.app.call_from_thread(self._chat_ready, slot, gen, tokenizer, result)
+
+    def _chat_ready(self, slot: Slot, gen: int, tokenizer: Any, result: ChatResult) -> None:
+        if slot not in self.slots or gen != self.gen or result.doc is None or result.count is None:
+            return
+        slot.tokenizer, slot.chat, slot.gen, slot.error = tokenizer, result, gen, None
+        slot.doc, slot.rows, slot.rows_width = result.doc, result.rows, result.width
+        box = self._box(slot)
+        box.remove_class("-failed")
+        count = result.count
+        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(tokenizer.name)}  {count.total:,} tokens"
+                                f" · {count.format}")
+        pane = self._pane(slot)
+        pane.set_overlap(range(0))
+        pane.set_doc(result.doc, result.rows, result.width, TEXT)
+        if isinstance(pane, ChatPromptView):
+            pane.set_kinds(count.kinds)
+            pane.set_options(ws=True)
+        self.call_after_refresh(self._relayout_if_needed)
+        self._maybe_compare()
+
+    def _pane_failed(self, slot: Slot, gen: int, message: str, chat: ChatResult | None = None) -> None:
         if slot not in self.slots or gen != self.gen:
             return
         slot.error = message
         slot.gen = gen
+        slot.chat = chat
         box = self._box(slot)
         box.add_class("-failed")
         box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(slot.name)} (failed)")
@@ -355,6 +431,11 @@ class CompareScreen(ViewScreen):
 
     def _maybe_compare(self) -> None:
         if any(s.gen != self.gen for s in self.slots):
+            return
+        if self.chat is not None:  # different texts: nothing to align
+            self.result_slots = [s for s in self.slots if s.error is None and s.chat is not None]
+            self._fill_table()
+            self._update_info()
             return
         ready = [s for s in self.slots if s.error is None and s.seg is not None]
         if not ready:
@@ -390,6 +471,9 @@ class CompareScreen(ViewScreen):
         )
 
     def _fill_table(self) -> None:
+        if self.chat is not None:
+            self._fill_chat_table()
+            return
         table = self.query_one("#cmp-stats", DataTable)
         table.clear()
         price_in, price_out, copies = self.prices()
@@ -418,7 +502,55 @@ class CompareScreen(ViewScreen):
                 *money, key=slot.key,
             )
 
+    def _fill_chat_table(self) -> None:
+        """Chat mode: each tokenizer's total, content, overhead, tools, context left and cost."""
+        from ...core.compare import cost
+
+        table = self.query_one("#cmp-stats", DataTable)
+        table.clear()
+        price_in, _, copies = self.prices()
+        for slot in self.slots:
+            name = slot.tokenizer.name if slot.tokenizer is not None else slot.name
+            shown = Text(safe_text(name))
+            result = slot.chat
+            if slot.error is not None:
+                table.add_row(shown, "failed", *["-"] * 7, key=slot.key)
+                continue
+            if result is None or result.count is None or slot.gen != self.gen:
+                table.add_row(shown, "…", *[""] * 7, key=slot.key)
+                continue
+            count = result.count
+            lefts = [w.remaining(count.total) for w in result.windows if w.tokens is not None]
+            left = f"{min(lefts):,}" if lefts else "unknown"
+            money = ["-", "-"]
+            if price_in is not None and copies is not None:
+                c = cost(name, count.total, price_in, 0.0, copies)
+                money = [format_money(c.input), format_money(c.input_total)]
+            format_name = count.format + ("" if count.exact else " (text)")
+            tools = f"{count.tool_tokens:,}" if count.tool_tokens is not None else "-"
+            table.add_row(shown, format_name, f"{count.total:,}", f"{count.content_tokens:,}", f"{count.overhead:,}",
+                          tools, left, *money, key=slot.key)
+
+    def _update_chat_info(self) -> None:
+        chat = self.chat
+        assert chat is not None
+        n = len(chat.messages)
+        gen = "generation prompt on" if chat.generation else "no generation prompt"
+        tools = f" · {len(chat.tools)} tools" if chat.tools else ""
+        self.query_one("#cmp-info", Label).update(Text(f"chat · {n} message{'s' if n != 1 else ''}{tools} · {gen}"))
+        note = Text("each pane in its own format · ")
+        panes = [self._pane(s) for s in self.result_slots if self.query(f"#view-{s.key}")]
+        pane = next((p for p in panes if isinstance(p, ChatPromptView)), None)
+        if pane is not None:
+            kinds = "".join(s.chat.count.kinds for s in self.result_slots if s.chat and s.chat.count)
+            specials = any(p.doc is not None and any(f & SPECIAL for f in p.doc.flags) for p in panes)
+            note.append_text(legend(pane, kinds, specials))
+        self.query_one("#cmp-note", Static).update(note)
+
     def _update_info(self) -> None:
+        if self.chat is not None:
+            self._update_chat_info()
+            return
         info = f"{len(self.text):,} ch"
         if self.result is not None and len(self.result.stats) > 1:
             info += f" · cuts agree {_pct(self.result.agreed_share)}"
@@ -449,6 +581,9 @@ class CompareScreen(ViewScreen):
         event.stop()
         source = event.pane
         slot = self._slot_of(source)
+        if self.chat is not None:
+            self._chat_pick(slot, source, event.index)
+            return
         if slot is None or slot.seg is None or event.index is None or event.index >= slot.seg.count:
             return
         source.set_overlap(range(0))
@@ -475,8 +610,27 @@ class CompareScreen(ViewScreen):
         note.append(f" bytes {start}-{end} overlaps " + ", ".join(safe_text(n) for n in notes))
         self.query_one("#cmp-note", Static).update(note)
 
+    def _chat_pick(self, slot: Slot | None, pane: ComparePane, index: int | None) -> None:
+        """Chat mode: say what the picked token is (its id, kind and the message it belongs to)."""
+        if slot is None or slot.chat is None or slot.chat.count is None or index is None:
+            return
+        count = slot.chat.count
+        if index >= count.total:
+            return
+        owner = next((s for s in count.spans if s.start <= index < s.end), None)
+        where = ""
+        if owner is not None:
+            where = (f" · message {owner.message + 1}" if owner.kind == "message" and owner.message is not None
+                     else " · before the messages" if owner.kind == "prefix" else " · generation prompt")
+        kind = pane.kind_of(index) if isinstance(pane, ChatPromptView) else ""
+        name = safe_text(slot.tokenizer.name if slot.tokenizer is not None else slot.name)
+        self.query_one("#cmp-note", Static).update(
+            Text(f"{name} token {index + 1}/{count.total:,} · id {count.ids[index]} · {kind}{where}"))
+
     def on_compare_pane_scrolled(self, event: ComparePane.Scrolled) -> None:
         event.stop()
+        if self.chat is not None:
+            return  # the panes hold different texts
         for other in self.query(ComparePane):
             if other is event.pane or other.doc is None:
                 continue
@@ -487,6 +641,9 @@ class CompareScreen(ViewScreen):
     # ----- editing the text --------------------------------------------------------------------------
 
     def action_edit(self) -> None:
+        if self.chat is not None:
+            self.app.open_view("chat")  # type: ignore[attr-defined]  # the conversation is edited there
+            return
         self.add_class("-editing")
         self.query_one("#cmp-editor", TextArea).focus()
 

@@ -79,16 +79,19 @@ class PathPrompt(Dialog):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, value: str = "") -> None:
+    def __init__(self, title: str, value: str = "", *, hint: str = "Enter to save · Escape to cancel",
+                 placeholder: str = "path/to/file.txt") -> None:
         super().__init__()
         self.title_text = title
         self.value = value
+        self.hint = hint
+        self.placeholder = placeholder
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(self.title_text, id="dialog-title", markup=False)
-            yield Input(value=self.value, placeholder="path/to/file.txt", id="path")
-            yield Static("Enter to save · Escape to cancel", id="dialog-message", markup=False)
+            yield Input(value=self.value, placeholder=self.placeholder, id="path")
+            yield Static(self.hint, id="dialog-message", markup=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
