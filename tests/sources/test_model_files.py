@@ -172,3 +172,39 @@ def test_cache_entries_are_written_atomically(tmp_path, monkeypatch):
     leftovers = [p for p in (tmp_path / "c").rglob("*") if p.suffix == ".tmp"]
     assert leftovers == []
     assert cache.CACHE_FORMAT >= 1
+
+
+def test_check_names_without_loading_and_says_what_load_would(hub_cache, monkeypatch):
+    monkeypatch.setattr(registry, "_load_uncached", lambda name: pytest.fail(f"{name} was loaded"))
+    for name in ("o200k_base", "cl100k", "llama3", "acme/tiny-bert", str(hub_cache / "models--acme--tiny-gpt" / "snapshots" / COMMIT)):
+        registry.check(name)
+    with pytest.raises(SourceError, match="not in the local Hugging Face cache"):
+        registry.check("acme/absent")
+    monkeypatch.undo()
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub_cache))
+    with pytest.raises(SourceError, match="unknown encoding 'nonsense'"):
+        registry.check("nonsense")
+
+
+def test_the_explorer_starts_on_a_cached_model_id(hub_cache, monkeypatch, tmp_path):
+    from tokscope.app import main as app_main
+
+    seen = {}
+
+    class FakeApp:
+        def __init__(self, text, **kw):
+            seen.update(kw)
+            self.return_code = 0
+
+        def run(self):
+            pass
+
+    f = tmp_path / "t.txt"
+    f.write_text("hi", encoding="utf-8")
+    monkeypatch.setattr("tokscope.app.app.ExplorerApp", FakeApp)
+    monkeypatch.setattr("sys.stdin", type("T", (), {"isatty": lambda self: True})())
+    args = type("A", (), {"file": str(f), "encoding": "acme/tiny-bert", "text": None})()
+    assert app_main.run_explorer(args) == 0 and seen["encoding"] == "acme/tiny-bert"
+    args.encoding = "acme/absent"
+    with pytest.raises(app_main.StartupProblem, match="never downloads"):
+        app_main.run_explorer(args)

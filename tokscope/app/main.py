@@ -124,17 +124,12 @@ def _reopen_tty() -> None:
 
 
 def _check_encoding(name: str) -> None:
-    from ..sources import registry, saved
+    from ..sources import registry
 
-    if registry.canonical_name(name) in registry.builtin_names():
-        return
-    if saved.find(name, registry.saved_dir()) is not None:
-        return
-    from ..core.display import safe_text
-
-    known = ", ".join(registry.builtin_names())
-    raise StartupProblem(f"unknown encoding {safe_text(name)!r}; choose one of {known}, or a saved tokenizer's "
-                         "name or path")
+    try:
+        registry.check(name)
+    except registry.SourceError as exc:
+        raise StartupProblem(str(exc)) from None
 
 
 def run_explorer(args: argparse.Namespace) -> int:

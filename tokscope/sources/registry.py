@@ -34,7 +34,7 @@ from .names import (
 )
 
 __all__ = [
-    "ALIASES", "DEFAULT_ENCODING", "EncodingInfo", "SourceError", "builtin_names", "canonical_name", "forget",
+    "ALIASES", "DEFAULT_ENCODING", "EncodingInfo", "SourceError", "builtin_names", "canonical_name", "check", "forget",
     "list_encodings", "load", "saved_dir", "user_data_dir",
 ]
 
@@ -132,6 +132,21 @@ def _load_uncached(name: str) -> Tokenizer:
     known = ", ".join([*builtin_names(), *open_models.names()])
     raise SourceError(f"unknown encoding {safe_text(name)!r}; choose one of {known}, or give a path to a tokenizer "
                       f"file or folder, a saved tokenizer's name, or a model id in the Hugging Face cache")
+
+
+def check(name: str) -> None:
+    """Raise the :class:`SourceError` that :func:`load` would for a name that stands for nothing,
+    without reading any tokenizer file (the explorer checks ``-e`` before it starts)."""
+    name = canonical_name(name)
+    if name in builtin_names() or name in open_models.names():
+        return
+    if model_files.is_tokenizer_path(name) or saved.find(name, saved_dir()) is not None:
+        return
+    if hub.is_model_id(name):
+        if hub.resolve(name) is None:
+            raise SourceError(hub.not_found_message(name))
+        return
+    _load_uncached(name)
 
 
 def forget(name: str | None = None) -> None:
