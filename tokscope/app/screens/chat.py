@@ -31,21 +31,32 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.markup import escape
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.widgets import Checkbox, DataTable, Footer, Label, Static, TextArea
 
 from ...core.display import safe_text
 from ...core.document import SPECIAL, Document
 from ...core.errors import CancelledError, TokscopeError
-from ..chat_model import AUTO, ROLES, ChatDraft, ChatResult, count_draft, fit_line, preview, set_content, summary_line
-from ..chat_model import content_of
+from ..chat_model import (
+    AUTO,
+    ROLES,
+    ChatDraft,
+    ChatResult,
+    content_of,
+    count_draft,
+    fit_line,
+    preview,
+    set_content,
+    summary_line,
+)
 from ..messages import EncodingChanged
 from ..render import MODES, TEXT, layout
 from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
 from ..widgets.editor import Editor, to_editor, uses_crlf
 from ..widgets.form import Select
+from ..widgets.token_view import palette_kind
 from .base import ViewScreen, view_bindings
 
 #: seconds after an edit before counting (typing fast starts one count, not one per key)
@@ -217,8 +228,6 @@ class ChatScreen(ViewScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def _palette_kind(self) -> str:
-        from ..app import palette_kind
-
         return palette_kind(self.app)
 
     def on_mount(self) -> None:

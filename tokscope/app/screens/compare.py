@@ -51,6 +51,7 @@ from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
+from ..widgets.token_view import palette_kind
 from .base import ViewScreen, view_bindings
 
 #: at this width and wider the panes sit side by side unless the user chose otherwise
@@ -189,11 +190,7 @@ class CompareScreen(ViewScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def _kind(self) -> str:
-        app = self.app
-        kind = getattr(app, "_palette_kind", None)
-        if kind is None:
-            kind = "mono" if app.no_color else "standard" if app.console.color_system in ("standard", "windows") else "truecolor"
-        return kind
+        return palette_kind(self.app)
 
     def on_mount(self) -> None:
         app: Any = self.app
