@@ -31,7 +31,13 @@ from ..core.tokenizer import Tokenizer
 from ..core.types import Piece
 from . import clipboard, files, heap, recovery
 from .command_palette import ExplorerCommands
-from .messages import DocChanged, EncodingChanged, EncodingLoaded, SelectionChanged, TokenPicked
+from .messages import (
+    DocChanged,
+    EncodingChanged,
+    EncodingLoaded,
+    SelectionChanged,
+    TokenPicked,
+)
 from .render import MODES, TEXT, layout, layout_text, relayout
 from .screens.base import TooSmall, check_size
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
@@ -39,7 +45,7 @@ from .views import BY_NAME, VIEWS, view_of
 from .widgets.editor import Editor
 from .widgets.inspector import Inspector
 from .widgets.status import StatusLine
-from .widgets.token_view import TokenView, rank_ranges
+from .widgets.token_view import TokenView, palette_kind, rank_ranges
 
 #: below this size the explorer shows a message instead of a squashed layout
 MIN_WIDTH, MIN_HEIGHT = 60, 16
@@ -73,6 +79,8 @@ APP_KEYS: list[tuple[str, str, str, bool, str]] = [
     ("ctrl+g", "toggle_ws", "Spaces", False, "show spaces, tabs and newlines as · → ⏎ (in their own colour)"),
     ("ctrl+r", "toggle_rank", "Rank", False, "colour pieces by merge rank: light = early, dark = late (legend below)"),
     ("ctrl+o", "toggle_specials", "Specials", False, "treat special-token text like <|endoftext|> as special tokens"),
+    ("ctrl+n", "toggle_template", "Template", False,
+     "show the tokens the model's template adds (BOS/EOS, [CLS]/[SEP]) at the ends, marked as added"),
     ("ctrl+q", "quit", "Quit", True, "quit (asks first when a file's text has unsaved edits)"),
 ]
 
@@ -98,16 +106,6 @@ def key_label(key: str) -> str:
     if key.startswith("ctrl+"):
         return "Ctrl+" + key[5:].upper()
     return key.upper() if key.startswith("f") else key
-
-
-def palette_kind(app: App) -> str:
-    """``truecolor``, ``standard`` (16 colours) or ``mono`` (``NO_COLOR``), for the token views."""
-    kind = getattr(app, "_palette_kind", None)
-    if kind:
-        return kind
-    if app.no_color:
-        return "mono"
-    return "standard" if app.console.color_system in ("standard", "windows") else "truecolor"
 
 
 class ExplorerApp(App):
@@ -159,6 +157,7 @@ class ExplorerApp(App):
         self.mode = TEXT
         self.ws = False
         self.rank_colours = False
+        self.show_template = False
         #: the training form's values, kept while the app runs (the screen reads and writes them)
         self.train_settings: dict[str, Any] = {}
         #: the chat screen's conversation, kept while the app runs (see tokscope.app.chat_model)
@@ -366,6 +365,7 @@ class ExplorerApp(App):
 
     def _set_tokenizer(self, tokenizer: Tokenizer) -> None:
         self._tokenizer = tokenizer
+        self._show_template()
         self._broadcast(lambda: EncodingChanged(tokenizer))
         self.retokenize()
 
@@ -584,6 +584,9 @@ class ExplorerApp(App):
             state = "live"
         if self.specials:
             state += " · specials"
+        added = sum(map(len, self.token_view.template))
+        if added:
+            state += f" · template +{added}"
         try:
             self.query_one(StatusLine).show(self._doc, state)
         except Exception:  # noqa: BLE001 - before compose
@@ -640,6 +643,13 @@ class ExplorerApp(App):
                 ("‹f0 9f›😀", "a partial piece: bytes that are only part of a character; after the last "
                              "of them, underlined, the character they make up"),
                 ("highlighted", "a special token (only with Ctrl+O)"),
+                ("teal", "an added token that is not special, and the template's tokens (Ctrl+N)"),
+                ("salmon, italic", "the unknown token ([UNK], <unk>), drawn as the text it stands for"),
+                ("grey text", "text no token covers (spaces a WordPiece or Unigram pre-tokenizer drops)"),
+                ("▁ italic", "a token sharing a character without being its bytes (Unigram's ▁ before an "
+                             "unknown character)"),
+                ("the original text", "each piece shows the text it covers; the spelling the model saw "
+                                      "(naive, ▁the, ##ing) is in the inspector"),
                 ("·  →  ⏎", "visible whitespace (Ctrl+G), in its own colour and italic: never text"),
                 ("␛ ⟨RLO⟩ ⟨ZWJ⟩", "control, bidi and zero-width characters shown, never obeyed"),
                 ("rank (Ctrl+R)", "light = single bytes and early merges, dark = late merges; the legend "
@@ -684,6 +694,20 @@ class ExplorerApp(App):
         self.rank_colours = not self.rank_colours
         self.token_view.set_options(rank_colours=self.rank_colours)
         self._status()
+
+    def action_toggle_template(self) -> None:
+        self.show_template = not self.show_template
+        if self.show_template and self._tokenizer is not None and not any(self._tokenizer.template((0,))):
+            self.notify(f"{safe_text(self._tokenizer.name)} has no template: encoding with special tokens adds "
+                        "nothing to the text's own tokens", markup=False)
+        self._show_template()
+        self.retokenize()
+
+    def _show_template(self) -> None:
+        """Give the token view the template's tokens to draw at the ends (or none)."""
+        tokenizer = self._tokenizer
+        shown = self.show_template and tokenizer is not None
+        self.token_view.set_template(*(tokenizer.template((0,)) if shown else ((), ())))
 
     def action_toggle_specials(self) -> None:
         self.specials = not self.specials

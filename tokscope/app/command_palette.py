@@ -28,6 +28,8 @@ class ExplorerCommands(Provider):
             ("Toggle rank colours", "colour pieces by merge rank, light = early (Ctrl+R)", partial(run, "toggle_rank")),
             ("Toggle special tokens", "treat <|endoftext|> and friends as special tokens (Ctrl+O)",
              partial(run, "toggle_specials")),
+            ("Toggle template tokens", "show the BOS/EOS or [CLS]/[SEP] the model's template adds (Ctrl+N)",
+             partial(run, "toggle_template")),
             ("Copy ids", "all token ids, space separated", partial(run, "copy('ids')")),
             ("Copy pieces", "all pieces as a JSON list", partial(run, "copy('pieces')")),
             ("Copy selected token bytes", "hex bytes of the selected token", partial(run, "copy('bytes')")),

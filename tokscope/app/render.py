@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ..core import display
 from ..core.display import hex_label, safe_text
-from ..core.document import PARTIAL, Document
+from ..core.document import PARTIAL, UNKNOWN, Document
 
 __all__ = ["safe_text"]  # re-exported: the one escaping helper, for the widgets drawing text
 
@@ -83,20 +83,46 @@ def units_width(units) -> int:
     return sum(cell_len(glyph) for _, glyph, _ in units)
 
 
-def piece_cells(doc: Document, i: int, token_id: int, start: int, flags: int, ws: bool) -> list[tuple[int, str, str]]:
+@lru_cache(maxsize=65536)
+def text_units(text: str, ws: bool) -> tuple[tuple[int, str, str], ...]:
+    """The display units of a piece's original text (what a piece that is whole characters draws:
+    for a kind whose tokens spell the text otherwise, ``naive`` for ``naïve`` or ``▁the`` for
+    `` the``, the text is what the view shows; the inspector names the spelling).
+
+    >>> text_units("naïve", False)[2], text_units("\u0301a", False)[0]
+    ((2, 'ï', 'text'), (0, '◌́', 'text'))
+    """
+    return piece_units(text.encode("utf-8", "surrogatepass"), ws)
+
+
+def piece_cells(doc: Document, i: int, token_id: int, start: int, flags: int, ws: bool,
+                end: int | None = None) -> list[tuple[int, str, str]]:
     """What piece ``i`` draws in the text view: ``(character offset in the text, glyph, kind)``.
 
-    These are the piece's display units (:func:`piece_units`) placed in the text; after the bytes
-    of the piece that completes a character split across partial pieces comes that character
-    itself (kind ``char``), so ``😃`` cut in two reads ``‹f0 9f 98›‹83›😃``.
+    A piece of whole characters draws the original text it covers (:func:`text_units`); the
+    unknown token draws that text as kind ``unk``. A partial piece draws its bytes
+    (:func:`piece_units`); after the bytes of the piece that completes a character split across
+    partial pieces comes that character itself (kind ``char``), so ``😃`` cut in two reads
+    ``‹f0 9f 98›‹83›😃``. A piece that shares characters with others without being their bytes
+    (the ``▁`` a Unigram model puts before an unknown character, the ``f`` and ``i`` NFKC makes of
+    ``ﬁ``) draws its spelling as a ``mark``, and the last of them the characters too.
     """
+    if end is None:
+        end = doc.ends[i]
+    if flags & UNKNOWN:
+        return [(start + rel, glyph, "unk") for rel, glyph, _ in text_units(doc.text[start:end], ws)]
+    if not flags & PARTIAL:
+        return [(start + rel, glyph, kind) for rel, glyph, kind in text_units(doc.text[start:end], ws)]
     data = doc.tokenizer.token_bytes(token_id)
     units = piece_units(data, ws)
-    if not flags & PARTIAL:
-        return [(start + rel, glyph, kind) for rel, glyph, kind in units]
-    out = []
     n = len(doc)
     next_start = doc.starts[i + 1] if i + 1 < n else len(doc.text)
+    if not any(kind == "hex" for _, _, kind in units):
+        out = [(start, safe_text(doc.tokenizer.token_str(token_id)) or "∅", "mark")]
+        if next_start >= end:
+            out.extend((start + rel, glyph, "char") for rel, glyph, _ in text_units(doc.text[start:end], ws))
+        return out
+    out = []
     last = len(units) - 1
     for k, (rel, glyph, kind) in enumerate(units):
         pos = start + rel
@@ -108,6 +134,15 @@ def piece_cells(doc: Document, i: int, token_id: int, start: int, flags: int, ws
             if finishes and _ends_character(data, k, units):
                 out.append((pos, char_glyph(doc.text[pos], ws)[0], "char"))
     return out
+
+
+def both_units(doc: Document, token_id: int, start: int, end: int, flags: int) -> tuple[tuple[int, str, str], ...]:
+    """What a piece draws before its id in the both mode: its bytes with visible whitespace (the
+    leading space a ``Ġ``, a ``▁`` or a WordPiece word start stands for shows as ``·``, a ``##``
+    continuation has none), or, for the unknown token, the original text it covers."""
+    if flags & UNKNOWN:
+        return tuple((rel, glyph, "unk") for rel, glyph, _ in text_units(doc.text[start:end], True)) or ((0, "∅", "unk"),)
+    return piece_units(doc.tokenizer.token_bytes(token_id), True)
 
 
 def _ends_character(data: bytes, k: int, units) -> bool:
@@ -202,8 +237,8 @@ def _layout_complex(doc: Document, width: int, a: int, b: int,
             if start == off:
                 is_start = True
             if flags & PARTIAL:
-                for pos, glyph, kind in piece_cells(doc, i, token_id, start, flags, False):
-                    if kind in ("hex", "char"):
+                for pos, glyph, kind in piece_cells(doc, i, token_id, start, flags, False, pending[3]):
+                    if kind in ("hex", "char", "mark", "unk"):
                         extra[pos] = extra.get(pos, 0) + cell_len(glyph)
             pending = next(pieces, None)
         ch = text[off]
@@ -252,7 +287,7 @@ def _layout_pieces_from(doc: Document, width: int, mode: str, j0: int, stop_from
     cur = 0
     last_start = -1
     newline_before = False
-    for i, token_id, start, _, _ in pieces:
+    for i, token_id, start, end, flags in pieces:
         if not rows:
             rows.append(start if j0 else 0)
         elif newline_before and start != rows[-1]:
@@ -263,7 +298,7 @@ def _layout_pieces_from(doc: Document, width: int, mode: str, j0: int, stop_from
         if mode == IDS:
             w = len(str(token_id)) + 1
         else:
-            w = units_width(piece_units(tok.token_bytes(token_id), True)) + len(str(token_id)) + 2
+            w = units_width(both_units(doc, token_id, start, end, flags)) + len(str(token_id)) + 2
         if cur + w > width and cur > 0 and start != last_start and start != rows[-1]:
             rows.append(start)
             cur = 0

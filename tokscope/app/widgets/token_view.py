@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.document import SPECIAL, Document
-from ..render import BOTH, IDS, TEXT, piece_cells, piece_units, row_of, safe_text
+from ...core.document import ADDED, SPECIAL, Document
+from ..render import BOTH, IDS, TEXT, both_units, char_glyph, piece_cells, row_of, safe_text
 
 
 #: the rank ramp's buckets: (upper bound as a share of the vocabulary, label); ranks below 256 are
@@ -61,7 +61,19 @@ def rank_ranges(n_vocab: int) -> list[str]:
 #: the palette's parts, as component classes (``token-view--NAME``)
 ALTERNATE = 6
 RANKS = 6
-PARTS = ("partial", "char", "special", "selected", "hover", "control", "whitespace", "id", "pending")
+PARTS = ("partial", "char", "special", "added", "unknown", "mark", "gap", "selected", "hover", "control", "whitespace", "id",
+         "pending")
+
+
+def palette_kind(app) -> str:
+    """``truecolor``, ``standard`` (16 colours) or ``mono`` (``NO_COLOR``): the one choice every
+    token view of an app makes (the explorer's ``palette`` argument, else the terminal's)."""
+    kind = getattr(app, "_palette_kind", None)
+    if kind:
+        return kind
+    if app.no_color:
+        return "mono"
+    return "standard" if app.console.color_system in ("standard", "windows") else "truecolor"
 
 
 class Palette:
@@ -106,6 +118,10 @@ class TokenView(ScrollView, can_focus=True):
     | `token-view--partial` | a partial piece's bytes (``‹f0 9f›``) |
     | `token-view--char` | the character a run of partial pieces makes up, drawn after their bytes |
     | `token-view--special` | a special token |
+    | `token-view--added` | an added token that is not special, and the template's tokens (Ctrl+N) |
+    | `token-view--unknown` | the unknown token (``[UNK]``, ``<unk>``), drawn as the text it stands for |
+    | `token-view--mark` | a token that shares a character without being its bytes (Unigram's ``▁`` before an unknown character) |
+    | `token-view--gap` | text no token covers (whitespace a WordPiece or Unigram pre-tokenizer drops) |
     | `token-view--selected` | the selected piece |
     | `token-view--hover` | added to the piece under the mouse pointer |
     | `token-view--control` | a control, bidi or zero-width character's stand-in (``␛``, ``⟨RLO⟩``) |
@@ -137,6 +153,10 @@ class TokenView(ScrollView, can_focus=True):
     TokenView > .token-view--partial { background: #f5d547; color: #000000; text-style: bold underline; }
     TokenView > .token-view--char { background: #f5d547; color: #000000; text-style: underline; }
     TokenView > .token-view--special { background: #b3007a; color: #ffffff; text-style: bold underline; }
+    TokenView > .token-view--added { background: #00646e; color: #ffffff; text-style: bold; }
+    TokenView > .token-view--unknown { background: #ff9e80; color: #000000; text-style: bold italic; }
+    TokenView > .token-view--mark { color: #9fd3ff; text-style: italic; }
+    TokenView > .token-view--gap { color: #a8a8a8; }
     TokenView > .token-view--selected { background: #ffffff; color: #000000; text-style: bold underline; }
     TokenView > .token-view--hover { text-style: bold underline; }
     TokenView > .token-view--control { color: #ff8080; text-style: bold; }
@@ -159,6 +179,10 @@ class TokenView(ScrollView, can_focus=True):
     TokenView.-ansi > .token-view--partial { background: ansi_yellow; color: ansi_black; }
     TokenView.-ansi > .token-view--char { background: ansi_yellow; color: ansi_black; }
     TokenView.-ansi > .token-view--special { background: ansi_red; color: ansi_bright_white; }
+    TokenView.-ansi > .token-view--added { background: ansi_cyan; color: ansi_black; }
+    TokenView.-ansi > .token-view--unknown { background: ansi_bright_red; color: ansi_black; }
+    TokenView.-ansi > .token-view--mark { color: ansi_bright_cyan; }
+    TokenView.-ansi > .token-view--gap { color: ansi_white; }
     TokenView.-ansi > .token-view--selected { background: ansi_bright_white; color: ansi_black; }
     TokenView.-ansi > .token-view--control { color: ansi_bright_red; }
     TokenView.-ansi > .token-view--whitespace { color: ansi_bright_yellow; }
@@ -173,6 +197,8 @@ class TokenView(ScrollView, can_focus=True):
     TokenView.-mono > .token-view--rank-4, TokenView.-mono > .token-view--rank-6 { text-style: reverse; }
     TokenView.-mono > .token-view--partial { text-style: bold italic reverse; }
     TokenView.-mono > .token-view--char { text-style: italic; }
+    TokenView.-mono > .token-view--unknown { text-style: bold italic reverse; }
+    TokenView.-mono > .token-view--added { text-style: bold reverse; }
     TokenView.-mono > .token-view--special { text-style: bold reverse underline; }
     TokenView.-mono > .token-view--selected { text-style: bold reverse overline; }
     TokenView.-mono > .token-view--whitespace { text-style: dim; }
@@ -221,6 +247,8 @@ class TokenView(ScrollView, can_focus=True):
         self.ws = False
         self.rank_colours = False
         self.selected: int | None = None
+        #: the template's tokens drawn before the first row and after the last (Ctrl+N): ``(prefix, suffix)``
+        self.template: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self.hovered: int | None = None  # the piece under the mouse pointer
         self._palette: Palette | None = None
         self._cache: LRUCache[tuple, tuple[Strip, list[tuple[int, int, int]]]] = LRUCache(1024)
@@ -242,7 +270,29 @@ class TokenView(ScrollView, can_focus=True):
 
     @property
     def layout_width(self) -> int:
-        return max(8, self.scrollable_content_region.width)
+        """The width rows are laid out to: the view's, less the cells the template's tokens take."""
+        return max(8, self.scrollable_content_region.width - self._template_cells())
+
+    def set_template(self, prefix: tuple[int, ...], suffix: tuple[int, ...]) -> None:
+        """Draw these ids before the first row and after the last (the template's tokens)."""
+        self.template = (tuple(prefix), tuple(suffix))
+        self._cache.clear()
+        self.refresh()
+
+    def _template_labels(self, ids: tuple[int, ...]) -> list[str]:
+        doc_tok = self.doc.tokenizer if self.doc is not None else None
+        if doc_tok is None:
+            return []
+        if self.rows_mode == IDS:
+            return [str(t) for t in ids]
+        spelled = [safe_text(doc_tok.token_str(t)) or "∅" for t in ids]
+        if self.rows_mode == BOTH:
+            return [f"{s} {t}" for s, t in zip(spelled, ids)]
+        return spelled
+
+    def _template_cells(self) -> int:
+        return max((sum(cell_len(label) + 1 for label in self._template_labels(ids)) for ids in self.template),
+                   default=0)
 
     def set_doc(self, doc: Document, rows: list[int], width: int, mode: str) -> None:
         self.doc = doc
@@ -447,6 +497,8 @@ class TokenView(ScrollView, can_focus=True):
         assert doc is not None
         if flags & SPECIAL:
             return pal.special
+        if flags & ADDED:
+            return pal.added
         if self.rank_colours:
             if pal.mono:
                 return pal.alternate[i & 1]
@@ -469,6 +521,11 @@ class TokenView(ScrollView, can_focus=True):
             result = self._render_text_row(a, b)
         else:
             result = self._render_piece_row(a, b, self.rows_mode == BOTH)
+        prefix, suffix = self.template
+        if prefix and row == 0:
+            result = self._with_template(result, prefix, before=True)
+        if suffix and row == len(rows) - 1:
+            result = self._with_template(result, suffix, before=False)
         self._cache[key] = result
         return result
 
@@ -487,10 +544,14 @@ class TokenView(ScrollView, can_focus=True):
             ends = doc.ends
             while i > 0 and ends[i - 1] > a:
                 i -= 1
+            pos = a  # drawn up to here: text between pieces is a gap no token covers
             for i, token_id, start, end, flags in doc.iter_pieces(max(i, 0)):
                 if start >= b:
                     break
+                if start > pos:
+                    x = self._gap(segments, text_all, pos, start, x)
                 if end > a:
+                    pos = max(pos, end)
                     style = style_of(i, token_id, flags)
                     x0 = x
                     text = text_all[max(a, start) : min(b, end)]
@@ -499,8 +560,8 @@ class TokenView(ScrollView, can_focus=True):
                         x += len(text)
                     else:
                         selected = i == self.selected
-                        for pos, glyph, kind in piece_cells(doc, i, token_id, start, flags, ws):
-                            if a <= pos < b and glyph:
+                        for at, glyph, kind in piece_cells(doc, i, token_id, start, flags, ws, end):
+                            if a <= at < b and glyph:
                                 if kind == "ws":
                                     seg_style = style + pal.whitespace if ws and not selected else style
                                 elif kind == "ctrl":
@@ -509,17 +570,52 @@ class TokenView(ScrollView, can_focus=True):
                                     seg_style = pal.selected if selected else pal.partial
                                 elif kind == "char":
                                     seg_style = pal.selected if selected else pal.char
+                                elif kind == "unk":
+                                    seg_style = pal.selected if selected else pal.unknown
+                                elif kind == "mark":
+                                    seg_style = style + pal.mark if not selected else style
                                 else:
                                     seg_style = style
                                 segments.append(Segment(glyph, seg_style))
                                 x += cell_len(glyph)
                     if x > x0:
                         spans.append((x0, x, i))
+            if pos < min(b, doc.covered):
+                x = self._gap(segments, text_all, pos, min(b, doc.covered), x)
         if b > doc.covered:
             # not tokenized yet (a large text still loading): plain text
             text = safe_text(doc.text[max(a, doc.covered) : b].replace("\n", ""), ws)
             segments.append(Segment(text, pal.pending))
         return Strip(segments), spans
+
+    def _with_template(self, result: tuple[Strip, list[tuple[int, int, int]]], ids: tuple[int, ...],
+                       before: bool) -> tuple[Strip, list[tuple[int, int, int]]]:
+        """A row with the template's tokens drawn before or after it, in the added style (they
+        are not pieces of the text: they take no selection)."""
+        strip, spans = result
+        style = self.palette.added
+        marks: list[Segment] = []
+        for label in self._template_labels(ids):
+            if before:
+                marks += [Segment(label, style), Segment(" ")]
+            else:  # a piece row already ends in a space
+                marks += [Segment(" " if marks or self.rows_mode == TEXT else ""), Segment(label, style)]
+        if before:
+            shift = sum(cell_len(seg.text) for seg in marks)
+            return Strip([*marks, *strip]), [(x0 + shift, x1 + shift, i) for x0, x1, i in spans]
+        return Strip([*strip, *marks]), spans
+
+    def _gap(self, segments: list[Segment], text: str, a: int, b: int, x: int) -> int:
+        """Draw ``text[a:b]``, which no token covers, in the gap style; returns the new column."""
+        gap = self.palette.gap
+        ws_style = gap + self.palette.whitespace
+        for ch in text[a:b]:
+            if ch == "\n":
+                continue
+            glyph, kind = char_glyph(ch, self.ws)
+            segments.append(Segment(glyph, ws_style if kind == "ws" and self.ws else gap))
+            x += cell_len(glyph)
+        return x
 
     def _render_piece_row(self, a: int, b: int, both: bool) -> tuple[Strip, list[tuple[int, int, int]]]:
         doc = self.doc
@@ -528,17 +624,18 @@ class TokenView(ScrollView, can_focus=True):
         segments: list[Segment] = []
         spans: list[tuple[int, int, int]] = []
         x = 0
-        tok = doc.tokenizer
         style_of = self._styler()
-        for i, token_id, start, _, flags in doc.iter_pieces(doc.starts.bisect_left(a)):
+        for i, token_id, start, end, flags in doc.iter_pieces(doc.starts.bisect_left(a)):
             if start >= b:
                 break
             style = style_of(i, token_id, flags)
             x0 = x
             label = str(token_id)
             if both:
-                for _, glyph, kind in piece_units(tok.token_bytes(token_id), True):
-                    if kind == "hex":
+                for _, glyph, kind in both_units(doc, token_id, start, end, flags):
+                    if kind == "unk":
+                        seg_style = pal.selected if i == self.selected else pal.unknown
+                    elif kind == "hex":
                         seg_style = pal.selected if i == self.selected else pal.partial
                     elif kind == "ctrl":
                         seg_style = style + pal.control
@@ -565,4 +662,4 @@ class TokenView(ScrollView, can_focus=True):
         self.refresh()
 
 
-__all__ = ["TokenView", "Palette", "TEXT", "IDS", "BOTH"]
+__all__ = ["BOTH", "IDS", "TEXT", "Palette", "TokenView", "palette_kind"]
