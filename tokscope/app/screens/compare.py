@@ -251,6 +251,20 @@ class CompareScreen(ViewScreen):
         box.border_title = Text(f"{len(self.slots)}. {safe_text(slot.name)} (loading…)")
         return box
 
+    def _title(self, slot: Slot) -> Text:
+        """A pane's title: its number, then its count (what a title cut at a narrow pane keeps),
+        then the encoding's name (and the chat format)."""
+        k = self.slots.index(slot) + 1
+        name = safe_text(slot.tokenizer.name if slot.tokenizer is not None else slot.name)
+        if slot.error is not None:
+            return Text(f"{k}. {name} (failed)")
+        if slot.chat is not None:
+            count = slot.chat.count
+            return Text(f"{k}. {count.total:,} tokens · {name} · {count.format}")
+        if slot.doc is None:
+            return Text(f"{k}. {name} (loading…)")
+        return Text(f"{k}. {len(slot.doc.ids):,} tokens · {name}")
+
     def _add_slot(self, name: str) -> Slot:
         slot = self._new_slot(name)
         self.call_later(self._after_mount, self.query_one("#cmp-panes").mount(self._new_box(slot)))
@@ -383,8 +397,7 @@ class CompareScreen(ViewScreen):
         box = self._box(slot)
         box.remove_class("-failed")
         count = result.count
-        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(tokenizer.name)}  {count.total:,} tokens"
-                                f" · {count.format}")
+        box.border_title = self._title(slot)
         pane = self._pane(slot)
         pane.set_overlap(range(0))
         pane.set_doc(result.doc, result.rows, result.width, TEXT)
@@ -402,7 +415,7 @@ class CompareScreen(ViewScreen):
         slot.chat = chat
         box = self._box(slot)
         box.add_class("-failed")
-        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(slot.name)} (failed)")
+        box.border_title = self._title(slot)
         box.query_one(".cmp-error", Static).update(Text(f"Cannot use {safe_text(slot.name)!r}: {safe_text(message)}"))
         self._maybe_compare()
 
@@ -414,7 +427,7 @@ class CompareScreen(ViewScreen):
         slot.rows, slot.rows_width = rows, width
         box = self._box(slot)
         box.remove_class("-failed")
-        box.border_title = Text(f"{self.slots.index(slot) + 1}. {safe_text(tokenizer.name)}  {len(doc.ids):,} tokens")
+        box.border_title = self._title(slot)
         pane = self._pane(slot)
         top = pane.top_offset() if pane.doc is not None else 0
         pane.set_marks(None, frozenset())
@@ -723,8 +736,6 @@ class CompareScreen(ViewScreen):
         self.slots.remove(slot)
         self._box(slot).remove()
         for k, other in enumerate(self.slots):
-            box = self._box(other)
-            shown = other.tokenizer.name if other.tokenizer is not None else other.name
-            box.border_title = Text(f"{k + 1}. {safe_text(shown)}" + (" (failed)" if other.error else ""))
+            self._box(other).border_title = self._title(other)
         self.call_after_refresh(self.refresh_all)
         self.call_after_refresh(self._focus_first)
