@@ -30,6 +30,8 @@ class PerCharacter:
     """The model: every character is its own token."""
 
     kind = "per-character"
+    #: an optional member (see tokscope.core.pipeline): the token the explorer marks as unknown
+    unk_token = "<?>"
 
     def __init__(self) -> None:
         self._vocab = {c: i for i, c in enumerate(ALPHABET)}
