@@ -130,10 +130,6 @@ def trie_regex(words: Iterable[str]) -> str:
     return emit(root)
 
 
-def _word_class(text: str) -> regex.Pattern[str] | None:
-    return table("RX_WORD").finder(text)
-
-
 def _is_word(c: str) -> bool:
     return c in table("RX_WORD")
 

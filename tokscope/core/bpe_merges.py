@@ -414,8 +414,6 @@ class BPE:
             self._cache[text] = tuple(out)
         return out
 
-    def clear_cache(self) -> None:
-        self._cache.clear()
 
     # ----- tokenizing ---------------------------------------------------------------------------
 

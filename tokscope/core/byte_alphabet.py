@@ -7,7 +7,7 @@ So ``Ġ`` (U+0120) is the space byte and ``Ċ`` (U+010A) the newline.
 
 >>> BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("a")], BYTE_TO_CHAR[0x0A]
 ('Ġ', 'a', 'Ċ')
->>> to_bytes("ĠhÃ©")
+>>> bytes(CHAR_TO_BYTE[c] for c in "ĠhÃ©")
 b' h\\xc3\\xa9'
 """
 
@@ -44,16 +44,3 @@ def to_alphabet(data: bytes) -> str:
     return "".join([BYTE_TO_CHAR[b] for b in data])
 
 
-def to_bytes(text: str) -> bytes:
-    """The bytes that stand-in ``text`` spells; :class:`KeyError` for a character outside the
-    alphabet (use :func:`is_alphabet` first when unsure)."""
-    return bytes([CHAR_TO_BYTE[c] for c in text])
-
-
-def is_alphabet(text: str) -> bool:
-    """True when every character of ``text`` is a byte stand-in.
-
-    >>> is_alphabet("Ġhello"), is_alphabet("▁hello")
-    (True, False)
-    """
-    return all(c in CHAR_TO_BYTE for c in text)

@@ -495,7 +495,6 @@ class _Markers:
             f"([{re.escape(self.open)}{re.escape(self.close)}])([{re.escape(digits)}]+){re.escape(self.stop)}"
             f"|([{re.escape(self.lit)}{re.escape(self.unlit)}])|([{re.escape(self.stop)}{re.escape(digits)}])"
         )
-        self.all_chars = re.compile(f"[{re.escape(chr(base))}-{re.escape(chr(base + 31))}]")
 
     def tag(self, j: int) -> str:
         return "".join(chr(self.digit0 + int(d, 16)) for d in format(j, "x")) + self.stop

@@ -67,18 +67,6 @@ def chars(name: str) -> frozenset[str]:
     return frozenset(map(chr, code_points(name)))
 
 
-@functools.cache
-def class_pattern(name: str, negate: bool = False) -> str:
-    """A regex class matching the characters of table ``name``."""
-    return char_class(parse_ranges(getattr(hf_tables, name)), negate)
-
-
-@functools.cache
-def compiled_class(name: str, suffix: str = "", negate: bool = False) -> regex.Pattern[str]:
-    """``class_pattern(name) + suffix`` compiled (``suffix`` ``"+"`` finds runs)."""
-    return regex.compile(class_pattern(name, negate) + suffix)
-
-
 class RangeSet:
     """A set of code points as sorted ranges, searched in a text through a regex class made of
     only the ranges the text touches (a class of hundreds of ranges is slow in the ``regex``
@@ -149,15 +137,6 @@ WHITESPACE = frozenset(
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-
-
-def is_whitespace(c: str) -> bool:
-    """Rust's ``char::is_whitespace``.
-
-    >>> is_whitespace("\\x85"), is_whitespace("\\x1c")
-    (True, False)
-    """
-    return c in WHITESPACE
 
 
 # ----- lowercase ---------------------------------------------------------------------------------

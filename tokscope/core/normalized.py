@@ -30,7 +30,7 @@ text costs a few small lists, never one Python object per character.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 #: A run: ``(o0, o1, linear)``. Linear: character ``k`` of the run aligns to ``(o0 + k, o0 + k + 1)``
 #: and the run has ``o1 - o0`` characters. Block: every character aligns to ``(o0, o1)``.
@@ -149,8 +149,6 @@ class NormalizedText:
             return cls(text, ostart, oend)
         return cls(text, ostart, oend, b.starts, runs)
 
-    def _builder(self) -> _Builder:
-        return _Builder()
 
     # ----- queries ----------------------------------------------------------------------------
 
@@ -484,20 +482,6 @@ class NormalizedText:
 
     # ----- splitting ------------------------------------------------------------------------------
 
-    def split_by(self, matches: Matches, behavior: str) -> list[NormalizedText]:
-        """HF's ``NormalizedString::split`` given the pieces of ``find_matches``: the delimiter
-        (``is_match``) pieces are removed, isolated, merged with the previous or next piece, or
-        merged with their neighbouring delimiters (``contiguous``). Empty pieces are dropped.
-
-        >>> t = NormalizedText.identity("the-final--countdown", 0)
-        >>> m = find_char_matches(t.text, lambda c: c == "-")
-        >>> [p.text for p in t.split_by(m, "merged_with_previous")]
-        ['the-', 'final-', '-', 'countdown']
-        >>> [p.text for p in t.split_by(m, "contiguous")]
-        ['the', '-', 'final', '--', 'countdown']
-        """
-        spans = merge_matches(matches, behavior)
-        return [self.slice(s, e) for s, e in spans if s < e]
 
     def replace_matches(self, matches: Matches, content: str) -> NormalizedText:
         """HF's ``NormalizedString::replace``: each match becomes ``content``, every character of
@@ -582,15 +566,6 @@ def matches_from_spans(spans: Iterable[tuple[int, int]], length: int) -> Matches
     if prev != length:
         out.append((prev, length, False))
     return out
-
-
-def find_char_matches(text: str, pred: Callable[[str], bool]) -> Matches:
-    """HF's ``find_matches`` for a character predicate: each matching character is its own match.
-
-    >>> find_char_matches("a  b", str.isspace)
-    [(0, 1, False), (1, 2, True), (2, 3, True), (3, 4, False)]
-    """
-    return matches_from_spans(((i, i + 1) for i, c in enumerate(text) if pred(c)), len(text))
 
 
 def invert(matches: Matches) -> Matches:

@@ -16,7 +16,7 @@ object of a ``tokenizer.json``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence as Seq
+from collections.abc import Sequence as Seq
 from typing import Any
 
 import regex
@@ -501,7 +501,6 @@ def _build(obj: Any) -> Any:
     t = obj.get("type")
     if t is None:
         raise UnsupportedComponentError("normalizer", "(no type)", "an untagged legacy normalizer")
-    f: Callable[..., Any]
     if t in ("NFC", "NFD", "NFKC", "NFKD"):
         return {"NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD}[t]()
     if t == "Lowercase":

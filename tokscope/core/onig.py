@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import regex
 
@@ -681,8 +681,6 @@ class OnigPattern:
             out.append((s, e))
         return out
 
-    def finditer_spans(self, text: str) -> Iterator[tuple[int, int]]:
-        return iter(self.spans(text))
 
     def find_matches(self, text: str) -> Matches:
         """HF's ``find_matches`` pieces of ``text``."""
