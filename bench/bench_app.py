@@ -16,6 +16,10 @@ idle (20 ms sleeps) and would add that to every figure. Headless, Textual skips 
 into escape sequences; the bench does that work too, so a frame costs what it would in a terminal.
 Name sizes to run only those: ``python bench/bench_app.py 1MB``; ``line`` is one line of 200,000
 characters (no newline), edited in its middle.
+
+``--floor`` also measures the floor: the same keystrokes in a bare Textual app holding only a
+``TextArea`` with the same text (no tokenizing), timed the same way, to the first frame after the
+text changed. No explorer figure can be below it.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import unicodedata
 from textual import events
 from textual.app import App
 from textual.keys import REPLACED_KEYS, _get_unicode_name_from_key
+from textual.widgets import TextArea
 
 from tokscope.app.app import ExplorerApp
 from tokscope.app.widgets.token_view import TokenView
@@ -81,6 +86,71 @@ def _display(self, screen, renderable):
 
 
 App._display = _display
+
+
+class FloorApp(App):
+    """The floor: a bare app with one TextArea; ``version`` counts its text changes."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+        self.version = 0
+
+    def compose(self):
+        yield TextArea(self.text, soft_wrap=True)
+
+    def on_text_area_changed(self) -> None:
+        self.version += 1
+
+
+_floor_frames: list[tuple[float, int]] = []
+_display_with_explorer = App._display
+
+
+def _display_floor(self, screen, renderable):
+    _display_with_explorer(self, screen, renderable)
+    if isinstance(self, FloorApp):
+        _floor_frames.append((time.perf_counter(), self.version))
+
+
+App._display = _display_floor
+
+
+async def measure_floor(size: int, edits: int, text: str | None = None) -> dict:
+    """Keystroke to the first frame showing the edit, in :class:`FloorApp`."""
+    text = make_text(size) if text is None else text
+    _floor_frames.clear()
+    app = FloorApp(text)
+    async with app.run_test(size=(120, 40)) as pilot:
+        area = app.query_one(TextArea)
+        area.focus()
+        await pilot.pause()
+        rng = random.Random(1)
+        lines = text.count("\n")
+        times = []
+        for k in range(edits):
+            if lines == 0:
+                row, col = 0, len(area.text) // 2 + rng.randrange(-2000, 2000)
+            else:
+                row, col = lines // 2 + rng.randrange(-20, 20), rng.randrange(0, 5)
+            area.move_cursor((row, col))
+            await pilot.pause()
+            await asyncio.sleep(0.02)
+            key = rng.choice(["x", "space", "backspace", "e", "enter", "1"])
+            before = app.version
+            start = time.perf_counter()
+            send_key(app, key)
+            end = start + 30
+            while time.perf_counter() < end:
+                hit = next((t for t, v in _floor_frames if t > start and v > before), None)
+                if hit is not None:
+                    times.append(hit - start)
+                    break
+                await asyncio.sleep(0.0005)
+            else:
+                raise TimeoutError("no repaint")
+    times.sort()
+    return {"key_median": statistics.median(times), "key_p95": times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1]}
 
 
 async def wait_frame(app, since: float, version: int = -1, timeout: float = 30.0) -> float:
@@ -209,6 +279,16 @@ def main() -> None:
             f"{r['key_p95'] / KEYSTROKE_TARGET[r['size']]:.2f}, scroll {r['scroll_max'] / 0.050:.2f}"
         )
     print(f"  memory {peak / 300:.2f}")
+    if "--floor" in sys.argv:
+        print("\nfloor: the same keystrokes in a bare Textual app with a TextArea of the same text")
+        for label, size in SIZES:
+            if only and label.replace(" ", "").lower() not in only:
+                continue
+            f = asyncio.run(measure_floor(size, edits, one_line(size) if label == "line" else None))
+            mine = next(r for r in rows if r["size"] == label)
+            print(f"{label:>7}  floor median {f['key_median'] * 1000:6.1f}ms  p95 {f['key_p95'] * 1000:6.1f}ms"
+                  f"   explorer / floor: median {mine['key_median'] / f['key_median']:.2f}x,"
+                  f" p95 {mine['key_p95'] / f['key_p95']:.2f}x")
 
 
 if __name__ == "__main__":
