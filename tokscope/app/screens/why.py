@@ -420,8 +420,10 @@ def render_wordpiece(w: ChunkWhy, names: _Names) -> Text:
         out.append(f"{k:>2} [{step.start}:{step.end}] ")
         out.append_text(names.text(step.token, "bold"))
         out.append(f" {step.token}")
-        out.append("  the whole rest\n" if not step.missed
-                   else f"  after {step.missed} longer tr{'y' if step.missed == 1 else 'ies'} missed\n")
+        if step.missed:
+            out.append(f"  {step.missed} longer not in the vocabulary\n")
+        else:
+            out.append("  the whole word is an entry\n" if step.start == 0 else "  the whole rest is an entry\n")
     if found.reason == "no_match" and found.failed_at is not None:
         at = found.failed_at
         prefix = getattr(names.tokenizer.model, "continuing_subword_prefix", "") if at else ""
