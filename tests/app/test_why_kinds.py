@@ -252,6 +252,21 @@ async def test_llama2_moving_within_one_chunk_keeps_its_explanation(files):
         assert screen.why.tokens == tuple(tok.encode("hello there"))
 
 
+async def test_llama2_a_long_chunk_is_shown_cut(files):
+    from tokscope.app.screens.why import MAX_CHARS, MAX_SYMBOLS
+
+    text = "word " * 600  # one chunk (no pre-tokenizer), over the replay's limit of symbols
+    app = make(files, "llama2", text)
+    async with app.run_test(size=(100, 30)) as pilot:
+        tok = await ready(pilot)
+        screen = await open_why(pilot, app.doc.ids[0])
+        assert not screen.why.bpe.replayed and screen.total_steps() == 0
+        shown = pane_text(screen)
+        assert f"{len(screen.why.bpe.initial)} symbols: too long to replay step by step" in shown
+        assert f"… {len(text) - MAX_CHARS:,} more characters" in shown
+        assert f"… and {len(tok.encode(text)) - MAX_SYMBOLS} more" in shown
+
+
 # ----- Unigram ------------------------------------------------------------------------------------
 
 
@@ -283,6 +298,28 @@ async def test_t5_unknown_character_is_an_unknown_piece_with_its_score(files):
         assert f"missing ☃ is not in the vocabulary: an unknown piece scored {u.unk_score:.3f}" in text
         assert "byte fallback" not in text  # T5 has none
         assert "next   none: no other segmentation was found" in text
+
+
+async def test_tokens_picked_elsewhere_are_explained_by_their_spelling(files):
+    app = make(files, "t5", "the end")
+    async with app.run_test(size=(100, 30)) as pilot:
+        tok = await ready(pilot)
+        screen = await open_why(pilot, tok.encode("the end")[0])
+        hello = tok.token_to_id("▁hello")
+        app.open_token(hello, source="test")
+        await idle(pilot)
+        assert screen.token_id == hello and not screen.from_text
+        assert screen.why.form == "▁hello" and screen.why.unigram.best.pieces == ("▁hello",)
+        assert "its own spelling" in str(screen.query_one("#why-title", Static).render())
+    app = make(files, "bert", "tokenizers")
+    async with app.run_test(size=(100, 30)) as pilot:
+        tok = await ready(pilot)
+        screen = await open_why(pilot, tok.encode("tokenizers")[0])
+        izer = tok.token_to_id("##izer")
+        app.open_token(izer, source="test")
+        await idle(pilot)
+        assert screen.token_id == izer and screen.why.wordpiece is None
+        assert "'##izer' continues a word" in pane_text(screen)
 
 
 # ----- switching kinds ------------------------------------------------------------------------------
