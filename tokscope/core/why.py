@@ -192,7 +192,7 @@ def _bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...])
         if replay.dropped:
             start.append(f"{len(replay.dropped)} characters missing from the vocabulary were dropped")
         steps = len(replay.steps) if replay.replayed else None
-        how = (f"{steps} merges, lowest merge rank first" if steps is not None
+        how = (f"{steps} merge{'' if steps == 1 else 's'}, lowest merge rank first" if steps is not None
                else "merged (too long to replay step by step)")
         summary = (f"{len(replay.initial)} symbols, {how}: {_show(tokenizer, tokens)}"
                    + (f"; {'; '.join(start)}" if start else ""))
