@@ -39,6 +39,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.widgets import Footer, Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
@@ -700,8 +701,7 @@ class WhyScreen(ViewScreen):
         merges = self._has_merges(tokenizer)
         tree.border_title = (f"merge tree of {token_id}" if merges else f"token {token_id}") + (
             " · unreachable!" if unreachable else "")
-        tree.border_subtitle = (TREE_KEYS if merges
-                                else f"{safe_text(tokenizer.kind)}: no merges")
+        tree.border_subtitle = TREE_KEYS if merges else escape(f"{safe_text(tokenizer.kind)}: no merges")
         self._show_cut_row(tokenizer)
         self.set_class(not merges, "-no-merges")
         self.refresh_bindings()
