@@ -192,7 +192,7 @@ def _bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...])
         if replay.dropped:
             start.append(f"{len(replay.dropped)} characters missing from the vocabulary were dropped")
         steps = len(replay.steps) if replay.replayed else None
-        how = (f"{steps} merges, lowest merge rank first" if steps is not None
+        how = (f"{steps} merge{'' if steps == 1 else 's'}, lowest merge rank first" if steps is not None
                else "merged (too long to replay step by step)")
         summary = (f"{len(replay.initial)} symbols, {how}: {_show(tokenizer, tokens)}"
                    + (f"; {'; '.join(start)}" if start else ""))
@@ -267,7 +267,9 @@ def explain_token(tokenizer: Tokenizer, token_id: int, *, max_rank: int | None =
     if tokenizer.is_added(token_id):
         return explain_chunk(tokenizer, spelling, Chunk(spelling, 0, len(spelling), special=True))
     text = tokenizer.token_bytes(token_id).decode("utf-8", "replace")
-    chunk = Chunk(text, 0, len(text), form=spelling if spelling != text else None)
+    # the model sees the spelling itself: the normalizer is not run on it again (it would put a
+    # ▁ before a SentencePiece piece that does not start a word, and explain "▁hell" for "hell")
+    chunk = Chunk(text, 0, len(text), form=spelling)
     prefix = getattr(tokenizer.model, "continuing_subword_prefix", None)
     if tokenizer.model.kind == "wordpiece" and prefix and spelling.startswith(prefix) and len(spelling) > len(prefix):
         core = spelling[len(prefix):]
