@@ -7,11 +7,15 @@ with the table it came from, and moves the offsets after the edit by changing on
 an edit of 1 MB of text costs a few milliseconds instead of copying and shifting 300k-entry lists.
 Tables are never mutated once built, so a worker thread can build the next one while the UI reads
 the current one. :class:`Column` is one field as a read-only sequence.
+
+Each block's fields are ``array('q')``: eight bytes a value, where a list of ints costs a pointer
+and an int object each (about 36 bytes), so a 1 MB document's tables take a fifth of the memory.
 """
 
 from __future__ import annotations
 
 import itertools
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
@@ -24,7 +28,7 @@ BLOCK = 1024
 class BlockTable:
     """Rows of ints kept in blocks that docs share (never mutated once built).
 
-    ``blocks[k]`` is a tuple of lists, one per field; the fields listed in ``offsets`` hold
+    ``blocks[k]`` is a tuple of ``array('q')``, one per field; the fields listed in ``offsets`` hold
     character offsets relative to ``bases[k]``. ``firsts[k]`` is the index of block ``k``'s first
     row. No block is empty.
 
@@ -36,7 +40,7 @@ class BlockTable:
 
     __slots__ = ("blocks", "bases", "firsts", "n", "offsets")
 
-    def __init__(self, blocks: list[tuple[list[int], ...]], bases: list[int], offsets: tuple[int, ...]) -> None:
+    def __init__(self, blocks: list[tuple[array, ...]], bases: list[int], offsets: tuple[int, ...]) -> None:
         self.blocks = blocks
         self.bases = bases
         self.offsets = offsets
@@ -58,7 +62,7 @@ class BlockTable:
             return cls([], [], offsets)
         count = max(1, round(n / block))
         size = -(-n // count)
-        blocks = [tuple(c[a : a + size] for c in columns) for a in range(0, n, size)]
+        blocks = [tuple(array("q", c[a : a + size]) for c in columns) for a in range(0, n, size)]
         return cls(blocks, [0] * len(blocks), offsets)
 
     def get(self, f: int, i: int) -> int:
@@ -120,14 +124,14 @@ class BlockTable:
         base_a, base_b = bases[ka], bases[kb] + delta
         middle = []
         for f, new in enumerate(rows):
-            pre = blocks[ka][f][: i0 - a0]
-            post = blocks[kb][f][i1 - b0 :]
+            pre = blocks[ka][f][: i0 - a0].tolist()
+            post = blocks[kb][f][i1 - b0 :].tolist()
             if f in offsets:
                 if base_a:
                     pre = [v + base_a for v in pre]
                 if base_b:
                     post = [v + base_b for v in post]
-            middle.append(pre + new + post)
+            middle.append(pre + list(new) + post)
         mid = BlockTable.from_columns(middle, offsets)
         tail = bases[kb + 1 :]
         if delta:
@@ -146,7 +150,7 @@ class Column(Sequence):
         self._table = table
         self._f = f
         self._offset = f in table.offsets
-        self._list: list[int] | None = None
+        self._list: array | None = None
 
     def __len__(self) -> int:
         return self._table.n
@@ -168,8 +172,8 @@ class Column(Sequence):
 
     def tolist(self) -> list[int]:
         if self._list is None:
-            self._list = self._table.column(self._f)
-        return list(self._list)
+            self._list = array("q", self._table.column(self._f))  # kept compact: 8 bytes a value
+        return self._list.tolist()
 
     def __iter__(self):
         if self._list is not None:
