@@ -248,7 +248,8 @@ def _segmentation(tokenizer: Tokenizer, name: str, text: str, ids: Sequence[int]
         partial = sum(c for f, c in per_flag.items() if f & PARTIAL)
         special = sum(c for f, c in per_flag.items() if f & SPECIAL)
     return Segmentation(
-        name, array("q", ids), array("q", ends), len(text), utf8_len(text), partial=partial,
+        name, ids if isinstance(ids, array) else array("q", ids), ends if isinstance(ends, array) else array("q", ends),
+        len(text), utf8_len(text), partial=partial,
         single_byte=sum(c for i, c in per_id.items() if lengths[i] == 1), special=special, flags=piece_flags,
     )
 
@@ -262,8 +263,8 @@ def from_document(doc: Document, *, name: str | None = None) -> Segmentation:
     >>> list(from_document(Document.build(tok, "abc")).ends)
     [2, 3]
     """
-    return _segmentation(doc.tokenizer, name or doc.tokenizer.name, doc.text, doc.ids.tolist(), doc.byte_ends(),
-                         doc.flags.tolist)
+    return _segmentation(doc.tokenizer, name or doc.tokenizer.name, doc.text, doc.ids, doc.byte_ends(),
+                         lambda: doc.flags)
 
 
 def segment(
@@ -290,7 +291,7 @@ def segment(
             return _segmentation(tokenizer, name, text, ids, ends, tuple)
     allowed, disallowed = tokenizer.resolve_special(allowed_special, disallowed_special)
     tokenizer.check_special(text, disallowed)
-    rows = Rows()
+    rows = Rows(compact=True)
     tokenizer.scan_text(rows, text, allowed_special=allowed)
     ends = byte_ends(tokenizer, text, rows.ids, rows.starts, rows.ends, rows.flags)
     return _segmentation(tokenizer, name, text, rows.ids, ends, lambda: rows.flags)

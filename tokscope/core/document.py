@@ -17,6 +17,7 @@ worker thread can build the next one while the UI paints the current one.
 from __future__ import annotations
 
 import itertools
+from array import array
 from itertools import accumulate
 import threading
 from bisect import bisect_right
@@ -131,14 +132,15 @@ def _tables(rows: Rows) -> tuple[BlockTable, BlockTable]:
 
 
 def byte_ends(tokenizer: Tokenizer, text: str, ids: Sequence[int], starts: Sequence[int], ends: Sequence[int],
-              flags: Sequence[int]) -> list[int]:
-    """Where each of the pieces given as rows (see :meth:`Tokenizer.scan`) ends in ``text``'s UTF-8.
+              flags: Sequence[int]) -> Sequence[int]:
+    """Where each of the pieces given as rows (see :meth:`Tokenizer.scan`) ends in ``text``'s UTF-8
+    (an ``array('q')``: a 1 MB text's 300k offsets in 2.4 MB).
 
     Fast where the pieces tile the text's bytes (a running sum of token lengths); otherwise each
     piece is placed (:meth:`Tokenizer.place_pieces`)."""
     if tokenizer.pieces_tile_bytes:
         lengths = tokenizer.byte_lengths
-        out = list(accumulate(map(lengths.__getitem__, ids)))
+        out = array("q", accumulate(map(lengths.__getitem__, ids)))
         if not out or out[-1] == utf8_len(text):
             return out
         # some text is in no chunk (a pattern that skips characters): place piece by piece
@@ -150,9 +152,9 @@ def byte_ends(tokenizer: Tokenizer, text: str, ids: Sequence[int], starts: Seque
             pos += lengths[token_id]
             out.append(pos)
             prev_end = e
-        return out
+        return array("q", out)
     pieces = tokenizer.place_pieces(text, list(ids), list(starts), list(ends), list(flags))
-    return [p.byte_end for p in pieces]
+    return array("q", [p.byte_end for p in pieces])
 
 
 class Document:
@@ -248,7 +250,7 @@ class Document:
         """
         text = fix_surrogates(text)
         doc = cls(tokenizer, text, specials)
-        out = Rows()
+        out = Rows(compact=True)
         if not tokenizer.restartable:
             tokenizer.scan_text(out, text, allowed_special="all" if specials else (), cancel=cancel)
             doc.chunk_special = {s for s, f in zip(out.starts, out.flags) if f & (SPECIAL | ADDED)}
@@ -564,9 +566,9 @@ class Document:
                                              base_byte=self.byte_offset(base))
         return placed[i0 - j:]
 
-    def byte_ends(self) -> list[int]:
+    def byte_ends(self) -> Sequence[int]:
         """Where each piece ends in the text's UTF-8, in order (the comparison aligns on these)."""
-        return byte_ends(self.tokenizer, self.text, self.ids.tolist(), self.starts, self.ends, self.flags)
+        return byte_ends(self.tokenizer, self.text, self.ids, self.starts, self.ends, self.flags)
 
     def chunk_index(self, i: int) -> int:
         """The index of the chunk holding piece ``i``."""

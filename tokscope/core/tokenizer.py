@@ -18,7 +18,7 @@ aligned stages, and a :attr:`Tokenizer.restartable` pipeline's scan a window of 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .bpe import RanksBPE, merge
@@ -274,7 +274,10 @@ class Tokenizer(TiktokenAPI):
                 if self._decoder is None:
                     model = self.model
                     if isinstance(model, RanksBPE):
-                        decoder = dict(model.decoder)
+                        # from the ranks, not a copy of the model's own decoder: that one is
+                        # built only if the model is asked for offsets, and a 200k vocabulary's
+                        # dict costs about 10 MB
+                        decoder = {rank: data for data, rank in model.ranks.items()}
                     else:
                         # worked out per token on first use: a 262k vocabulary's bytes take most
                         # of a second, and a text needs only the tokens it has
@@ -310,12 +313,13 @@ class Tokenizer(TiktokenAPI):
             raise UnknownTokenError(token_id, self.n_vocab) from None
 
     @property
-    def byte_lengths(self) -> Mapping[int, int]:
-        """``id -> len(token_bytes(id))`` for the whole vocabulary (built once, then shared; for kinds
-        other than byte-level BPE from ranks, each length is worked out on first use)."""
+    def byte_lengths(self) -> Mapping[int, int] | Sequence[int]:
+        """``id -> len(token_bytes(id))`` for the whole vocabulary, indexed by id (built once, then
+        shared: a compact array for byte-level BPE from ranks; for other kinds each length is worked
+        out on first use)."""
         if not isinstance(self.model, RanksBPE):
             return self.derived("byte_lengths", lambda: _TokenLengths(self.token_bytes))
-        return self.derived("byte_lengths", lambda: {i: len(b) for i, b in self._decoder_map().items()})
+        return self.derived("byte_lengths", lambda: _dense_lengths(self._decoder_map()))
 
     def token_str(self, token_id: int) -> str:
         """The token as its vocabulary writes it (``Ġthe``, ``▁the``, ``##ing``, ``<0xE2>``; for
@@ -1198,22 +1202,27 @@ class PatternSplit:
 
 
 class Rows:
-    """A :class:`PieceSink` of plain lists (what the document splices into its blocks)."""
+    """A :class:`PieceSink` of plain lists (what the document splices into its blocks); with
+    ``compact``, of ``array('q')`` (a whole text's rows: 8 bytes a value while they are gathered,
+    where a list holds an int object for each)."""
 
     __slots__ = ("ids", "starts", "ends", "flags", "chunk_starts", "chunk_ends")
 
-    def __init__(self) -> None:
-        self.ids: list[int] = []
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.flags: list[int] = []
-        self.chunk_starts: list[int] = []
-        self.chunk_ends: list[int] = []
+    def __init__(self, compact: bool = False) -> None:
+        from array import array
 
-    def pieces(self) -> list[list[int]]:
+        new = (lambda: array("q")) if compact else list
+        self.ids: MutableSequence[int] = new()
+        self.starts: MutableSequence[int] = new()
+        self.ends: MutableSequence[int] = new()
+        self.flags: MutableSequence[int] = new()
+        self.chunk_starts: MutableSequence[int] = new()
+        self.chunk_ends: MutableSequence[int] = new()
+
+    def pieces(self) -> list[MutableSequence[int]]:
         return [self.ids, self.starts, self.ends, self.flags]
 
-    def chunks(self) -> list[list[int]]:
+    def chunks(self) -> list[MutableSequence[int]]:
         return [self.chunk_starts, self.chunk_ends]
 
     def add_token(self, start: int, end: int, token_id: int, flags: int) -> None:
@@ -1239,6 +1248,21 @@ def _identity(text: str, offset: int) -> NormalizedText:
     from .normalized import NormalizedText
 
     return NormalizedText.identity(text, offset)
+
+
+def _dense_lengths(decoder: Mapping[int, bytes]) -> Sequence[int]:
+    """``id -> byte length`` as an ``array('H')`` indexed by id (0 for an id not in the vocabulary):
+    two bytes a token, where a dict of 200k ints costs about 10 MB.
+
+    >>> list(_dense_lengths({0: b"a", 2: b"bcd"}))
+    [1, 0, 3]
+    """
+    from array import array
+
+    out = array("H", bytes(2 * (max(decoder, default=-1) + 1)))
+    for token_id, data in decoder.items():
+        out[token_id] = len(data)
+    return out
 
 
 def _unknown_id(model: Any) -> int | None:

@@ -356,7 +356,14 @@ class CompareScreen(ViewScreen):
                 else:
                     rows = layout(doc, width, TEXT, False)
             else:
-                doc = Document.build(tokenizer, text, specials, cancel=cancel)
+                # the explorer's own document when it is of this text and tokenizer (documents are
+                # never changed once built, so sharing one costs nothing and saves a build)
+                shown = getattr(self.app, "doc", None)
+                if (shown is not None and shown.tokenizer is tokenizer and shown.specials == specials
+                        and shown.complete and shown.text == text):
+                    doc = shown
+                else:
+                    doc = Document.build(tokenizer, text, specials, cancel=cancel)
                 rows = layout(doc, width, TEXT, False)
             seg = from_document(doc)
         except CancelledError:
