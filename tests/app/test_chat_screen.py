@@ -101,7 +101,7 @@ async def test_f12_opens_the_chat_from_the_input_and_every_view_key_fits_the_exp
         assert screen.result.count.format == "harmony"
         assert_counts(app, screen)
         chat_footer = footer_text(app)
-        for label in ("Back", "Help", "New", "Role", "Move", "Gen prompt", "Format", "Compare"):
+        for label in ("Back", "Help", "New", "Role", "Move", "Gen", "Format", "Compare", "Quit"):
             assert label in chat_footer, label
 
 

@@ -178,7 +178,7 @@ class ChatScreen(ViewScreen):
         Binding("ctrl+r", "role", "Role"),
         Binding("ctrl+up,alt+up", "move(-1)", "Move", key_display="^↑↓"),
         Binding("ctrl+down,alt+down", "move(1)", "Move down", show=False),
-        Binding("ctrl+g", "toggle_generation", "Gen prompt"),
+        Binding("ctrl+g", "toggle_generation", "Gen"),
         Binding("ctrl+f", "cycle_format", "Format"),
         Binding("f5", "compare", "Compare"),
         Binding("ctrl+o", "open", "Open", show=False),
