@@ -180,7 +180,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if args.json:
             print_json(kinds.text_why_json(tokenizer, found, variants=not args.no_variants))
         else:
-            kinds.print_text_why(tokenizer, found, pairs=args.pairs, variants=not args.no_variants, out=sys.stdout)
+            kinds.print_text_why(tokenizer, found, pairs=args.pairs, variants=not args.no_variants, out=sys.stdout,
+                                 nbest=nbest)
         return 0
     with special_hint():
         result = explain(tokenizer, text, max_rank=args.max_rank, with_variants=not args.no_variants,
@@ -234,7 +235,7 @@ def explain_one_token(tokenizer: Any, args: argparse.Namespace) -> int:
         print_chunk_explanation(ranks, pairs=args.pairs, out=out, variants=not args.no_variants)
     else:
         kinds.print_chunk_body(tokenizer, labels, found, pairs=args.pairs, variants=not args.no_variants, out=out,
-                               token=True)
+                               token=True, nbest=nbest)
     return 0
 
 

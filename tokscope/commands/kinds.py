@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.byte_alphabet import CHAR_TO_BYTE
 from ..core.display import hex_label, quoted, safe_text, token_label
 from ..core.facts import token_facts
+from ..core.why import NBEST
 
 if TYPE_CHECKING:
     from ..core.merges import MergeNode
@@ -80,23 +81,24 @@ class Labels:
 
 
 def shown_form(tokenizer: Tokenizer, c: ChunkWhy) -> str | None:
-    """The form the model saw when it says more than the chunk's text: ``None`` when it is the
-    text, or (byte-level BPE) only the byte alphabet's spelling of the same bytes.
+    """The form the model saw, when it says more than the chunk's text (``None`` when it is the
+    text). A byte-level vocabulary sees its bytes in GPT-2's alphabet (``ĠcafÃ©``): its form is
+    shown decoded, so only a normalizer's change shows, and none when there is none.
 
     >>> from tokscope.core.types import Chunk
     >>> from tokscope.core.why import ChunkWhy
     >>> class Tok:
     ...     kind = "byte-level BPE"
     >>> shown_form(Tok(), ChunkWhy(Chunk(" hi", 0, 3, form="Ġhi"), (), "BPE", ""))
-    >>> shown_form(Tok(), ChunkWhy(Chunk("Hi", 0, 2, form="hi"), (), "BPE", ""))
-    'hi'
+    >>> shown_form(Tok(), ChunkWhy(Chunk(" cafe\u0301", 0, 6, form="ĠcafÃ©"), (), "BPE", ""))
+    ' café'
     """
     form = c.chunk.form
     if form is None or form == c.chunk.text or c.chunk.special:
         return None
-    if (tokenizer.kind == "byte-level BPE" and all(ch in CHAR_TO_BYTE for ch in form)
-            and bytes(CHAR_TO_BYTE[ch] for ch in form) == c.chunk.text.encode("utf-8")):
-        return None
+    if tokenizer.kind == "byte-level BPE" and all(ch in CHAR_TO_BYTE for ch in form):
+        decoded = bytes(CHAR_TO_BYTE[ch] for ch in form).decode("utf-8", errors="replace")
+        return None if decoded == c.chunk.text else decoded
     return form
 
 
@@ -117,17 +119,18 @@ def header(tokenizer: Tokenizer, result: TextWhy) -> str:
             f"{_plural(len(result.tokens), 'token')}")
 
 
-def print_text_why(tokenizer: Tokenizer, result: TextWhy, *, pairs: bool, variants: bool, out: Any) -> None:
+def print_text_why(tokenizer: Tokenizer, result: TextWhy, *, pairs: bool, variants: bool, out: Any,
+                   nbest: int = NBEST) -> None:
     """``explain`` for a kind other than byte-level BPE from ranks, chunk by chunk."""
     labels = Labels(tokenizer)
     out.write(header(tokenizer, result) + "\n")
     for number, c in enumerate(result.chunks, 1):
         out.write(f"\nchunk {number}: {quoted(_chunk_bytes(c))}  [{c.chunk.start}:{c.chunk.end}]  {c.method}\n")
-        print_chunk_body(tokenizer, labels, c, pairs=pairs, variants=variants, out=out)
+        print_chunk_body(tokenizer, labels, c, pairs=pairs, variants=variants, out=out, nbest=nbest)
 
 
 def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs: bool, variants: bool,
-                     out: Any, token: bool = False) -> None:
+                     out: Any, token: bool = False, nbest: int = NBEST) -> None:
     """Everything under one chunk's title: the form, the kind's own facts, the pieces, why, and
     the variants. For a vocabulary entry explained on its own (``token``) its spelling stands in
     for the form, so neither the form nor byte fallback is shown."""
@@ -143,7 +146,7 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
     elif c.wordpiece is not None:
         _print_wordpiece(labels, c, w)
     elif c.unigram is not None:
-        _print_unigram(tokenizer, labels, c, w)
+        _print_unigram(tokenizer, labels, c, w, nbest)
     if not token:
         _print_fallback_runs(labels, c, w)
     if c.unigram is not None:
@@ -242,14 +245,14 @@ def _segmentation(tokenizer: Tokenizer, seg: Any) -> str:
     return " + ".join(f'"{safe_text(p)}"' + (" (unknown)" if i == unk else "") for p, i in zip(seg.pieces, seg.ids))
 
 
-def _print_unigram(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any) -> None:
+def _print_unigram(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any, nbest: int) -> None:
     found = c.unigram
     assert found is not None
     w(f"  best: {_segmentation(tokenizer, found.best)}  score {found.best.score:.3f}\n")
     for seg in found.alternatives:
         w(f"  next: {_segmentation(tokenizer, seg)}  score {seg.score:.3f} "
           f"({found.best.score - seg.score:.3f} below the best)\n")
-    if not found.alternatives:
+    if not found.alternatives and nbest:
         w("  next: none (no other segmentation, or the chunk is too long to search)\n")
 
 
