@@ -23,7 +23,7 @@ from tokscope.sources import registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 pytest.importorskip("tokenizers")
-import hf_files  # noqa: E402  (tests/core, on the path above)
+import hf_files
 
 FAMILIES = hf_files.FAMILIES
 BPE = ("gpt2", "roberta", "llama3", "qwen2", "deepseek", "llama2", "mistral-metaspace", "gemma")
@@ -155,11 +155,11 @@ def test_explain_plain_every_kind(capsys, path_of, name):
     out = ok(capsys, "explain", "-e", path, TEXT, "--no-variants")
     n = len(tok.encode(TEXT, disallowed_special=()))
     assert out.splitlines()[0].startswith(f"{tok.name} ({KIND[name]}): ") and out.splitlines()[0].endswith(f", {n} tokens")
-    ordinary = re.findall(r"^chunk \d+: .*  (\S+)$", out, re.M)
+    ordinary = re.findall(r"^chunk \d+: .*  (\S+)$", out, re.MULTILINE)
     assert set(ordinary) <= {METHOD[name], "added"}
     assert out.count("  pieces: ") == ordinary.count(METHOD[name]) > 0 and "  why: " in out
     if name in BPE:
-        assert re.search(r"^ +1\. .* -> .* \(rank \d+\)", out, re.M)
+        assert re.search(r"^ +1\. .* -> .* \(rank \d+\)", out, re.MULTILINE)
         assert "merge trees (each token by its lowest-rank merge):" in out
     if "variants:" in ok(capsys, "explain", "-e", path, "hello"):
         assert "variants:" not in out
@@ -174,7 +174,7 @@ def test_bert_unknown_word_says_which_word_and_why(capsys, path_of):
     assert 'pieces: "[UNK]" 100' in unknown
     assert "[UNK]" not in block(out, '"hello"')
     doc = json.loads(ok(capsys, "explain", "-e", path, "hello 𓀀x world", "--json"))
-    wp = [c["wordpiece"] for c in doc["chunks"] if c["text"] == "𓀀x"][0]
+    wp = next(c["wordpiece"] for c in doc["chunks"] if c["text"] == "𓀀x")
     assert wp["unknown"] and wp["reason"] == "no_match" and wp["failed_at"] == 0 and wp["word"] == "𓀀x"
     long = ok(capsys, "explain", "-e", path, "a" * 150, "--no-variants")
     assert "the word has 150 characters; the limit is 100" in long and '"[UNK]" 100' in long
@@ -199,7 +199,7 @@ def test_llama2_byte_fallback_shows_the_bytes(capsys, path_of):
     path = path_of("llama2")
     tok = registry.load(path)
     out = ok(capsys, "explain", "-e", path, "x 𓀀 y", "--no-variants")
-    assert re.search(r"^  symbols: .*‹f0› ‹93› ‹80› ‹80›", out, re.M)
+    assert re.search(r"^  symbols: .*‹f0› ‹93› ‹80› ‹80›", out, re.MULTILINE)
     assert 'byte fallback: "𓀀" is not in the vocabulary: its UTF-8 bytes ‹f0 93 80 80› are 4 byte tokens' in out
     pieces = next(line for line in out.splitlines() if line.startswith("  pieces: "))
     assert f"‹f0› {tok.token_to_id('<0xF0>')}" in pieces and "<0x" not in pieces
@@ -228,7 +228,7 @@ def test_t5_scores_beside_the_next_best(capsys, path_of):
     one = block(ok(capsys, "explain", "-e", path, text, "--no-variants", "--nbest", "1"), '"lighthouse"')
     assert len([line for line in one.splitlines() if line.startswith("  next: ")]) == 1
     doc = json.loads(ok(capsys, "explain", "-e", path, text, "--json", "--nbest", "2"))
-    u = [c["unigram"] for c in doc["chunks"] if c["text"] == "lighthouse"][0]
+    u = next(c["unigram"] for c in doc["chunks"] if c["text"] == "lighthouse")
     assert len(u["alternatives"]) == 2 and u["best"]["ids"] == list(want.unigram.best.ids)
     assert u["scores"] == [pytest.approx(tok.model.score(t)) for t in want.tokens]
 
@@ -247,7 +247,9 @@ def test_byte_level_merge_list_shows_bytes_not_the_alphabet(capsys, path_of):
     assert '"‹c3›"' in out and "Ã" not in out.split("  why: ")[0]
     # a normalizer that changes the text shows the form: Qwen 2 composes with NFC
     out = ok(capsys, "explain", "-e", path_of("qwen2"), "cafe\u0301", "--no-variants")
-    assert 'form (what the model saw): "Ġcafé"' in out or 'form (what the model saw): "cafÃ©"' in out
+    assert 'form (what the model saw): "café"' in out  # decoded from the alphabet (cafÃ©)
+    doc = json.loads(ok(capsys, "explain", "-e", path_of("qwen2"), "cafe\u0301", "--json"))
+    assert doc["chunks"][0]["form"] == "cafÃ©"
 
 
 def test_added_and_special_tokens_are_their_own_chunks(capsys, path_of):
@@ -286,10 +288,10 @@ def test_builtin_nbest_and_pairs(capsys):
 
 def test_the_reported_crashes_in_a_child_process(tokscope, path_of):
     """The commands of the report: one line on error, never 'internal error'; here they work."""
-    for name, words in (("bert", '"[UNK]" 100'), ("llama2", "‹e2› ‹98› ‹83›")):
+    for name, words in (("bert", '"[UNK]" 100'), ("llama2", '"☃" 31666')):
         done = tokscope("explain", "-e", path_of(name), "naïve ☃ hello", text=True)
-        assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
-        assert words in done.stdout or name == "llama2" and "☃" in done.stdout
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert words in done.stdout
     done = tokscope("explain", "-e", path_of("llama2"), "𓀀", text=True)
     assert done.returncode == 0 and "‹f0› ‹93› ‹80› ‹80›" in done.stdout
     done = tokscope("explain", "-e", path_of("t5"), "hi", "--max-rank", "3", text=True)
@@ -351,8 +353,9 @@ def test_byte_fallback_tokens_are_bytes_in_vocab(capsys, path_of):
     rows = out.splitlines()
     assert len(rows) == 2
     assert "‹e2›" in rows[0] and 'spelled "<0xE2>"' in rows[0] and rows[0].split()[3] == "e2"
-    token = ok(capsys, "explain", "-e", path, "--token", registry.load(path).token_to_id("<0xE2>"))
-    assert "token 229 ‹e2›" in token.splitlines()[0] or "‹e2›" in token.splitlines()[0]
+    e2 = registry.load(path).token_to_id("<0xE2>")
+    token = ok(capsys, "explain", "-e", path, "--token", e2)
+    assert token.splitlines()[0] == f"llama2 (byte-fallback BPE): token {e2} ‹e2›"
     assert "stands for the byte e2" in token and "unreachable" not in token
 
 
