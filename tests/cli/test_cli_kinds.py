@@ -467,3 +467,35 @@ def test_models_from_the_hub_cache(capsys, monkeypatch):
             pytest.skip(f"{name}: {exc}")
         out = ok(capsys, "explain", "-e", name, "naïve ☃ hello", "--no-variants")
         assert words in out, (name, out)
+
+
+# ----- nothing from a tokenizer.json acts on the terminal ----------------------------------------------
+
+
+def test_hostile_spellings_print_inert(capsys, tmp_path):
+    """A vocabulary whose entries hold newlines, escape sequences and bidirectional overrides: every
+    kind's plain output shows them as inert glyphs, never a raw newline between the markers."""
+    from test_cli_no_injection import FORBIDDEN, check
+
+    bad = ["⟪a\nb⟫", "⟪\x1b]52;c;aGk=\x07⟫", "⟪\u202eevil⟫", "⟪\x85\t⟫"]
+    unigram = {"version": "1.0", "added_tokens": [], "normalizer": None, "post_processor": None, "decoder": None,
+               "pre_tokenizer": None,
+               "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": False,
+                         "vocab": [["<unk>", 0.0], *[[t, -1.0] for t in bad], *[[c, -5.0] for c in "⟪⟫ab"]]}}
+    wordlevel = {"version": "1.0", "added_tokens": [], "normalizer": None, "post_processor": None, "decoder": None,
+                 "pre_tokenizer": None,
+                 "model": {"type": "WordLevel", "unk_token": "<unk>",
+                           "vocab": {"<unk>": 0, **{t: i for i, t in enumerate(bad, 1)}}}}
+    for doc in (unigram, wordlevel):
+        path = tmp_path / f"{doc['model']['type']}.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        for argv in (["explain", "-e", path, bad[0] + bad[2]], ["explain", "-e", path, "--token", "1"],
+                     ["tree", "-e", path, "2"], ["vocab", "-e", path, "--search", "⟪"],
+                     ["explain", "-e", path, bad[1], "--json"]):
+            code, out, err = run(capsys, *argv)
+            assert code == 0, err
+            check(out + err)
+            assert FORBIDDEN.search(out) is None
+        listed = ok(capsys, "vocab", "-e", path, "--search", "⟪")
+        assert len(listed.splitlines()) == len(bad) + (doc is unigram)  # Unigram also has "⟪" alone
+        assert '"⟪a⏎b⟫"' in listed and "⟨RLO⟩" in listed

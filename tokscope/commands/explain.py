@@ -222,7 +222,7 @@ def explain_one_token(tokenizer: Any, args: argparse.Namespace) -> int:
         return 0
     out = sys.stdout
     label = quoted(tokenizer.token_bytes(token_id)) if ranks is not None else labels.quoted(token_id)
-    kind = "" if tokenizer.ranks else f" ({tokenizer.kind})"
+    kind = "" if tokenizer.ranks else f" ({safe_text(tokenizer.kind)})"
     cut = "" if args.max_rank is None else f", cut-off: ranks below {args.max_rank}"
     out.write(f"{safe_text(tokenizer.name)}{kind}: token {token_id} {label}{cut}\n")
     if not tokenizer.ranks:
@@ -465,7 +465,7 @@ def print_tree_of_kind(tokenizer: Any, tree: MergeNode, unreachable: bool, uses:
     if tokenizer.is_special(token_id):
         print("special token: it is never built by merges")
     elif tokenizer.model.kind != "bpe":
-        print(f"{tokenizer.kind} has no merges: a token is an entry of the vocabulary, not built from other tokens")
+        print(f"{safe_text(tokenizer.kind)} has no merges: a token is an entry of the vocabulary, not built from other tokens")
     elif not tree.children and not tokenizer.is_added(token_id):
         f = token_facts(tokenizer, token_id)
         core = f.token

@@ -115,7 +115,7 @@ def _chunk_bytes(c: ChunkWhy) -> bytes:
 
 def header(tokenizer: Tokenizer, result: TextWhy) -> str:
     """The first line of ``explain`` for a kind other than byte-level BPE from ranks."""
-    return (f"{safe_text(result.encoding)} ({tokenizer.kind}): {_plural(len(result.chunks), 'chunk')}, "
+    return (f"{safe_text(result.encoding)} ({safe_text(tokenizer.kind)}): {_plural(len(result.chunks), 'chunk')}, "
             f"{_plural(len(result.tokens), 'token')}")
 
 
