@@ -210,6 +210,27 @@ def test_llama2_byte_fallback_shows_the_bytes(capsys, path_of):
     assert [s["byte"] for s in c["bpe"]["initial"] if s["kind"] == "byte"] == [0xF0, 0x93, 0x80, 0x80]
 
 
+def test_a_paragraph_chunk_lists_its_merges_without_every_pair(capsys, path_of):
+    """Llama 2 does not pre-split: a paragraph is one chunk; its merges are listed, but not the
+    parts after each one (text) nor every candidate pair (JSON)."""
+    path = path_of("llama2")
+    text = "the keeper of the lighthouse " * 12
+    out = ok(capsys, "explain", "-e", path, text, "--no-variants")
+    steps = re.findall(r"^ +\d+\. .* \(rank \d+\)   (.*)$", out, re.MULTILINE)
+    assert steps and all(s.startswith("at symbol ") for s in steps[:5])
+    doc = json.loads(ok(capsys, "explain", "-e", path, text, "--json"))
+    bpe = doc["chunks"][0]["bpe"]
+    assert not bpe["detail"] and len(bpe["initial"]) > 256 and "candidates" not in bpe["steps"][0]
+    symbols = [x["id"] for x in bpe["initial"]]
+    for step in bpe["steps"]:
+        i = step["position"]
+        assert symbols[i:i + 2] == [step["left"], step["right"]]
+        symbols[i:i + 2] = [step["result"]]
+    assert symbols == doc["tokens"]
+    short = json.loads(ok(capsys, "explain", "-e", path, "the keeper", "--json"))["chunks"][0]["bpe"]
+    assert short["detail"] and "candidates" in short["steps"][0]
+
+
 def test_t5_scores_beside_the_next_best(capsys, path_of):
     path = path_of("t5")
     tok = registry.load(path)

@@ -35,6 +35,13 @@ if TYPE_CHECKING:
 
 #: Chunks longer than this many characters get no context variants (as for byte-level BPE).
 VARIANT_LIMIT = 200
+#: A merge step's line shows the parts after it when there are at most this many; a chunk that is a
+#: whole paragraph (SentencePiece-style files do not pre-split) would print the paragraph per step.
+PARTS_LIMIT = 80
+#: JSON gives each merge step's symbols and candidate pairs for chunks of at most this many
+#: symbols (``"detail": true``); a longer chunk lists the merges alone (a 2,000-symbol chunk would
+#: otherwise be millions of candidates).
+DETAIL_SYMBOLS = 256
 
 
 class Labels:
@@ -185,7 +192,10 @@ def _print_bpe(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, pairs: bool, w
         w(f"  ({len(replay.initial)} symbols: too long to replay step by step)\n")
     for step in replay.steps:
         rule = step.rule
-        parts = " ".join(f"[{labels.bare(t)}]" for t in step.after)
+        if len(step.after) <= PARTS_LIMIT:
+            parts = " ".join(f"[{labels.bare(t)}]" for t in step.after)
+        else:
+            parts = f"at symbol {step.position} of {len(step.before)}"
         w(f"  {step.number:>3}. {labels.quoted(rule.left)} + {labels.quoted(rule.right)} -> "
           f"{labels.quoted(rule.result)} (rank {rule.rank})   {parts}\n")
         if pairs:
@@ -296,13 +306,10 @@ def chunk_why_json(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, variant
     }
     if c.bpe is not None:
         r = c.bpe
-        value["bpe"] = {
-            "initial": [{"id": s.id, "token": tokenizer.token_str(s.id), "kind": s.kind, "start": s.start,
-                         "end": s.end, "byte": labels.byte(s.id)} for s in r.initial],
-            "dropped": list(r.dropped),
-            "whole_word": r.whole_word,
-            "replayed": r.replayed,
-            "steps": [{
+        detail = len(r.initial) <= DETAIL_SYMBOLS
+
+        def step_json(s: Any) -> dict[str, Any]:
+            value = {
                 "number": s.number,
                 "position": s.position,
                 "rank": s.rule.rank,
@@ -310,11 +317,22 @@ def chunk_why_json(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, variant
                 "right": s.rule.right,
                 "result": s.rule.result,
                 "merge": [tokenizer.token_str(s.rule.left), tokenizer.token_str(s.rule.right)],
-                "before": list(s.before),
-                "after": list(s.after),
-                "candidates": [{"position": x.position, "left": x.left, "right": x.right, "rank": x.rank,
-                                "result": x.result} for x in s.candidates],
-            } for s in r.steps],
+            }
+            if detail:
+                value["before"] = list(s.before)
+                value["after"] = list(s.after)
+                value["candidates"] = [{"position": x.position, "left": x.left, "right": x.right, "rank": x.rank,
+                                        "result": x.result} for x in s.candidates]
+            return value
+
+        value["bpe"] = {
+            "initial": [{"id": s.id, "token": tokenizer.token_str(s.id), "kind": s.kind, "start": s.start,
+                         "end": s.end, "byte": labels.byte(s.id)} for s in r.initial],
+            "dropped": list(r.dropped),
+            "whole_word": r.whole_word,
+            "replayed": r.replayed,
+            "detail": detail,
+            "steps": [step_json(s) for s in r.steps],
         }
         value["trees"] = [node_json(tokenizer, t) for t in c.trees]
     if c.wordpiece is not None:
