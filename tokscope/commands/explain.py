@@ -1,10 +1,19 @@
 """``tokscope explain``, ``tokscope tree`` and ``tokscope vocab``: why a text splits as it does.
 
-- ``explain [-e NAME] TEXT [--json] [--max-rank N]``: every chunk with the pattern alternative
-  that matched it, the merge replay as numbered steps, why it is not one token, and variants.
+- ``explain [-e NAME] (TEXT | --token ID) [--json] [--max-rank N] [--nbest N]``: every chunk with
+  the pattern alternative that matched it, the merge replay as numbered steps, why it is not one
+  token, and variants; ``--token`` explains one vocabulary entry (and says if it is unreachable).
 - ``tree [-e NAME] (ID | --text TEXT | --hex HEX) [--json] [--used-in]``: the merge tree of one
   token drawn down to single bytes; ``--used-in`` lists the tokens it is a direct parent of.
-- ``vocab [-e NAME] [--search S | --regex R | --hex HEX | --id N] [--sort id|length] [--limit K]``.
+- ``vocab [-e NAME] [--search S | --regex R | --hex HEX | --id N] [--sort id|length] [--limit K]``;
+  unreachable tokens (ordinary encoding never produces them) are marked.
+
+Byte-level BPE from ranks (the OpenAI encodings, tokenizers trained here) is shown as it always
+was, from :mod:`tokscope.core.explain`. Every other kind (a ``tokenizer.json``: BPE from a merge
+list, WordPiece, Unigram, WordLevel) goes through :mod:`tokscope.core.why` and is shown by
+:mod:`.kinds`: merge ranks are then lines of the merge list. An option for one kind only
+(``--max-rank``, ``--pairs``, ``--nbest``, ``--used-in``) given for another is a one-line error
+naming the kind.
 
 ``--max-rank N`` (on ``explain`` and, added here, on ``encode``) is the rank cut-off: merges may
 build only tokens whose rank is below N. Single bytes are always available, so ``--max-rank 0``
@@ -18,6 +27,21 @@ import argparse
 import sys
 from typing import Any
 
+from ..core.display import quoted, safe_text, token_label
+from ..core.errors import NotForThisKindError, TokscopeError
+from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain
+from ..core.merges import (
+    MergeNode,
+    full_max_rank,
+    is_unreachable,
+    merge_tree,
+    merges_kept,
+    resolve_token,
+    used_in,
+)
+from ..core.vocab import search_vocab
+from ..core.why import NBEST, explain_text
+from . import kinds
 from .common import (
     UsageError,
     add_encoding_option,
@@ -30,19 +54,6 @@ from .common import (
     read_text,
     special_hint,
 )
-from ..core.display import quoted, safe_text, token_label
-from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain
-from ..core.merges import (
-    MergeNode,
-    full_max_rank,
-    is_unreachable,
-    merge_tree,
-    merges_kept,
-    resolve_token,
-    tree_json,
-    used_in,
-)
-from ..core.vocab import search_vocab
 
 MAX_RANK_HELP = (
     "rank cut-off: merges may only build tokens whose rank is below N (0 = single bytes only; "
@@ -72,23 +83,33 @@ def ascii_int(value: str) -> int:
 ascii_int.__name__ = "int"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(sub: argparse._SubParsersAction) -> None:
     # the rank cut-off on the existing `encode` (cli.cmd_encode passes args.max_rank to the core)
     encode = sub.choices.get("encode")
-    if encode is not None and not any("--max-rank" in a.option_strings for a in encode._actions):  # noqa: SLF001
+    if encode is not None and not any("--max-rank" in a.option_strings for a in encode._actions):
         encode.add_argument("--max-rank", type=non_negative, metavar="N", help=MAX_RANK_HELP)
 
     p = sub.add_parser(
         "explain", help="show why a text splits as it does: chunks, merge steps, variants",
         description="For each chunk of the text: which part of the pattern matched it, every merge step "
         "(the candidate pairs and their ranks, the lowest-rank pair chosen), why it is not one token, "
-        "and the same word in other contexts.",
+        "and the same word in other contexts. For a tokenizer.json of another kind: the form the model "
+        "saw (after the normalizer and pre-tokenizer) and, by kind, the merges of the merge list with "
+        "their ranks and each token's merge tree (BPE), the greedy longest matches and why a word is "
+        "[UNK] (WordPiece), the best segmentation beside the next-best ones (Unigram), or the lookup "
+        "(WordLevel). Byte-fallback tokens are shown as the bytes they stand for.",
     )
     add_encoding_option(p)
     add_input_options(p)
     add_special_options(p)
-    p.add_argument("--max-rank", type=non_negative, metavar="N", help=MAX_RANK_HELP)
-    p.add_argument("--pairs", action="store_true", help="list every candidate pair with its rank at each step")
+    p.add_argument("--token", type=ascii_int, metavar="ID",
+                   help="explain one vocabulary entry instead of a text: how its own text is cut, and "
+                   "whether ordinary encoding can produce it")
+    p.add_argument("--max-rank", type=non_negative, metavar="N", help=MAX_RANK_HELP + "; byte-level BPE from ranks only")
+    p.add_argument("--pairs", action="store_true",
+                   help="list every candidate pair with its rank at each step (BPE only)")
+    p.add_argument("--nbest", type=non_negative, metavar="N",
+                   help=f"how many next-best segmentations to show (Unigram only; default {NBEST})")
     p.add_argument("--no-variants", action="store_true", help="skip the context variants")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_explain)
@@ -132,10 +153,36 @@ def _special_args(args: argparse.Namespace) -> dict[str, Any]:
     return encode_args(args)
 
 
+def check_kind_options(tokenizer: Any, args: argparse.Namespace) -> None:
+    """Options for one kind only, given for another: the one-line error names the kind."""
+    name = safe_text(tokenizer.name)
+    if args.max_rank is not None and not tokenizer.ranks:
+        raise NotForThisKindError("a rank cut-off (--max-rank)", name, tokenizer.kind, "byte-level BPE from ranks")
+    if args.pairs and tokenizer.model.kind != "bpe":
+        raise NotForThisKindError("--pairs (the candidate pairs of each merge)", name, tokenizer.kind, "BPE")
+    if args.nbest is not None and tokenizer.model.kind != "unigram":
+        raise NotForThisKindError("--nbest (the next-best segmentations)", name, tokenizer.kind, "Unigram")
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     tokenizer = load_encoding(args.encoding)
+    check_kind_options(tokenizer, args)
+    if args.token is not None:
+        if args.text is not None or args.file:
+            raise UsageError("give either TEXT (or -f FILE) or --token ID, not both")
+        return explain_one_token(tokenizer, args)
     text = read_text(args)
     note_unknown_specials(tokenizer, args)
+    if not tokenizer.ranks:
+        nbest = NBEST if args.nbest is None else args.nbest
+        with special_hint():
+            found = explain_text(tokenizer, text, nbest=nbest, **_special_args(args))
+        if args.json:
+            print_json(kinds.text_why_json(tokenizer, found, variants=not args.no_variants))
+        else:
+            kinds.print_text_why(tokenizer, found, pairs=args.pairs, variants=not args.no_variants, out=sys.stdout,
+                                 nbest=nbest)
+        return 0
     with special_hint():
         result = explain(tokenizer, text, max_rank=args.max_rank, with_variants=not args.no_variants,
                          **_special_args(args))
@@ -143,6 +190,52 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print_json(explanation_json(result, merges_kept(tokenizer, args.max_rank), full_max_rank(tokenizer)))
     else:
         print_explanation(result, merges_kept(tokenizer, args.max_rank), pairs=args.pairs)
+    return 0
+
+
+def explain_one_token(tokenizer: Any, args: argparse.Namespace) -> int:
+    """``explain --token ID``: how the token's own text is cut (as a chunk by itself), and whether
+    ordinary encoding can produce the token at all."""
+    from ..core.why import explain_token
+
+    token_id = resolve_token(tokenizer, token_id=args.token)
+    unreachable = is_unreachable(tokenizer, token_id)
+    nbest = NBEST if args.nbest is None else args.nbest
+    found = explain_token(tokenizer, token_id, max_rank=args.max_rank, nbest=nbest)
+    ranks = found.ranks if tokenizer.ranks and not tokenizer.is_added(token_id) else None
+    labels = kinds.Labels(tokenizer)
+    if args.json:
+        value: dict[str, Any] = {
+            "encoding": tokenizer.name,
+            "kind": tokenizer.kind,
+            "id": token_id,
+            "token": tokenizer.token_str(token_id),
+            "bytes": tokenizer.token_bytes(token_id).hex(),
+            "special": tokenizer.is_special(token_id),
+            "unreachable": unreachable,
+            "max_rank": args.max_rank,
+            "summary": found.summary,
+            "chunk": chunk_json(ranks) if ranks is not None else
+            kinds.chunk_why_json(tokenizer, labels, found, variants=not args.no_variants),
+        }
+        print_json(value)
+        return 0
+    out = sys.stdout
+    label = quoted(tokenizer.token_bytes(token_id)) if ranks is not None else labels.quoted(token_id)
+    kind = "" if tokenizer.ranks else f" ({safe_text(tokenizer.kind)})"
+    cut = "" if args.max_rank is None else f", cut-off: ranks below {args.max_rank}"
+    out.write(f"{safe_text(tokenizer.name)}{kind}: token {token_id} {label}{cut}\n")
+    if not tokenizer.ranks:
+        facts = kinds.fact_words(tokenizer, token_id)
+        if facts:
+            out.write(f"  {', '.join(facts)}\n")
+    if unreachable:
+        out.write("  unreachable: ordinary encoding never produces this token\n")
+    if ranks is not None:
+        print_chunk_explanation(ranks, pairs=args.pairs, out=out, variants=not args.no_variants)
+    else:
+        kinds.print_chunk_body(tokenizer, labels, found, pairs=args.pairs, variants=not args.no_variants, out=out,
+                               token=True, nbest=nbest)
     return 0
 
 
@@ -220,34 +313,41 @@ def print_explanation(result: Explanation, kept: int, *, pairs: bool = False, ou
     for number, c in enumerate(result.chunks, 1):
         alt = "" if c.alternative is None else f", pattern alternative {c.alternative + 1}"
         w(f"\nchunk {number}: {quoted(c.bytes)}  [{c.chunk.start}:{c.chunk.end}]  {c.category}{alt}\n")
-        if c.chunk.special:
-            w(f"  special token {c.tokens[0]}: never merged\n")
-            continue
-        w(f"  bytes: {c.bytes.hex(' ')}\n")
-        if not c.replayed:
-            w(f"  ({len(c.bytes)} bytes: too long to replay step by step)\n")
-        for step in c.steps:
-            w(f"  {step.number:>3}. {quoted(step.left)} + {quoted(step.right)} -> "
-              f"{quoted(step.merged)} (rank {step.rank})   {_parts_line(step.after)}\n")
-            if pairs:
-                listed = ", ".join(
-                    f"{quoted(x.left)}+{quoted(x.right)} {x.rank}{'' if x.allowed else ' (cut off)'}"
-                    for x in step.candidates if x.rank is not None
-                )
-                w(f"       candidates: {listed}\n")
-        if c.replayed and not c.steps and len(c.bytes) > 1:
-            w("  no merge applies: no adjacent pair of bytes is a token\n")
-        pieces = "  ".join(f"{quoted(p)} {t}" for t, p in zip(c.tokens, c.parts))
-        w(f"  pieces: {pieces}\n")
-        if c.why is not None:
-            w(f"  why: {c.why.summary}\n")
-        if c.variants:
-            w("  variants:\n")
-            width = max(len(quoted(v.text.encode())) for v in c.variants)
-            for v in c.variants:
-                shown = quoted(v.text.encode())
-                ids = " ".join(str(i) for i in v.tokens)
-                w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
+        print_chunk_explanation(c, pairs=pairs, out=out)
+
+
+def print_chunk_explanation(c: ChunkExplanation, *, pairs: bool = False, out: Any = None, variants: bool = True) -> None:
+    """Everything under one chunk's title, for byte-level BPE from ranks."""
+    out = out or sys.stdout
+    w = out.write
+    if c.chunk.special:
+        w(f"  special token {c.tokens[0]}: never merged\n")
+        return
+    w(f"  bytes: {c.bytes.hex(' ')}\n")
+    if not c.replayed:
+        w(f"  ({len(c.bytes)} bytes: too long to replay step by step)\n")
+    for step in c.steps:
+        w(f"  {step.number:>3}. {quoted(step.left)} + {quoted(step.right)} -> "
+          f"{quoted(step.merged)} (rank {step.rank})   {_parts_line(step.after)}\n")
+        if pairs:
+            listed = ", ".join(
+                f"{quoted(x.left)}+{quoted(x.right)} {x.rank}{'' if x.allowed else ' (cut off)'}"
+                for x in step.candidates if x.rank is not None
+            )
+            w(f"       candidates: {listed}\n")
+    if c.replayed and not c.steps and len(c.bytes) > 1:
+        w("  no merge applies: no adjacent pair of bytes is a token\n")
+    pieces = "  ".join(f"{quoted(p)} {t}" for t, p in zip(c.tokens, c.parts))
+    w(f"  pieces: {pieces}\n")
+    if c.why is not None:
+        w(f"  why: {c.why.summary}\n")
+    if c.variants and variants:
+        w("  variants:\n")
+        width = max(len(quoted(v.text.encode())) for v in c.variants)
+        for v in c.variants:
+            shown = quoted(v.text.encode())
+            ids = " ".join(str(i) for i in v.tokens)
+            w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
 
 
 # ----- tree ------------------------------------------------------------------------------------
@@ -268,7 +368,16 @@ def _resolve(tokenizer: Any, args: argparse.Namespace) -> int:
     if args.text is not None:
         from ..sources.text_input import decode_argument
 
-        return resolve_token(tokenizer, text=decode_argument(args.text, "--text"))
+        text = decode_argument(args.text, "--text")
+        try:
+            return resolve_token(tokenizer, text=text)
+        except TokscopeError:
+            # another kind spells a token otherwise than its text (``▁hello`` for "hello"): a text
+            # that encodes to one token means that token
+            ids = [] if tokenizer.ranks else tokenizer.encode_ordinary(text)
+            if len(ids) == 1:
+                return ids[0]
+            raise
     return resolve_token(tokenizer, hex_bytes=args.hex)
 
 
@@ -298,12 +407,16 @@ def draw_tree(tree: MergeNode) -> list[str]:
 def cmd_tree(args: argparse.Namespace) -> int:
     tokenizer = load_encoding(args.encoding)
     token_id = _resolve(tokenizer, args)
+    if args.used_in and not tokenizer.ranks and tokenizer.model.kind != "bpe":
+        raise NotForThisKindError("--used-in (the tokens merged from this one)", safe_text(tokenizer.name),
+                                  tokenizer.kind, "BPE")
     tree = merge_tree(tokenizer, token_id)
     unreachable = is_unreachable(tokenizer, token_id)
     uses = used_in(tokenizer, token_id) if args.used_in else None
     if args.json:
-        value = tree_json(tree)
+        value = kinds.node_json(tokenizer, tree)
         value["encoding"] = tokenizer.name
+        value["kind"] = tokenizer.kind
         value["text"] = tree.text
         value["special"] = tokenizer.is_special(token_id)
         value["unreachable"] = unreachable
@@ -312,6 +425,8 @@ def cmd_tree(args: argparse.Namespace) -> int:
                                  "side": u.side} for u in uses]
         print_json(value)
         return 0
+    if not tokenizer.ranks:
+        return print_tree_of_kind(tokenizer, tree, unreachable, uses)
     for line in draw_tree(tree):
         print(line)
     if tokenizer.is_special(token_id):
@@ -334,6 +449,43 @@ def cmd_tree(args: argparse.Namespace) -> int:
     return 0
 
 
+def print_tree_of_kind(tokenizer: Any, tree: MergeNode, unreachable: bool, uses: Any) -> int:
+    """``tree`` for a kind other than byte-level BPE from ranks: merge ranks are lines of the
+    merge list; a kind without merges has a one-node tree."""
+    from ..core.facts import token_facts
+    from ..core.why import explain_token
+
+    token_id = tree.id
+    labels = kinds.Labels(tokenizer)
+    for line in kinds.draw_tree(tokenizer, tree, labels):
+        print(line)
+    facts = kinds.fact_words(tokenizer, token_id)
+    if facts:
+        print(", ".join(facts))
+    if tokenizer.is_special(token_id):
+        print("special token: it is never built by merges")
+    elif tokenizer.model.kind != "bpe":
+        print(f"{safe_text(tokenizer.kind)} has no merges: a token is an entry of the vocabulary, not built from other tokens")
+    elif not tree.children and not tokenizer.is_added(token_id):
+        f = token_facts(tokenizer, token_id)
+        core = f.token
+        if f.continuation:
+            core = core[len(f.continuation):]
+        if f.end_of_word:
+            core = core[: -len(f.end_of_word)]
+        if f.byte is None and len(core) > 1:
+            print("no merge of the merge list makes this token")
+    if unreachable:
+        print("unreachable: ordinary encoding never produces this token")
+        print(f"  why: {safe_text(explain_token(tokenizer, token_id).summary)}")
+    if uses is not None:
+        print(f"used in {len(uses)} token{'' if len(uses) == 1 else 's'}" + (" as a parent:" if uses else ""))
+        for u in uses:
+            pair = (f"+ {labels.quoted(u.other)}" if u.side == "left" else f"{labels.quoted(u.other)} +")
+            print(f"  {u.child:>7} {labels.quoted(u.child)}  ({u.side} parent, {pair} {u.other})")
+    return 0
+
+
 # ----- vocab -----------------------------------------------------------------------------------
 
 
@@ -343,6 +495,7 @@ def cmd_vocab(args: argparse.Namespace) -> int:
         tokenizer, substring=args.search, pattern=args.regex, hex_bytes=args.hex, token_id=args.id,
         sort=args.sort, limit=args.limit or None,
     )
+    unreachable = {t.id for t in result.tokens if is_unreachable(tokenizer, t.id)}
     if args.json:
         print_json({
             "encoding": tokenizer.name,
@@ -351,12 +504,25 @@ def cmd_vocab(args: argparse.Namespace) -> int:
             "total": result.total,
             "count": len(result.tokens),
             "tokens": [{"id": t.id, "bytes": t.bytes.hex(), "text": t.text, "length": len(t.bytes),
-                        "special": t.special} for t in result.tokens],
+                        "special": t.special, "token": tokenizer.token_str(t.id), "unreachable": t.id in unreachable}
+                       for t in result.tokens],
         })
         return 0
+    # another kind spells its tokens otherwise than their bytes (``▁the``, ``##ing``, ``<0xE2>``)
+    spelled = not tokenizer.ranks
+    labels = kinds.Labels(tokenizer) if spelled else None
     for t in result.tokens:
         mark = " special" if t.special else ""
-        print(f"{t.id:>7}  {len(t.bytes):>3}  {quoted(t.bytes)}  {t.bytes.hex()}{mark}")
+        if t.id in unreachable:
+            mark += " unreachable"
+        spelling = ""
+        if spelled and not t.special:
+            token = tokenizer.token_str(t.id)
+            if token != t.text:
+                spelling = f'  spelled "{safe_text(token)}"'
+        # a byte-fallback token is the byte it stands for: ‹01›, not the character 01 happens to be
+        shown = labels.quoted(t.id) if labels is not None and labels.byte(t.id) is not None else quoted(t.bytes)
+        print(f"{t.id:>7}  {len(t.bytes):>3}  {shown}  {t.bytes.hex()}{spelling}{mark}")
     if result.truncated:
         print(f"{result.total:,} matches; showing {len(result.tokens)} (use --limit to see more, 0 for all)",
               file=sys.stderr)

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import common as cli
 from ..core.display import quoted, safe_text, token_label
 from ..sources.names import DEFAULT_TRAINING_PATTERN, PATTERN_NAMES
+from . import common as cli
 from .common import InputError, UsageError, print_json, read_input, stdin_is_piped
 
 DEFAULT_PATTERN = DEFAULT_TRAINING_PATTERN
@@ -518,6 +518,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..core.formats import dump_tiktoken_bpe
 
     tokenizer = cli.load_encoding(args.encoding)
+    if not tokenizer.ranks:
+        # a .tiktoken file holds byte-level ranks; a merge list, WordPiece or Unigram has none (it
+        # used to write an empty file and say "exported 0 ranks")
+        from ..core.errors import NotForThisKindError
+
+        raise NotForThisKindError("a .tiktoken export", safe_text(tokenizer.name), tokenizer.kind,
+                                  "byte-level BPE from ranks")
     inputs = [p for p in [_encoding_file(args.encoding)] if p]
     _check_outputs([("-o", args.output)], inputs, args.force)
     files.write_atomic(args.output, dump_tiktoken_bpe(tokenizer.ranks), exclusive=not args.force)

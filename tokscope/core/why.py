@@ -257,7 +257,15 @@ def explain_at(tokenizer: Tokenizer, text: str, offset: int, *, max_rank: int | 
 def explain_token(tokenizer: Tokenizer, token_id: int, *, max_rank: int | None = None, nbest: int = NBEST) -> ChunkWhy:
     """How the model cuts a vocabulary entry's own spelling, as if it were a chunk by itself (for
     a token picked from the vocabulary): a token that does not come back as itself is
-    unreachable (see :func:`.merges.is_unreachable`)."""
+    unreachable (see :func:`.merges.is_unreachable`).
+
+    Two kinds of entry are not explained by cutting their spelling, because that is not how
+    ordinary encoding could reach them: a byte-fallback token (``<0xE2>``) stands for one byte,
+    which the model emits for a character missing from the vocabulary (its summary says whether
+    that can happen); a WordPiece or WordLevel word-initial entry is first normalized and
+    pre-tokenized, so when the whole pipeline does not give it back, ``tokens`` are what it gives
+    instead and the summary says so.
+    """
     if tokenizer.ranks and not tokenizer.is_added(token_id):
         from . import explain
 
@@ -270,10 +278,52 @@ def explain_token(tokenizer: Tokenizer, token_id: int, *, max_rank: int | None =
     # the model sees the spelling itself: the normalizer is not run on it again (it would put a
     # ▁ before a SentencePiece piece that does not start a word, and explain "▁hell" for "hell")
     chunk = Chunk(text, 0, len(text), form=spelling)
-    prefix = getattr(tokenizer.model, "continuing_subword_prefix", None)
-    if tokenizer.model.kind == "wordpiece" and prefix and spelling.startswith(prefix) and len(spelling) > len(prefix):
+    model: Any = tokenizer.model
+    if getattr(model, "byte_fallback", False):
+        from .bpe_merges import byte_token_value
+
+        value = byte_token_value(spelling)
+        if value is not None:
+            if max_rank is not None:
+                raise NotForThisKindError("a rank cut-off", tokenizer.name, tokenizer.kind, "byte-level BPE from ranks")
+            return _byte_token(tokenizer, token_id, chunk, value)
+    prefix = getattr(model, "continuing_subword_prefix", None)
+    if model.kind == "wordpiece" and prefix and spelling.startswith(prefix) and len(spelling) > len(prefix):
+        from .merges import is_unreachable
+
         core = spelling[len(prefix):]
-        return ChunkWhy(chunk, (token_id,), "WordPiece",
-                        f"{spelling!r} continues a word: after the longest match from the word's start, it is "
-                        f"taken when the rest starts with {core!r} and no longer {prefix!r} entry matches")
-    return explain_chunk(tokenizer, text, chunk, max_rank=max_rank, nbest=nbest)
+        summary = (f"{spelling!r} continues a word: after the longest match from the word's start, it is "
+                   f"taken when the rest starts with {core!r} and no longer {prefix!r} entry matches")
+        if is_unreachable(tokenizer, token_id):
+            summary += "; but no word tried gives it after a first piece, so ordinary encoding never produces it"
+        return ChunkWhy(chunk, (token_id,), "WordPiece", summary)
+    found = explain_chunk(tokenizer, text, chunk, max_rank=max_rank, nbest=nbest)
+    if model.kind in ("wordpiece", "wordlevel"):
+        whole = tuple(tokenizer.encode(spelling, disallowed_special=()))
+        if whole != (token_id,):
+            summary = (f"{spelling!r} is an entry of the vocabulary, but the whole pipeline (normalizer and "
+                       f"pre-tokenizer first) turns its text into {_show(tokenizer, whole) or 'nothing'}, so "
+                       f"ordinary encoding never produces it")
+            return ChunkWhy(found.chunk, whole, found.method, summary, wordpiece=found.wordpiece,
+                            wordlevel=found.wordlevel)
+    return found
+
+
+def _byte_token(tokenizer: Tokenizer, token_id: int, chunk: Chunk, value: int) -> ChunkWhy:
+    """A byte-fallback token: the byte it stands for, and whether byte fallback can emit it (an
+    ASCII character that is itself a token never falls back; some bytes never occur in UTF-8)."""
+    from .merges import is_unreachable
+
+    spelling = tokenizer.token_str(token_id)
+    shown = f"{spelling!r} stands for the byte {value:02x}"
+    if not is_unreachable(tokenizer, token_id):
+        return ChunkWhy(chunk, (token_id,), method_of(tokenizer),
+                        f"{shown}: a character missing from the vocabulary becomes its UTF-8 bytes, "
+                        f"and this is one of them (byte fallback)")
+    own = tokenizer.token_to_id(chr(value)) if value < 0x80 else None
+    if own is not None:
+        return ChunkWhy(chunk, (own,), method_of(tokenizer),
+                        f"{shown}, the character {chr(value)!r}, which is itself a token ({own}): byte fallback "
+                        f"never needs it, so ordinary encoding never produces it")
+    return ChunkWhy(chunk, (), method_of(tokenizer),
+                    f"{shown}, which never occurs in UTF-8 text: ordinary encoding never produces it")

@@ -1,0 +1,440 @@
+"""How ``explain``, ``tree`` and ``vocab`` show tokenizers of every kind but byte-level BPE from
+ranks (which :mod:`.explain` shows as it always has): plain text and ``--json`` over
+:mod:`tokscope.core.why`, :mod:`tokscope.core.facts` and :mod:`tokscope.core.merges`.
+
+What each kind shows, from the core's :class:`~tokscope.core.why.ChunkWhy`:
+
+* **BPE from a merge list** (``tokenizer.json``: byte-level, SentencePiece-style, byte fallback):
+  the symbols before any merge, every merge with its rank (its line in the merge list, from 0),
+  the merge tree of each token, and the characters that fell back to bytes or to the unknown
+  token;
+* **WordPiece**: the greedy longest matches and, for ``[UNK]``, why the whole word became it;
+* **Unigram**: the best segmentation and its score beside the next-best ones;
+* **WordLevel**: whether the chunk is an entry of the vocabulary.
+
+A token is written the way its vocabulary spells it (``"▁the"``, ``"##ing"``), except a
+byte-fallback token, written as the byte it stands for (``‹e2›``, tokscope's one byte notation),
+and the tokens of a byte-level vocabulary, written as their bytes (``"Ġthe"`` is ``" the"``).
+Everything that comes from the text or the tokenizer passes through
+:func:`~tokscope.core.display.safe_text`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..core.byte_alphabet import CHAR_TO_BYTE
+from ..core.display import hex_label, quoted, safe_text, token_label
+from ..core.facts import token_facts
+from ..core.why import NBEST
+
+if TYPE_CHECKING:
+    from ..core.merges import MergeNode
+    from ..core.tokenizer import Tokenizer
+    from ..core.why import ChunkWhy, TextWhy
+
+#: Chunks longer than this many characters get no context variants (as for byte-level BPE).
+VARIANT_LIMIT = 200
+#: A merge step's line shows the parts after it when there are at most this many; a chunk that is a
+#: whole paragraph (SentencePiece-style files do not pre-split) would print the paragraph per step.
+PARTS_LIMIT = 80
+#: JSON gives each merge step's symbols and candidate pairs for chunks of at most this many
+#: symbols (``"detail": true``); a longer chunk lists the merges alone (a 2,000-symbol chunk would
+#: otherwise be millions of candidates).
+DETAIL_SYMBOLS = 256
+
+
+class Labels:
+    """How tokens of one tokenizer are written, memoised (a replay writes the same few tokens
+    many times).
+
+    ``quoted(id)`` is the token inside a sentence (``"▁the"``, ``‹e2›``); ``bare(id)`` the same
+    without quotes, for the bracketed parts of a replay step; ``byte(id)`` the byte a
+    byte-fallback token stands for, or ``None``.
+    """
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        #: a byte-level vocabulary spells bytes in GPT-2's alphabet: its tokens are shown as bytes
+        self.as_bytes = tokenizer.kind == "byte-level BPE"
+        self._cache: dict[int, tuple[str, str, int | None]] = {}
+
+    def _get(self, token_id: int) -> tuple[str, str, int | None]:
+        found = self._cache.get(token_id)
+        if found is None:
+            tok = self.tokenizer
+            byte = None if tok.is_added(token_id) else token_facts(tok, token_id).byte
+            if byte is not None:
+                shown = hex_label(bytes([byte]))
+                found = (shown, shown, byte)
+            elif self.as_bytes and not tok.is_added(token_id):
+                data = tok.token_bytes(token_id)
+                found = (quoted(data), token_label(data, ws=False), None)
+            else:
+                spelling = safe_text(tok.token_str(token_id))
+                found = (f'"{spelling}"', spelling, None)
+            self._cache[token_id] = found
+        return found
+
+    def quoted(self, token_id: int) -> str:
+        return self._get(token_id)[0]
+
+    def bare(self, token_id: int) -> str:
+        return self._get(token_id)[1]
+
+    def byte(self, token_id: int) -> int | None:
+        return self._get(token_id)[2]
+
+
+
+def shown_form(tokenizer: Tokenizer, c: ChunkWhy) -> str | None:
+    """The form the model saw, when it says more than the chunk's text (``None`` when it is the
+    text). A byte-level vocabulary sees its bytes in GPT-2's alphabet (``ĠcafÃ©``): its form is
+    shown decoded, so only a normalizer's change shows, and none when there is none.
+
+    >>> from tokscope.core.types import Chunk
+    >>> from tokscope.core.why import ChunkWhy
+    >>> class Tok:
+    ...     kind = "byte-level BPE"
+    >>> shown_form(Tok(), ChunkWhy(Chunk(" hi", 0, 3, form="Ġhi"), (), "BPE", ""))
+    >>> shown_form(Tok(), ChunkWhy(Chunk(" cafe\u0301", 0, 6, form="ĠcafÃ©"), (), "BPE", ""))
+    ' café'
+    """
+    form = c.chunk.form
+    if form is None or form == c.chunk.text or c.chunk.special:
+        return None
+    if tokenizer.kind == "byte-level BPE" and all(ch in CHAR_TO_BYTE for ch in form):
+        decoded = bytes(CHAR_TO_BYTE[ch] for ch in form).decode("utf-8", errors="replace")
+        return None if decoded == c.chunk.text else decoded
+    return form
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _chunk_bytes(c: ChunkWhy) -> bytes:
+    return c.chunk.text.encode("utf-8", errors="replace")
+
+
+# ----- explain: plain text -------------------------------------------------------------------------
+
+
+def header(tokenizer: Tokenizer, result: TextWhy) -> str:
+    """The first line of ``explain`` for a kind other than byte-level BPE from ranks."""
+    return (f"{safe_text(result.encoding)} ({safe_text(tokenizer.kind)}): {_plural(len(result.chunks), 'chunk')}, "
+            f"{_plural(len(result.tokens), 'token')}")
+
+
+def print_text_why(tokenizer: Tokenizer, result: TextWhy, *, pairs: bool, variants: bool, out: Any,
+                   nbest: int = NBEST) -> None:
+    """``explain`` for a kind other than byte-level BPE from ranks, chunk by chunk."""
+    labels = Labels(tokenizer)
+    out.write(header(tokenizer, result) + "\n")
+    for number, c in enumerate(result.chunks, 1):
+        out.write(f"\nchunk {number}: {quoted(_chunk_bytes(c))}  [{c.chunk.start}:{c.chunk.end}]  {c.method}\n")
+        print_chunk_body(tokenizer, labels, c, pairs=pairs, variants=variants, out=out, nbest=nbest)
+
+
+def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs: bool, variants: bool,
+                     out: Any, token: bool = False, nbest: int = NBEST) -> None:
+    """Everything under one chunk's title: the form, the kind's own facts, the pieces, why, and
+    the variants. For a vocabulary entry explained on its own (``token``) its spelling stands in
+    for the form, so neither the form nor byte fallback is shown."""
+    w = out.write
+    if c.method == "added":
+        w(f"  why: {safe_text(c.summary)}\n")
+        return
+    form = None if token else shown_form(tokenizer, c)
+    if form is not None:
+        w(f'  form (what the model saw): "{safe_text(form)}"\n')
+    if c.bpe is not None:
+        _print_bpe(tokenizer, labels, c, pairs, w)
+    elif c.wordpiece is not None:
+        _print_wordpiece(labels, c, w)
+    elif c.unigram is not None:
+        _print_unigram(tokenizer, labels, c, w, nbest)
+    if not token:
+        _print_fallback_runs(labels, c, w)
+    if c.unigram is not None:
+        scores = {i: token_facts(tokenizer, i).score for i in set(c.tokens)}
+        pieces = "  ".join(f"{labels.quoted(t)} {t}" + ("" if scores[t] is None else f" ({scores[t]:.3f})")
+                           for t in c.tokens)
+    else:
+        pieces = "  ".join(f"{labels.quoted(t)} {t}" for t in c.tokens)
+    w(f"  pieces: {pieces}\n" if c.tokens else "  pieces: none\n")
+    if c.summary:
+        w(f"  why: {safe_text(c.summary)}\n")
+    if c.trees:
+        drawn = [t for t in c.trees if t.children]
+        if drawn:
+            w("  merge trees (each token by its lowest-rank merge):\n")
+            for tree in drawn:
+                for line in draw_tree(tokenizer, tree, labels):
+                    w(f"    {line}\n")
+    if variants:
+        _print_variants(tokenizer, c, w)
+
+
+def _print_bpe(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, pairs: bool, w: Any) -> None:
+    replay = c.bpe
+    assert replay is not None
+    if replay.whole_word:
+        return  # the summary says it: the word itself is looked up first
+    w(f"  symbols: {' '.join(labels.quoted(s.id) for s in replay.initial)}\n")
+    word = replay.word
+    for s in _grouped(replay.initial, "unk"):
+        w(f'  unknown: "{safe_text(word[s.start:s.end])}" is not in the vocabulary: {labels.quoted(s.id)}\n')
+    if replay.dropped:
+        chars = "".join(word[i] for i in replay.dropped)
+        w(f'  dropped: "{safe_text(chars)}" (not in the vocabulary, and no byte fallback or unknown token)\n')
+    if not replay.replayed:
+        w(f"  ({len(replay.initial)} symbols: too long to replay step by step)\n")
+    for step in replay.steps:
+        rule = step.rule
+        if len(step.after) <= PARTS_LIMIT:
+            parts = " ".join(f"[{labels.bare(t)}]" for t in step.after)
+        else:
+            parts = f"at symbol {step.position} of {len(step.before)}"
+        w(f"  {step.number:>3}. {labels.quoted(rule.left)} + {labels.quoted(rule.right)} -> "
+          f"{labels.quoted(rule.result)} (rank {rule.rank})   {parts}\n")
+        if pairs:
+            listed = ", ".join(f"{labels.quoted(x.left)}+{labels.quoted(x.right)} {x.rank}"
+                               for x in step.candidates if x.rank is not None)
+            w(f"       candidates: {listed}\n")
+    if replay.replayed and not replay.steps and len(replay.initial) > 1:
+        w("  no merge applies: the merge list has no adjacent pair of these symbols\n")
+
+
+def _grouped(initial: Any, kind: str) -> list[Any]:
+    """The initial symbols of one kind, one per character span (a character's bytes share it)."""
+    seen: dict[tuple[int, int], Any] = {}
+    for s in initial:
+        if s.kind == kind:
+            seen.setdefault((s.start, s.end), s)
+    return list(seen.values())
+
+
+def _print_fallback_runs(labels: Labels, c: ChunkWhy, w: Any) -> None:
+    """Byte fallback, from the tokens themselves: each run of byte tokens with the text it spells."""
+    runs: list[list[int]] = []
+    previous = False
+    for t in c.tokens:
+        b = labels.byte(t)
+        if b is None:
+            previous = False
+            continue
+        if previous:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+        previous = True
+    for run in runs:
+        data = bytes(run)
+        w(f"  byte fallback: {quoted(data)} is not in the vocabulary: its UTF-8 bytes {hex_label(data)} "
+          f"are {_plural(len(run), 'byte token')}\n")
+
+
+def _print_wordpiece(labels: Labels, c: ChunkWhy, w: Any) -> None:
+    found = c.wordpiece
+    assert found is not None
+    if found.reason == "too_long":
+        w(f"  the word has {found.chars} characters; the limit is {found.limit}\n")
+        return
+    for number, step in enumerate(found.steps, 1):
+        tried = f"  ({step.missed} longer tried first)" if step.missed else ""
+        w(f"  {number:>3}. [{step.start}:{step.end}] {labels.quoted(step.token)} {step.token}{tried}\n")
+    if found.reason == "no_match" and found.failed_at is not None:
+        rest = found.word[found.failed_at:]
+        w(f'  {len(found.steps) + 1:>3}. [{found.failed_at}:] "{safe_text(rest)}": no entry matches its start, '
+          f'so the whole word "{safe_text(found.word)}" is {labels.quoted(c.tokens[0]) if c.tokens else "unknown"}\n')
+
+
+def _segmentation(tokenizer: Tokenizer, seg: Any) -> str:
+    unk = tokenizer.unknown_id
+    return " + ".join(f'"{safe_text(p)}"' + (" (unknown)" if i == unk else "") for p, i in zip(seg.pieces, seg.ids))
+
+
+def _print_unigram(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any, nbest: int) -> None:
+    found = c.unigram
+    assert found is not None
+    w(f"  best: {_segmentation(tokenizer, found.best)}  score {found.best.score:.3f}\n")
+    for seg in found.alternatives:
+        w(f"  next: {_segmentation(tokenizer, seg)}  score {seg.score:.3f} "
+          f"({found.best.score - seg.score:.3f} below the best)\n")
+    if not found.alternatives and nbest:
+        w("  next: none (no other segmentation, or the chunk is too long to search)\n")
+
+
+def _print_variants(tokenizer: Tokenizer, c: ChunkWhy, w: Any) -> None:
+    from ..core.explain import variants
+
+    if len(c.chunk.text) > VARIANT_LIMIT:
+        return
+    found = variants(tokenizer, c.chunk.text)
+    if not found:
+        return
+    w("  variants:\n")
+    width = max(len(quoted(v.text.encode())) for v in found)
+    for v in found:
+        shown = quoted(v.text.encode())
+        ids = " ".join(str(i) for i in v.tokens)
+        w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
+
+
+# ----- explain: JSON ---------------------------------------------------------------------------------
+
+
+def token_ref(tokenizer: Tokenizer, labels: Labels, token_id: int) -> dict[str, Any]:
+    """One token in JSON: its id, spelling, the bytes it stands for, and its byte if it is a
+    byte-fallback token."""
+    return {"id": token_id, "token": tokenizer.token_str(token_id), "bytes": tokenizer.token_bytes(token_id).hex(),
+            "byte": labels.byte(token_id)}
+
+
+def chunk_why_json(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, variants: bool) -> dict[str, Any]:
+    value: dict[str, Any] = {
+        "text": c.chunk.text,
+        "start": c.chunk.start,
+        "end": c.chunk.end,
+        "special": c.chunk.special,
+        "form": None if c.chunk.special else c.form,
+        "method": c.method,
+        "tokens": list(c.tokens),
+        "pieces": [token_ref(tokenizer, labels, t) for t in c.tokens],
+        "summary": c.summary,
+    }
+    if c.bpe is not None:
+        r = c.bpe
+        detail = len(r.initial) <= DETAIL_SYMBOLS
+
+        def step_json(s: Any) -> dict[str, Any]:
+            value = {
+                "number": s.number,
+                "position": s.position,
+                "rank": s.rule.rank,
+                "left": s.rule.left,
+                "right": s.rule.right,
+                "result": s.rule.result,
+                "merge": [tokenizer.token_str(s.rule.left), tokenizer.token_str(s.rule.right)],
+            }
+            if detail:
+                value["before"] = list(s.before)
+                value["after"] = list(s.after)
+                value["candidates"] = [{"position": x.position, "left": x.left, "right": x.right, "rank": x.rank,
+                                        "result": x.result} for x in s.candidates]
+            return value
+
+        value["bpe"] = {
+            "initial": [{"id": s.id, "token": tokenizer.token_str(s.id), "kind": s.kind, "start": s.start,
+                         "end": s.end, "byte": labels.byte(s.id)} for s in r.initial],
+            "dropped": list(r.dropped),
+            "whole_word": r.whole_word,
+            "replayed": r.replayed,
+            "detail": detail,
+            "steps": [step_json(s) for s in r.steps],
+        }
+        value["trees"] = [node_json(tokenizer, t) for t in c.trees]
+    if c.wordpiece is not None:
+        wp = c.wordpiece
+        value["wordpiece"] = {
+            "word": wp.word, "unknown": wp.unknown, "reason": wp.reason, "failed_at": wp.failed_at,
+            "chars": wp.chars, "limit": wp.limit,
+            "steps": [{"start": s.start, "end": s.end, "id": s.token, "token": s.text, "missed": s.missed}
+                      for s in wp.steps],
+        }
+    if c.unigram is not None:
+        u = c.unigram
+
+        def seg(s: Any) -> dict[str, Any]:
+            return {"pieces": list(s.pieces), "ids": list(s.ids), "spans": [list(x) for x in s.spans], "score": s.score}
+
+        value["unigram"] = {"best": seg(u.best), "alternatives": [seg(a) for a in u.alternatives], "margin": u.margin,
+                            "unk_score": u.unk_score,
+                            "scores": [token_facts(tokenizer, t).score for t in c.tokens]}
+    if c.wordlevel is not None:
+        value["wordlevel"] = {"known": c.wordlevel.known, "unk_token": c.wordlevel.unk_token}
+    if variants and not c.chunk.special and len(c.chunk.text) <= VARIANT_LIMIT:
+        from ..core.explain import variants as find
+
+        value["variants"] = [{"label": v.label, "text": v.text, "tokens": list(v.tokens)} for v in find(tokenizer, c.chunk.text)]
+    else:
+        value["variants"] = []
+    return value
+
+
+def text_why_json(tokenizer: Tokenizer, result: TextWhy, *, variants: bool) -> dict[str, Any]:
+    from ..core.merges import merges_kept
+
+    labels = Labels(tokenizer)
+    return {
+        "encoding": result.encoding,
+        "kind": tokenizer.kind,
+        "text": result.text,
+        "max_rank": None,
+        "merges": merges_kept(tokenizer, None),
+        "tokens": list(result.tokens),
+        "chunks": [chunk_why_json(tokenizer, labels, c, variants=variants) for c in result.chunks],
+    }
+
+
+# ----- merge trees -----------------------------------------------------------------------------------
+
+
+def node_label(tokenizer: Tokenizer, n: MergeNode, labels: Labels) -> str:
+    """One node of a merge tree from a merge list: its id, how it is written, its bytes in hex,
+    and the rank of the merge that makes it (its line in the merge list)."""
+    if tokenizer.is_special(n.id):
+        how = " special"
+    elif n.merge_rank is not None:
+        how = f" rank {n.merge_rank}"
+    else:
+        how = " no merge" if tokenizer.model.kind == "bpe" else ""
+    return f"{n.id} {labels.quoted(n.id)} {n.bytes.hex()}{how}"
+
+
+def draw_tree(tokenizer: Tokenizer, tree: MergeNode, labels: Labels | None = None) -> list[str]:
+    """The tree drawn with box characters, one node a line (the ranks are merge ranks)."""
+    labels = labels or Labels(tokenizer)
+    lines = [node_label(tokenizer, tree, labels)]
+
+    def add(n: MergeNode, prefix: str) -> None:
+        for i, child in enumerate(n.children):
+            last = i == len(n.children) - 1
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{node_label(tokenizer, child, labels)}")
+            add(child, prefix + ("   " if last else "│  "))
+
+    add(tree, "")
+    return lines
+
+
+def node_json(tokenizer: Tokenizer, n: MergeNode) -> dict[str, Any]:
+    """A merge tree as nested plain data: the core's fields (``id``, ``bytes`` in hex, ``rank``,
+    ``children``) with the vocabulary's spelling (``token``) and the merge rank (``merge_rank``)."""
+    return {
+        "id": n.id,
+        "bytes": n.bytes.hex(),
+        "rank": n.rank,
+        "merge_rank": n.merge_rank,
+        "token": n.token if n.token is not None else tokenizer.token_str(n.id),
+        "children": [node_json(tokenizer, c) for c in n.children],
+    }
+
+
+def fact_words(tokenizer: Tokenizer, token_id: int) -> list[str]:
+    """What the inspector knows about a token, as short phrases (score, continuation, byte ...)."""
+    f = token_facts(tokenizer, token_id)
+    out = []
+    if f.score is not None:
+        out.append(f"score {f.score:.3f}")
+    if f.continuation is not None:
+        out.append(f"continues a word ({safe_text(f.continuation)})")
+    if f.end_of_word is not None:
+        out.append(f"ends a word ({safe_text(f.end_of_word)})")
+    if f.byte is not None:
+        out.append(f"byte fallback for {hex_label(bytes([f.byte]))}")
+    if f.unknown:
+        out.append("the unknown token")
+    if f.added and not f.special:
+        out.append("added token")
+    return out
