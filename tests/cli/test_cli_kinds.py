@@ -520,3 +520,42 @@ def test_hostile_spellings_print_inert(capsys, tmp_path):
         listed = ok(capsys, "vocab", "-e", path, "--search", "⟪")
         assert len(listed.splitlines()) == len(bad) + (doc is unigram)  # Unigram also has "⟪" alone
         assert '"⟪a⏎b⟫"' in listed and "⟨RLO⟩" in listed
+
+
+# ----- encode --add-special-tokens --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["bert", "roberta", "t5", "xlmr-bytefallback", "deepseek", "gpt2", "wordlevel"])
+def test_encode_add_special_tokens_gives_the_librarys_default_ids(name, path_of, capsys):
+    path = path_of(name)
+    ref = hf_files.hf_tokenizer(name)
+    text = "Hello wörld, naïve café 𓀀"
+    assert main(["encode", "-e", path, text]) == 0
+    assert [int(t) for t in capsys.readouterr().out.split()] == ref.encode(text, add_special_tokens=False).ids
+    assert main(["encode", "-e", path, "--add-special-tokens", text]) == 0
+    want = ref.encode(text).ids
+    assert [int(t) for t in capsys.readouterr().out.split()] == want
+    assert main(["encode", "-e", path, "--add-special-tokens", "--json", text]) == 0
+    tokens = json.loads(capsys.readouterr().out)["tokens"]
+    assert [t["id"] for t in tokens] == want
+    template = [t for t in tokens if t.get("template")]
+    own = ref.encode(text, add_special_tokens=False).ids
+    assert len(template) == len(want) - len(own)
+    for t in template:  # no text of their own: at the start or the end of the text
+        assert t["start"] == t["end"] in (0, len(text)) and t["byte_start"] == t["byte_end"]
+
+
+def test_encode_add_special_tokens_on_an_encoding_without_a_template(capsys):
+    assert main(["encode", "--add-special-tokens", "hi there"]) == 0
+    assert main(["encode", "hi there"]) == 0
+    with_flag, without = capsys.readouterr().out.splitlines()
+    assert with_flag == without
+
+
+def test_encode_add_special_tokens_with_truncate(path_of, capsys):
+    path = path_of("bert")
+    ref = hf_files.hf_tokenizer("bert")
+    assert main(["encode", "-e", path, "--add-special-tokens", "--truncate", "2", "hello there world"]) == 0
+    ids = [int(t) for t in capsys.readouterr().out.split()]
+    cls, sep = ref.token_to_id("[CLS]"), ref.token_to_id("[SEP]")
+    assert ids[0] == cls and ids[-1] == sep and len(ids) == 4

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from ..core.display import safe_text
+from ..core.measure import utf8_len
 from .common import (
     UsageError,
     add_encoding_option,
@@ -65,10 +66,12 @@ def cmd_encode(args: argparse.Namespace) -> int:
     max_rank = getattr(args, "max_rank", None)
     note_unknown_specials(tokenizer, args)
     write = sys.stdout.write
+    # the template's tokens (BOS/EOS, [CLS]/[SEP]) around the text's own, as tokenizers does by default
+    prefix, suffix = tokenizer.template((0,)) if args.add_special_tokens else ((), ())
     if args.truncate is not None:
         cut = truncate_text(tokenizer, text, args.truncate, args.from_end, args)
         if not args.json:
-            _write_ids(cut.ids)
+            _write_ids([*prefix, *cut.ids, *suffix])
             return 0
         text = cut.text
     with special_hint():
@@ -77,17 +80,34 @@ def cmd_encode(args: argparse.Namespace) -> int:
             first = next(batches, [])  # a refused special token raises here, before any output
             write('{"encoding":' + json_text(tokenizer.name) + ',"tokens":[')
             count = 0
+            if prefix:
+                write(json_text([_template_json(tokenizer, t, 0, 0) for t in prefix])[1:-1])
+                count += len(prefix)
+            last: tuple[int, int] = (0, 0)
             for batch in _chain(first, batches):
                 if batch:  # one JSON encoding per batch (the C encoder), without its brackets
                     write(("," if count else "") + json_text([piece_json(p) for p in batch])[1:-1])
                     count += len(batch)
+                    last = (batch[-1].end, batch[-1].byte_end)
+            if suffix:
+                end, byte_end = max(last[0], len(text)), max(last[1], utf8_len(text))
+                write(("," if count else "") + json_text([_template_json(tokenizer, t, end, byte_end) for t in suffix])[1:-1])
+                count += len(suffix)
             write(f'],"count":{count}}}\n')
             return 0
         extra = {"max_rank": max_rank} if max_rank is not None else {}
         ids = tokenizer.encode(text, **encode_args(args), **extra)
     del text
-    _write_ids(ids)
+    _write_ids([*prefix, *ids, *suffix] if prefix or suffix else ids)
     return 0
+
+
+def _template_json(tokenizer, token_id: int, at: int, byte_at: int) -> dict:
+    """A template token in ``encode --json``: no text of its own, placed where it is added."""
+    data = tokenizer.token_bytes(token_id)
+    return {"id": token_id, "bytes": data.hex(), "text": data.decode("utf-8", "replace"), "start": at, "end": at,
+            "byte_start": byte_at, "byte_end": byte_at, "partial": False, "special": tokenizer.is_special(token_id),
+            "template": True}
 
 
 def _write_ids(ids: list[int]) -> None:
@@ -151,6 +171,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_options(p)
     add_special_options(p)
     p.add_argument("--json", action="store_true", help="print each token with its bytes and offsets as JSON")
+    p.add_argument("--add-special-tokens", action="store_true",
+                   help="add the tokens the model's template puts around a text (BOS/EOS, [CLS]/[SEP]), as "
+                        "Hugging Face's tokenizers does by default; without it, the text's own tokens")
     add_truncate_options(p)
     p.set_defaults(func=cmd_encode)
 
