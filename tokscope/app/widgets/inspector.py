@@ -14,6 +14,7 @@ from __future__ import annotations
 import unicodedata
 import weakref
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.widgets import Static
@@ -77,10 +78,24 @@ def clipped(text: str, cells: int, style: str = "") -> Text:
     """
     cells = max(2, cells)
     label = token_text(text[:cells].encode("utf-8", "surrogatepass"), style=style)
-    if len(text) > cells or label.cell_len > cells:
-        label.truncate(cells - 1)
-        label.append("…")
+    if len(text) > cells and label.cell_len <= cells:
+        label.append("…")  # cut by characters: say so
+    _fit(label, cells)
     return label
+
+
+def _fit(label: Text, cells: int) -> None:
+    """Cut ``label`` to ``cells`` cells, the cut marked with ``…`` (nothing when it fits)."""
+    if label.cell_len <= cells:
+        return
+    used = keep = 0
+    for ch in label.plain:
+        used += cell_len(ch)
+        if used > cells - 1:
+            break
+        keep += 1
+    label.right_crop(len(label.plain) - keep)
+    label.append("…", style="")
 
 
 def partial_chars(doc: Document, index: int) -> list[tuple[str, int, int, int]]:
@@ -117,8 +132,8 @@ def kind_fact(facts: TokenFacts) -> tuple[str, str]:
     ('', 'WordPiece')
     >>> kind_fact(TokenFacts(**{**base, "kind": "BPE", "merge_rank": 7}))
     ('rank ', '7')
-    >>> kind_fact(TokenFacts(**{**base, "kind": "Unigram", "score": -7.125}))
-    ('score ', '-7.13')
+    >>> kind_fact(TokenFacts(**{**base, "kind": "Unigram", "score": -7.25}))
+    ('score ', '-7.25')
     """
     if facts.unknown:
         return "", "unknown token"
@@ -155,8 +170,10 @@ def word_fact(facts: TokenFacts) -> str:
     return leading
 
 
-def inspect(doc: Document | None, index: int | None, width: int = 76, facts: PieceFacts | None = None) -> Text:
-    """The inspector's text for piece ``index`` of ``doc``, for a pane ``width`` cells wide.
+def inspect(doc: Document | None, index: int | None, width: int = 76, facts: PieceFacts | None = None,
+            rows: int | None = None) -> Text:
+    """The inspector's text for piece ``index`` of ``doc``, for a pane ``width`` cells wide and
+    ``rows`` high (``None``: as high as it needs).
 
     For a tokenizer that is not byte-level BPE from ranks, ``facts`` are the piece's facts
     (:func:`tokscope.core.facts.piece_facts`); ``None`` shows ``…`` where they go until they come.
@@ -196,7 +213,7 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     if token is not None and token.unknown:
         _unknown_rows(out, label, piece, facts.text, width)  # type: ignore[union-attr]
     else:
-        _token_rows(out, label, doc, index, token, width)
+        _token_rows(out, label, doc, index, token, width, spare=rows is None or rows > 5)
     out.append("\n")
 
     chunk = doc.chunk_of(index) if facts is None else facts.chunk
@@ -223,17 +240,16 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     return out
 
 
-def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts | None, width: int) -> None:
+def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts | None, width: int,
+                spare: bool = True) -> None:
     """The rows of a token that is not the unknown token: its text (with the vocabulary's spelling
-    and where it sits in a word), its bytes, and its code points or the characters it is part of."""
+    and where it sits in a word), its bytes, and its code points or the characters it is part of
+    (with a ``spare`` row, every code point that fits a row, the lengths on the next)."""
     piece = doc.piece(index)
     data = piece.bytes
     # a piece of another kind than byte-level BPE may share a character with its neighbour (a
     # Metaspace ▁ put before a word takes the word's first character) while its own bytes are whole
     sharing = piece.partial and token is not None and is_whole_utf8(data)
-    label("text ")
-    shown = token_text(data, style="reverse")
-    out.append_text(shown)
     if sharing:
         after = f"shares {safe_text(doc.text[piece.start:piece.end])} with {_neighbour(doc, index)}"
     elif piece.partial:
@@ -242,13 +258,22 @@ def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts |
         after = word_fact(token)
     else:
         after = f"leading space: {'yes' if data[:1] == b' ' else 'no'}"
+    shown = token_text(data, style="reverse")
+    spelling = None
     if token is not None and token.token != data.decode("utf-8", "replace"):
-        label("  vocab ")
         spelling = Text(safe_text(token.token))
-        room = width - len("text ") - shown.cell_len - len("  vocab ") - len("  ") - len(after)
-        if spelling.cell_len > max(6, room):
-            spelling.truncate(max(6, room) - 1)
-            spelling.append("…")
+    room = width - len("text ") - len("  ") - len(after) - (len("  vocab ") if spelling is not None else 0)
+    if spelling is not None:
+        # the spelling gets what the text leaves; in a short pane at least half the row
+        want = room - shown.cell_len
+        _fit(spelling, max(6, want) if spare else max(6, min(spelling.cell_len, max(want, room // 2))))
+        room -= spelling.cell_len
+    if not spare:
+        _fit(shown, max(6, room))  # a long token would push the chunk out of the pane
+    label("text ")
+    out.append_text(shown)
+    if spelling is not None:
+        label("  vocab ")
         out.append_text(spelling)
     out.append(f"  {after}\n", style="italic" if piece.partial and not sharing else "")
     label("bytes ")
@@ -258,20 +283,16 @@ def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts |
     if piece.partial and not sharing:
         label("of ")
         parts = partial_chars(doc, index)
-        for k, (ch, first, last, size) in enumerate(parts):
-            if k:
-                out.append(" · ")
-            out.append(safe_text(ch), style="bold underline")
-            span = f"byte {first}" if first == last else f"bytes {first}-{last}"
-            out.append(f" {char_name(ch)} ({span} of {size})")
-        if not parts:
-            out.append("(partial)")
+        of = of_text(parts, named=True)
+        if not spare and of.cell_len > width - len("of ") - len(tail):
+            of = of_text(parts, named=False)  # the names would push the chunk out of the pane
+        out.append_text(of)
         out.append(tail)
         return
     label("decoded ")
     room = max(8, width - len("decoded ") - len(tail))
     full = code_points(piece.text, 10**6)
-    if len(full) > room and len(full) <= width - len("decoded "):
+    if spare and len(full) > room and len(full) <= width - len("decoded "):
         out.append(full + "\n")  # every code point on this line, the lengths on the next
         out.append(tail.strip())
     else:
@@ -280,19 +301,41 @@ def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts |
 
 
 def _unknown_rows(out: Text, label, piece, covered: str, width: int) -> None:
-    """The rows of the unknown token: its spelling, the text it stands for, that text's bytes."""
+    """The rows of the unknown token: its spelling, the text it stands for (its characters and
+    lengths), that text's bytes."""
     label("text ")
     out.append_text(token_text(piece.bytes, style="reverse"))
     out.append("  unknown: the vocabulary has no token for this text\n")
-    label("covers ")
-    shown = clipped(covered, MAX_CHUNK_SHOWN, style="reverse")
-    out.append_text(shown)
-    room = max(8, width - len("covers ") - shown.cell_len - 2)
-    out.append("  " + (char_name(covered) if len(covered) == 1 else code_points(covered, room)) + "\n")
     data = covered.encode("utf-8", "surrogatepass")
+    tail = f"  len {len(data)} B, {len(covered)} ch"
+    label("covers ")
+    shown = clipped(covered, MAX_CHUNK_SHOWN // 2, style="reverse")
+    out.append_text(shown)
+    room = max(8, width - len("covers ") - shown.cell_len - 2 - len(tail))
+    names = char_name(covered) if len(covered) == 1 else code_points(covered, room)
+    out.append("  " + (names if len(names) <= room else names[: room - 1] + "…"))
+    out.append(tail + "\n")
     label("bytes ")
     out.append_text(byte_line(data))
-    out.append(f"  len {len(data)} B, {len(covered)} ch")
+
+
+def of_text(parts: list[tuple[str, int, int, int]], *, named: bool = True) -> Text:
+    """The characters a partial piece is part of (:func:`partial_chars`), with their names or
+    (``named`` False, where room is short) their code points only.
+
+    >>> of_text([("é", 1, 1, 2)]).plain, of_text([("é", 1, 1, 2)], named=False).plain
+    ('é U+00E9 LATIN SMALL LETTER E WITH ACUTE (byte 1 of 2)', 'é U+00E9 (byte 1 of 2)')
+    """
+    out = Text()
+    for k, (ch, first, last, size) in enumerate(parts):
+        if k:
+            out.append(" · ")
+        out.append(safe_text(ch), style="bold underline")
+        span = f"byte {first}" if first == last else f"bytes {first}-{last}"
+        out.append(f" {char_name(ch) if named else f'U+{ord(ch):04X}'} ({span} of {size})")
+    if not parts:
+        out.append("(partial)")
+    return out
 
 
 def _neighbour(doc: Document, index: int) -> str:
@@ -379,7 +422,8 @@ class Inspector(Static):
     def _draw(self, facts: PieceFacts | None) -> None:
         doc, index = self._wanted
         width = self.content_size.width or 76
-        self.update(inspect(doc, index, width, facts), layout=False)  # fixed height in the app's CSS
+        rows = self.content_size.height or None
+        self.update(inspect(doc, index, width, facts, rows), layout=False)  # fixed height in the app's CSS
 
     def _quick(self, doc: Document, index: int) -> bool:
         tok = doc.tokenizer
