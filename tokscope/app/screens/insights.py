@@ -141,7 +141,7 @@ class InsightsScreen(ViewScreen):
     BINDINGS = [
         Binding("escape", "close", "Back"),
         Binding("b", "toggle_unit", "Bytes/chars"),
-        Binding("n", "next_form", "Normalise"),
+        Binding("n", "next_form", "Form"),
         Binding("w", "focus_width", "Width"),
         Binding("r", "recompute", "Recompute"),
         *view_bindings(),
