@@ -2,6 +2,8 @@
 from the merge list, Unigram score, byte fallback, the vocabulary's spelling, continuation, the
 unknown token and what it covers, added tokens, the chunk as the model saw it), fitted to the
 five rows it has at 80x24, and gathered in a worker without ever showing another piece's facts.
+Then the views that show tokens on the same kinds: vocabulary search (F4), languages (F6) and
+insights (F7) on WordPiece (bert), byte-fallback BPE (llama2) and Unigram (t5).
 
 The files are built by ``tests/core/hf_files.py`` (a family whose package is missing skips).
 """
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from textual.widgets import DataTable, Input
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 
@@ -197,3 +200,122 @@ def test_snapshot_bert_unknown_80x24(snap_compare, files):
         await look_at(pilot, "[UNK]")
 
     assert snap_compare(app_for(path), terminal_size=(80, 24), run_before=run_before)
+
+
+# ----- the views on every kind: vocabulary search (F4), languages (F6), insights (F7) -------------
+
+VIEW_FAMILIES = ["bert", "llama2", "t5"]
+
+
+async def open_view(pilot, key: str):
+    await settle(pilot)
+    pilot.app.token_view.focus()
+    await pilot.press(key)
+    await idle(pilot)
+    return pilot.app.screen
+
+
+async def search(pilot, screen, mode: str, query: str) -> list[tuple[str, ...]]:
+    """Search the vocabulary screen; its rows as plain strings."""
+    screen.query_one("#voc-mode").value = mode
+    screen.query_one("#voc-query", Input).value = query
+    await pilot.pause(0.2)  # the debounce
+    await idle(pilot)
+    table = screen.query_one(DataTable)
+    return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
+
+
+@pytest.mark.parametrize(("family", "spelling"), [("bert", "##ing"), ("llama2", "▁the"), ("t5", "▁the")])
+async def test_vocabulary_search_finds_spellings_and_bytes_for_every_kind(files, family, spelling):
+    from tokscope.app.screens.vocab import VocabScreen
+    from tokscope.app.screens.why import WhyScreen
+
+    app = app_for(files(family))
+    tok = app.tokenizer
+    token_id = tok.token_to_id(spelling)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_view(pilot, "f4")
+        assert isinstance(screen, VocabScreen)
+        title = str(screen.query_one("#voc-title").render())
+        assert tok.kind in title and f"{tok.n_vocab:,} ids" in title
+        rows = await search(pilot, screen, "regex", f"^{spelling}$")
+        assert [row[0] for row in rows] == [str(token_id)]
+        assert rows[0][3] == spelling  # the vocabulary column
+        assert rows[0][4] == tok.token_bytes(token_id).hex(" ")
+        # a substring is looked for in the bytes: the spelling's marks are not there
+        rows = await search(pilot, screen, "substring", spelling)
+        status = str(screen.query_one("#voc-status").render())
+        if not rows:
+            assert "regex mode" in status
+        rows = await search(pilot, screen, "substring", "the")
+        assert rows and all(b"the" in bytes.fromhex(row[4].replace(" ", "")) for row in rows)
+        rows = await search(pilot, screen, "id", str(token_id))
+        assert rows[0][0] == str(token_id)
+        target = "merge tree" if tok.kind.endswith("BPE") else "why view"
+        assert f"Enter: {target}" in str(screen.query_one("#voc-status").render())
+        screen.query_one(DataTable).focus()
+        await pilot.press("enter")
+        await idle(pilot)
+        assert isinstance(app.screen, WhyScreen) and app.screen.token_id == token_id
+
+
+async def test_vocabulary_finds_a_byte_fallback_token_by_spelling_and_by_hex(files):
+    app = app_for(files("llama2"))
+    tok = app.tokenizer
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_view(pilot, "f4")
+        rows = await search(pilot, screen, "regex", "^<0xE2>$")
+        assert len(rows) == 1 and rows[0][3] == "<0xE2>" and rows[0][4] == "e2"
+        rows = await search(pilot, screen, "hex", "e2")
+        assert str(tok.token_to_id("<0xE2>")) in [row[0] for row in rows]
+
+
+@pytest.mark.parametrize("family", VIEW_FAMILIES)
+async def test_languages_count_with_the_explorers_tokenizer_of_every_kind(files, family):
+    from tokscope.app.screens.languages import LanguagesScreen
+    from tokscope.sample_texts import language_text
+
+    app = app_for(files(family))
+    tok = app.tokenizer
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_view(pilot, "f6")
+        assert isinstance(screen, LanguagesScreen)
+        tbl = screen.table_data
+        assert tbl is not None and not screen.failed
+        assert tbl.encodings[0] == tok.name and len(tbl.encodings) == 3
+        for row in tbl.rows[:5]:
+            assert row.counts[0] == len(tok.encode_ordinary(language_text(row.code)))
+        assert "cannot load" not in str(screen.query_one("#lang-note").render())
+        chart = str(screen.query_one("#lang-chart").render())
+        assert "English" in chart and "█" in chart
+
+
+async def test_languages_keeps_the_defaults_for_a_default_encoding():
+    from tokscope.core.compare import DEFAULT_COMPARE
+
+    app = ExplorerApp("x", encoding="cl100k_base", palette="truecolor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_view(pilot, "f6")
+        assert screen.table_data.encodings == DEFAULT_COMPARE
+
+
+@pytest.mark.parametrize("family", VIEW_FAMILIES)
+async def test_insights_for_every_kind(files, family):
+    from tokscope.app.screens.insights import InsightsScreen
+
+    app = app_for(files(family), read_sample("default.txt"))
+    tok = app.tokenizer
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_view(pilot, "f7")
+        assert isinstance(screen, InsightsScreen)
+        stats = screen.stats
+        assert stats is not None and screen.forms is not None
+        assert stats.tokens == len(app.doc.ids) and stats.coverage.n_vocab == tok.n_vocab
+        summary = str(screen.query_one("#ins-summary").render())
+        assert "cannot compute" not in summary and f"{stats.tokens:,} tokens" in summary
+        top = str(screen.query_one("#ins-top").render())
+        assert str(stats.top[0].id) in top
+        await pilot.press("n", "n")
+        await idle(pilot)
+        assert screen.form == "NFD"
+        assert "tokens" in str(screen.query_one("#ins-norm-counts").render())
