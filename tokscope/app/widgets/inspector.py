@@ -228,14 +228,15 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     where = f"[{chunk.start}:{chunk.end}] "
     out.append(where)
     form = None if facts is None else facts.form
+    spare = rows is None or rows > 5
     room = MAX_CHUNK_SHOWN
-    if form is not None:  # the original and the form share the line
+    if form is not None and not spare:  # the original and the form share the last row
         room = min(MAX_CHUNK_SHOWN, (width - len("chunk ") - len(where) - len("  model saw ")) // 2)
     out.append_text(clipped(chunk.text, room, style="reverse"))
     if chunk.special:
         out.append(" (added)" if token is not None and not token.special else " (special)")
     if form is not None:
-        label("  model saw ")
+        label("\nmodel saw " if spare else "  model saw ")
         out.append_text(clipped(form, room))
     return out
 
