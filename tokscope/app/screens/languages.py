@@ -10,11 +10,11 @@ cache) and the first defaults after it, as the comparison view starts. CLI twin:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
@@ -75,7 +75,7 @@ class LanguagesScreen(ViewScreen):
     LanguagesScreen.-narrow #lang-chart-box { height: 1fr; border-left: none; border-top: hkey $secondary; }
     """
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("enter", "compare_passage", "Compare it", show=True),
         Binding("a", "add", "Add encoding"),

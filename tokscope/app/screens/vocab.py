@@ -14,11 +14,12 @@ view's own account of the token). CLI twin: ``tokscope vocab``.
 from __future__ import annotations
 
 import threading
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -63,7 +64,7 @@ class VocabScreen(ViewScreen):
     VocabScreen #voc-status.-error { color: $error; text-style: bold; }
     """
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("slash", "focus_query", "Search"),
         Binding("ctrl+o", "cycle_mode", "Mode"),
@@ -279,6 +280,4 @@ class VocabScreen(ViewScreen):
         self.app.pop_screen()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "focus_query" and isinstance(self.focused, Input):
-            return False
-        return True
+        return not (action == "focus_query" and isinstance(self.focused, Input))
