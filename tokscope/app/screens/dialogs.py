@@ -132,11 +132,9 @@ def matches(info, query: str) -> bool:
     return all(word in where for word in query.casefold().split())
 
 
-class EncodingList(OptionList):
+class EncodingList(OptionList, can_focus=False):
     """The picker's list: it never takes focus (the filter keeps it) and keeps its highlighted
     option in view when its size changes (the first layout, a resize)."""
-
-    can_focus = False
 
     def on_resize(self) -> None:
         self.scroll_to_highlight()
@@ -255,7 +253,7 @@ class EncodingPicker(Dialog):
         # the list takes the rows the title, the filter and the count leave (the count stays in view)
         rows = self.app.size.height * 9 // 10 - 2 - 1 - 3 - 1
         option_list = self.query_one(OptionList)
-        option_list.styles.max_height = max(3, min(18, rows))
+        option_list.set_styles(max_height=max(3, min(18, rows)))
         if self._room() != self._width:
             self._fill(keep=self.highlighted)
 
