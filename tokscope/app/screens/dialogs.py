@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
@@ -24,7 +25,7 @@ class Dialog(ModalScreen):
     """A modal dialog: too small a terminal shows the message instead of a cut dialog. Ctrl+Q
     quits from a dialog too (a modal screen hides the app's keys)."""
 
-    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "app.quit", "Quit", show=False)]
 
     def on_mount(self) -> None:
         self.mount(TooSmall(*DIALOG_MIN))
@@ -40,7 +41,7 @@ class ChoiceDialog(Dialog):
     The first letter of each key is also a keyboard shortcut; Escape dismisses with ``"cancel"``.
     """
 
-    BINDINGS = [Binding("escape", "choose('cancel')", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "choose('cancel')", "Cancel")]
 
     def __init__(self, title: str, message: str, choices: Sequence[tuple[str, str]]) -> None:
         super().__init__()
@@ -77,7 +78,7 @@ class ChoiceDialog(Dialog):
 class PathPrompt(Dialog):
     """Ask for a file path; dismisses with it, or None on Escape."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, value: str = "", *, hint: str = "Enter to save · Escape to cancel",
                  placeholder: str = "path/to/file.txt") -> None:
@@ -101,40 +102,181 @@ class PathPrompt(Dialog):
         self.dismiss(None)
 
 
-class EncodingPicker(Dialog):
-    """Pick an encoding from ``registry.list_encodings()``; dismisses with its name or None."""
+def short_name(name: str, room: int) -> str:
+    """``name`` in at most ``room`` characters, its end kept: a hub model id gives up its
+    organisation first, then the start of the model's own name.
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    >>> short_name("o200k_base", 12), short_name("google-bert/bert-base-uncased", 22)
+    ('o200k_base', 'goo…/bert-base-uncased')
+    >>> short_name("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", 24)
+    '…tilingual-MiniLM-L12-v2'
+    """
+    if len(name) <= room:
+        return name
+    org, slash, model = name.rpartition("/")
+    if slash and len(model) + 2 <= room:
+        return org[: room - len(model) - 2] + "…/" + model
+    return "…" + name[len(name) - room + 1:]
+
+
+def matches(info, query: str) -> bool:
+    """Whether an encoding matches what is typed in the picker: every word of ``query`` is in its
+    name or its kind, case ignored (``llama``, ``hub``, ``hub llama``).
+
+    >>> from tokscope.sources.info import EncodingInfo
+    >>> info = EncodingInfo("meta-llama/Llama-2-7b-hf", None, "hub cache", "hub-cache", "", True)
+    >>> matches(info, "LLAMA"), matches(info, "hub llama"), matches(info, "builtin")
+    (True, True, False)
+    """
+    where = f"{info.name}\n{info.kind}".casefold()
+    return all(word in where for word in query.casefold().split())
+
+
+class EncodingList(OptionList, can_focus=False):
+    """The picker's list: it never takes focus (the filter keeps it) and keeps its highlighted
+    option in view when its size changes (the first layout, a resize)."""
+
+    def on_resize(self) -> None:
+        self.scroll_to_highlight()
+
+
+class EncodingPicker(Dialog):
+    """Pick an encoding from ``registry.list_encodings()``; dismisses with its name or None.
+
+    Typing filters the list (:func:`matches`: every word in the name or the kind); Up, Down,
+    PageUp and PageDown move in the list while the filter keeps focus; Enter (or a click) loads the
+    highlighted encoding; Escape cancels. The current encoding is marked ``●``; a vocabulary size
+    not known before loading (a model in the hub cache) shows ``?``. A name too long for its
+    column keeps its end (:func:`short_name`).
+    """
+
+    DEFAULT_CSS = """
+    EncodingPicker #picker {
+        width: 76; max-width: 100%; height: auto; max-height: 90%;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    EncodingPicker #picker-title { text-style: bold; width: 1fr; }
+    EncodingPicker #picker-filter { margin: 0; }
+    EncodingPicker #encodings { height: auto; max-height: 18; padding: 0; }
+    EncodingPicker #picker-count { height: 1; color: $foreground; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("up", "move('cursor_up')", "Up", show=False),
+        Binding("down", "move('cursor_down')", "Down", show=False),
+        Binding("pageup", "move('page_up')", "Page up", show=False),
+        Binding("pagedown", "move('page_down')", "Page down", show=False),
+    ]
+
+    #: width of the vocabulary size column ("200,019", "      ?")
+    SIZE = 7
 
     def __init__(self, infos: Sequence, current: str) -> None:
         super().__init__()
         self.infos = list(infos)
         self.current = current
+        #: indexes into ``infos`` of the encodings shown, in order
+        self.shown: list[int] = list(range(len(self.infos)))
+        self._width = 0
 
     def compose(self) -> ComposeResult:
-        options = []
-        for info in self.infos:
-            size = f"{info.n_vocab:>7,}" if info.n_vocab else "      ?"
-            mark = "●" if info.name == self.current else " "
-            line = Text(f"{mark} {safe_text(info.name):<15} {size}  ")
-            line.append(info.kind + ("" if info.available else " (missing)"))
-            options.append(Option(line, disabled=False))
-        with Vertical(id="dialog"):
-            yield Label("Encoding  (Enter to load, Escape to cancel)", id="dialog-title")
-            yield OptionList(*options, id="encodings")
+        with Vertical(id="picker"):
+            yield Label("Encoding  (Enter to load, Escape to cancel)", id="picker-title")
+            yield Input(placeholder="type to filter: a name or a kind (llama, hub)", id="picker-filter")
+            yield EncodingList(id="encodings")
+            yield Static("", id="picker-count", markup=False)
 
-    def on_mount(self) -> None:
+    def on_mount(self) -> None:  # Dialog's on_mount runs too (Textual calls every class's handler)
+        if self.app.is_headless:
+            self.query_one(Input).cursor_blink = False
+        self._fill(keep=next((k for k, info in enumerate(self.infos) if info.name == self.current), None))
+        self.query_one(Input).focus()
+        self.call_after_refresh(self._refill_for_width)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refill_for_width)
+
+    # ----- the list ---------------------------------------------------------------------------
+
+    @property
+    def highlighted(self) -> int | None:
+        """The index into ``infos`` of the highlighted encoding (None: nothing matches)."""
+        at = self.query_one(OptionList).highlighted
+        return self.shown[at] if at is not None and 0 <= at < len(self.shown) else None
+
+    def _room(self) -> int:
+        """Cells for one line of the list (what the list's border, padding and scrollbar leave)."""
         option_list = self.query_one(OptionList)
-        for k, info in enumerate(self.infos):
-            if info.name == self.current:
-                option_list.highlighted = k
-        option_list.focus()
+        width = option_list.scrollable_content_region.width
+        if width <= 0:
+            width = min(76, self.app.size.width) - 4 - 2
+        return width - (0 if option_list.show_vertical_scrollbar else 2) - 1  # a space before the mark
+
+    def _line(self, info, name_width: int) -> Text:
+        size = f"{info.n_vocab:>{self.SIZE},}" if info.n_vocab else "?".rjust(self.SIZE)
+        mark = "●" if info.name == self.current else " "
+        name = short_name(safe_text(info.name), name_width)
+        line = Text(f" {mark} {name:<{name_width}} {size}  ", no_wrap=True, overflow="ellipsis")
+        line.append(safe_text(info.kind) + ("" if info.available else " (missing)"))
+        return line
+
+    def _fill(self, keep: int | None = None) -> None:
+        """Show the encodings that match the filter, highlighting ``keep`` (an index into
+        ``infos``) when it is shown, else the first."""
+        query = self.query_one(Input).value
+        self.shown = [k for k, info in enumerate(self.infos) if matches(info, query)]
+        room = self._room()
+        kinds = max((len(safe_text(i.kind)) + (0 if i.available else 10) for i in self.infos), default=0)
+        longest = max((len(safe_text(self.infos[k].name)) for k in self.shown), default=0)
+        name_width = max(12, min(longest, room - 2 - 1 - self.SIZE - 2 - kinds))
+        self._width = room
+        option_list = self.query_one(OptionList)
+        option_list.clear_options()
+        option_list.add_options([Option(self._line(self.infos[k], name_width)) for k in self.shown])
+        if self.shown:
+            option_list.highlighted = self.shown.index(keep) if keep in self.shown else 0
+        total = len(self.infos)
+        count = self.query_one("#picker-count", Static)
+        if not query.strip():
+            said = f"{total} encodings"
+        elif self.shown:
+            said = f"{len(self.shown)} of {total} match {safe_text(query.strip())!r}"
+        else:
+            said = f"no encoding matches {safe_text(query.strip())!r}"
+        keys = " · ↑↓ PgUp PgDn move" if self.shown else " · Backspace to widen"
+        count.update(said + (keys if len(said) + len(keys) <= room else ""))
+
+    def _refill_for_width(self) -> None:
+        if not self.is_attached:
+            return
+        # the list takes the rows the title, the filter and the count leave (the count stays in view)
+        rows = self.app.size.height * 9 // 10 - 2 - 1 - 3 - 1
+        option_list = self.query_one(OptionList)
+        option_list.set_styles(max_height=max(3, min(18, rows)))
+        if self._room() != self._width:
+            self._fill(keep=self.highlighted)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._fill(keep=self.highlighted)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        chosen = self.highlighted
+        if chosen is None:
+            self.app.bell()
+            return
+        self.dismiss(self.infos[chosen].name)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         # by position, not by id: two encodings may share a name (a saved tokenizer named like
         # a built-in), and an option id must be unique
         event.stop()
-        self.dismiss(self.infos[event.option_index].name)
+        self.dismiss(self.infos[self.shown[event.option_index]].name)
+
+    def action_move(self, action: str) -> None:
+        getattr(self.query_one(OptionList), f"action_{action}")()
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -143,7 +285,7 @@ class EncodingPicker(Dialog):
 class HelpScreen(Dialog):
     """Every key, grouped; Escape, q or F1 closes it."""
 
-    BINDINGS = [Binding("escape,q,f1,question_mark", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f1,question_mark", "close", "Close")]
 
     def __init__(self, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
         super().__init__()

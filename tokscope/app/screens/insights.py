@@ -16,11 +16,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
 from textual.reactive import reactive
@@ -35,6 +36,7 @@ from ..render import token_text
 from ..widgets.form import RadioSet
 from ..widgets.plots import BarChart, ScatterPlot, Series
 from .base import ViewScreen, view_bindings
+
 # ----- the insights screen ------------------------------------------------------------------------
 
 #: The normalisation choices, "none" being the text as typed.
@@ -138,10 +140,10 @@ class InsightsScreen(ViewScreen):
     #: below this width the two plots (and the two lists) are stacked instead of side by side
     NARROW = 100
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("b", "toggle_unit", "Bytes/chars"),
-        Binding("n", "next_form", "Normalise"),
+        Binding("n", "next_form", "Form"),
         Binding("w", "focus_width", "Width"),
         Binding("r", "recompute", "Recompute"),
         *view_bindings(),
@@ -227,9 +229,9 @@ class InsightsScreen(ViewScreen):
         doc = getattr(app, "doc", None)
         text = app.text
         ids = None
-        if doc is not None and getattr(doc, "complete", False) and doc.tokenizer is tokenizer:
-            if doc.text == text or doc.text == fix_surrogates(text):
-                text, ids = doc.text, list(doc.ids)
+        if (doc is not None and getattr(doc, "complete", False) and doc.tokenizer is tokenizer
+                and (doc.text == text or doc.text == fix_surrogates(text))):
+            text, ids = doc.text, list(doc.ids)
         kwargs = self._encode_kwargs()
         self.query_one("#ins-summary", Static).update(f"computing insights for {len(text):,} characters…")
         self.query_one("#ins-norm-counts", Static).update("counting tokens under each form…")

@@ -2,23 +2,31 @@
 each language's premium over English, as a table and as a bar chart.
 
 Counting runs in a thread worker (``tokscope.core.languages.language_table``); an encoding that
-fails to load is named in the note line and the others are shown. CLI twin: ``tokscope languages``.
+fails to load is named in the note line and the others are shown. Opened with no encodings named,
+the screen counts with the default comparison, or, when the explorer's encoding is not one of
+them, with that encoding first (its tokenizer as loaded, of any kind: a file, a model of the hub
+cache) and the first defaults after it, as the comparison view starts. CLI twin: ``tokscope languages``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
 from ...core.compare import DEFAULT_COMPARE, MAX_ON_SCREEN, bar
 from ...core.display import safe_text
 from ...core.languages import LanguageTable
+from ...core.tokenizer import Tokenizer
 from .base import ViewScreen, view_bindings
+from .dialogs import short_name
+
+#: the widest an encoding's name is shown in a column heading and the chart's legend
+NAME_CELLS = 18
 
 #: one colour per encoding column (16-colour names, so they work on any colour terminal)
 COLOURS = ("cyan", "magenta", "yellow", "green")
@@ -35,12 +43,14 @@ def chart_lines(tbl: LanguageTable, width: int, *, ascii: bool = False) -> Text:
                   for row in tbl.rows for count, prem in zip(row.counts, row.premiums)), default=0)
     room = max(6, width - label - 1 - suffix - 1)
     top = tbl.max_count()
-    legend = Text("  ".join(f"■ {safe_text(n)}" for n in tbl.encodings))
-    for k, _ in enumerate(tbl.encodings):
-        start = sum(len(f"■ {safe_text(n)}  ") for n in tbl.encodings[:k])
+    names = [short_name(safe_text(n), NAME_CELLS) for n in tbl.encodings]
+    legend = Text("  ".join(f"■ {n}" for n in names))
+    for k, _ in enumerate(names):
+        start = sum(len(f"■ {n}  ") for n in names[:k])
         legend.stylize(COLOURS[k % len(COLOURS)], start, start + 1)
     out.append_text(legend)
-    out.append(f"   (full bar = {top:,} tokens)\n")
+    scale = f"(full bar = {top:,} tokens)"
+    out.append(f"   {scale}\n" if legend.cell_len + 3 + len(scale) <= width else f"\n{scale}\n")
     for row in tbl.rows:
         for k, (count, prem) in enumerate(zip(row.counts, row.premiums)):
             head = row.name if k == 0 else ""
@@ -65,7 +75,7 @@ class LanguagesScreen(ViewScreen):
     LanguagesScreen.-narrow #lang-chart-box { height: 1fr; border-left: none; border-top: hkey $secondary; }
     """
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("enter", "compare_passage", "Compare it", show=True),
         Binding("a", "add", "Add encoding"),
@@ -76,7 +86,11 @@ class LanguagesScreen(ViewScreen):
 
     def __init__(self, encodings: list[str] | None = None) -> None:
         super().__init__()
+        self._named = bool(encodings)
         self.encodings = list(encodings or DEFAULT_COMPARE)
+        #: tokenizers already loaded, by the name shown (the explorer's: a file's tokenizer is
+        #: named after the file, a name the registry cannot load again)
+        self.given: dict[str, Tokenizer] = {}
         self.table_data: LanguageTable | None = None
         self.failed: list[tuple[str, str]] = []
         self.ascii = False
@@ -93,7 +107,27 @@ class LanguagesScreen(ViewScreen):
 
     def on_mount(self) -> None:
         self.set_class(self.size.width < 120, "-narrow")
+        current = getattr(self.app, "tokenizer", None)
+        if not self._named and isinstance(current, Tokenizer):
+            # the explorer's encoding first when the defaults do not have it (as the comparison
+            # view starts), three columns in all so the table fits 80 columns
+            self.given[current.name] = current
+            self.encodings = self._dedupe([current.name, *self.encodings])
+            if len(self.encodings) > len(DEFAULT_COMPARE):
+                self.encodings = self.encodings[:len(DEFAULT_COMPARE)]
+            else:
+                self.encodings = list(DEFAULT_COMPARE)
         self.recount()
+
+    @staticmethod
+    def _dedupe(names: list[str]) -> list[str]:
+        from ...sources.registry import canonical_name
+
+        out: list[str] = []
+        for name in names:
+            if all(canonical_name(n) != canonical_name(name) for n in out):
+                out.append(name)
+        return out
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 120, "-narrow")
@@ -102,10 +136,11 @@ class LanguagesScreen(ViewScreen):
     def recount(self) -> None:
         self.query_one("#lang-note", Static).update(Text(f"counting with {', '.join(map(safe_text, self.encodings))}…"))
         names = list(self.encodings)
-        self.run_worker(lambda: self._count_job(names), thread=True, exclusive=True, group="languages",
+        given = dict(self.given)
+        self.run_worker(lambda: self._count_job(names, given), thread=True, exclusive=True, group="languages",
                         exit_on_error=False)
 
-    def _count_job(self, names: list[str]) -> None:
+    def _count_job(self, names: list[str], given: dict[str, Tokenizer] | None = None) -> None:
         from ...core.languages import language_table
         from ...sample_texts import language_text, languages
         from ...sources import registry
@@ -113,7 +148,7 @@ class LanguagesScreen(ViewScreen):
         tokenizers, failed = [], []
         for name in names:
             try:
-                tokenizers.append(registry.load(name))
+                tokenizers.append((given or {}).get(name) or registry.load(name))
             except Exception as exc:  # noqa: BLE001 - said in the note line, the others still count
                 failed.append((name, str(exc) or type(exc).__name__))
         index = languages()
@@ -129,7 +164,7 @@ class LanguagesScreen(ViewScreen):
         table.clear(columns=True)
         table.add_column("language")
         for name in tbl.encodings:
-            table.add_column(Text(safe_text(name)))
+            table.add_column(Text(short_name(safe_text(name), NAME_CELLS)))
             table.add_column("×en")
         for row in tbl.rows:
             cells: list[Any] = [row.name]

@@ -1,21 +1,25 @@
 """The vocabulary browser: search every token of the encoding, open any result in the merge tree.
 
-Search by substring (inside the tokens' bytes), regular expression (over their text), bytes in
-hex, or id; sort by id or by length (longest first). The search runs in a thread worker as you
+Search by substring (inside the tokens' bytes), regular expression (over their text, and for
+kinds whose vocabulary spells a token otherwise, ``▁the``, ``##ing``, ``<0xE2>``, over that
+spelling too), bytes in hex, or id; sort by id or by length (longest first). For those kinds the
+table has a column with the vocabulary's spelling. The search runs in a thread worker as you
 type (a newer keystroke cancels the older search); a bad regular expression or hex shows a one-line
 error under the box and keeps what you typed. Results are a ``DataTable`` (drawn with the Line API)
 of at most :data:`SHOWN` rows; the status line says how many matched. Enter opens the token in the
-merge tree (:class:`tokscope.app.screens.why.WhyScreen`). CLI twin: ``tokscope vocab``.
+merge tree (:class:`tokscope.app.screens.why.WhyScreen`; for a kind without merges, the why
+view's own account of the token). CLI twin: ``tokscope vocab``.
 """
 
 from __future__ import annotations
 
 import threading
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -41,6 +45,8 @@ PLACEHOLDERS = {
     "hex": "bytes in hex, e.g. e2 80 99",
     "id": "a token id, e.g. 1000",
 }
+#: the regex placeholder for a vocabulary that spells tokens otherwise (its spelling matches too)
+SPELLED_REGEX = r"regular expression over text or spelling, e.g. ^##ing or ^▁the$"
 
 
 class VocabScreen(ViewScreen):
@@ -58,7 +64,7 @@ class VocabScreen(ViewScreen):
     VocabScreen #voc-status.-error { color: $error; text-style: bold; }
     """
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("slash", "focus_query", "Search"),
         Binding("ctrl+o", "cycle_mode", "Mode"),
@@ -91,12 +97,37 @@ class VocabScreen(ViewScreen):
     def tokenizer(self) -> Tokenizer | None:
         return getattr(self.app, "tokenizer", None)
 
-    def on_mount(self) -> None:
+    @property
+    def spelled(self) -> bool:
+        """The vocabulary spells its tokens otherwise than their bytes (``▁the``, ``##ing``): every
+        kind but byte-level BPE from ranks."""
+        tokenizer = self.tokenizer
+        return tokenizer is not None and not tokenizer.ranks
+
+    def _columns(self) -> None:
+        """The table's columns for the encoding: a spelling column for a vocabulary that has one."""
         table = self.query_one(DataTable)
+        spelled = self.spelled
+        if table.columns and ("vocab" in table.columns) == spelled:
+            return
+        table.clear(columns=True)
         table.add_column("id", key="id", width=7)
         table.add_column("len", key="len", width=3)
-        table.add_column("text", key="text", width=28)
+        if spelled:
+            table.add_column("text", key="text", width=18)
+            table.add_column("vocabulary", key="vocab", width=18)
+        else:
+            table.add_column("text", key="text", width=28)
         table.add_column("bytes (hex)", key="hex")
+
+    def _placeholder(self) -> None:
+        mode = self.mode
+        text = SPELLED_REGEX if mode == "regex" and self.spelled else PLACEHOLDERS.get(mode, "")
+        self.query_one("#voc-query", Input).placeholder = text
+
+    def on_mount(self) -> None:
+        self._columns()
+        self._placeholder()
         self.query_one("#voc-query", Input).focus()
         self.search()
 
@@ -104,6 +135,8 @@ class VocabScreen(ViewScreen):
         self._cancel.set()
 
     def on_encoding_changed(self, event: EncodingChanged) -> None:
+        self._columns()
+        self._placeholder()
         self.search()
 
     # ----- searching --------------------------------------------------------------------------
@@ -129,7 +162,7 @@ class VocabScreen(ViewScreen):
 
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
-        self.query_one("#voc-query", Input).placeholder = PLACEHOLDERS.get(self.mode, "")
+        self._placeholder()
         self.search()
 
     def search(self) -> None:
@@ -180,24 +213,33 @@ class VocabScreen(ViewScreen):
             self._status(safe_text(message), error=True)
 
     def _show(self, serial: int, tokenizer: Tokenizer, result: VocabResult) -> None:
-        if serial != self._serial or not self.is_attached:
+        if serial != self._serial or not self.is_attached or tokenizer is not self.tokenizer:
             return
         self.result = result
         self.error = None
+        self._columns()
         table = self.query_one(DataTable)
         table.clear()
+        spelled = self.spelled
         for token in result.tokens:
             text = token_text(token.bytes, style="magenta" if token.special else "")
-            table.add_row(str(token.id), str(len(token.bytes)), text, token.bytes.hex(" "), key=str(token.id))
+            cells: list = [str(token.id), str(len(token.bytes)), text]
+            if spelled:
+                cells.append(Text(safe_text(tokenizer.token_str(token.id)), no_wrap=True, overflow="ellipsis"))
+            table.add_row(*cells, token.bytes.hex(" "), key=str(token.id))
         shown = len(result.tokens)
         what = f"{result.total:,} match{'es' if result.total != 1 else ''}"
         if result.kind == "all":
             what = f"{result.total:,} tokens"
         more = f" · showing the first {shown:,}" if result.truncated else ""
         order = "by id" if self.sort == "id" else "longest first"
-        self._status(f"{what}{more} · {order} · Enter: merge tree · /: search · ^O mode · ^L sort")
+        hint = ""
+        if spelled and result.total == 0 and self.mode == "substring":
+            hint = " · a spelling (▁the, ##ing) is found in regex mode (^O)"
+        target = "merge tree" if tokenizer.kind.endswith("BPE") else "why view"
+        self._status(f"{what}{more}{hint} · {order} · Enter: {target} · /: search · ^O mode · ^L sort")
         self.query_one("#voc-title", Static).update(
-            Text(f"Vocabulary · {safe_text(tokenizer.name)} · {tokenizer.n_vocab:,} ids"))
+            Text(f"Vocabulary · {safe_text(tokenizer.name)} · {tokenizer.kind} · {tokenizer.n_vocab:,} ids"))
 
     def _status(self, message: str, *, error: bool = False) -> None:
         status = self.query_one("#voc-status", Static)
@@ -238,6 +280,4 @@ class VocabScreen(ViewScreen):
         self.app.pop_screen()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "focus_query" and isinstance(self.focused, Input):
-            return False
-        return True
+        return not (action == "focus_query" and isinstance(self.focused, Input))

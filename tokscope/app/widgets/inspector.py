@@ -1,15 +1,29 @@
-"""The token inspector: everything about the selected piece."""
+"""The token inspector: everything about the selected piece, as its tokenizer's kind knows it.
+
+Byte-level BPE from ranks (the OpenAI encodings, tokenizers trained here) shows the id, which is
+also the rank. Every other kind shows the facts of :mod:`tokscope.core.facts`: the merge rank of a
+BPE token from its merge list, a Unigram piece's score, the byte of a byte-fallback token, the
+vocabulary's spelling (``▁the``, ``Ġthe``, ``##ing``, ``<0xE2>``), whether the piece continues
+or ends a word, what an unknown token covers, and the chunk as the model saw it when a normalizer
+or pre-tokenizer rewrote it. Facts that cost more than a glance (the first look into a large merge
+list, the form of a chunk a normalizer sees whole) are gathered in a thread worker.
+"""
 
 from __future__ import annotations
 
 import unicodedata
+import weakref
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual import work
 from textual.widgets import Static
 
 from ...core.display import safe_text
 from ...core.document import Document
-from ...core.types import byte_kind
+from ...core.errors import TokscopeError
+from ...core.facts import PieceFacts, TokenFacts, piece_facts
+from ...core.types import byte_kind, is_whole_utf8
 from ..render import WS_STYLE, token_text
 
 KIND_LETTER = {"ascii": "A", "lead": "L", "continuation": "C", "invalid": "!"}
@@ -17,6 +31,10 @@ KIND_STYLE = {"ascii": "", "lead": "bold", "continuation": "italic", "invalid": 
 
 #: bytes shown before "…" in the inspector
 MAX_BYTES_SHOWN = 16
+#: characters of a chunk shown before "…"
+MAX_CHUNK_SHOWN = 40
+#: a chunk up to this long has its form worked out at once (for a tokenizer whose stages are local)
+QUICK_CHUNK = 2048
 
 
 def char_name(ch: str) -> str:
@@ -51,6 +69,35 @@ def code_points(text: str, room: int) -> str:
     return " ".join(shown) + " …"
 
 
+def clipped(text: str, cells: int, style: str = "") -> Text:
+    """``text`` as a label (:func:`tokscope.app.render.token_text`) at most ``cells`` wide, a cut
+    marked with ``…``.
+
+    >>> clipped("unbelievable", 6).plain, clipped("日本語です", 6).plain, clipped("short", 6).plain
+    ('unbel…', '日本…', 'short')
+    """
+    cells = max(2, cells)
+    label = token_text(text[:cells].encode("utf-8", "surrogatepass"), style=style)
+    if len(text) > cells and label.cell_len <= cells:
+        label.append("…")  # cut by characters: say so
+    _fit(label, cells)
+    return label
+
+
+def _fit(label: Text, cells: int) -> None:
+    """Cut ``label`` to ``cells`` cells, the cut marked with ``…`` (nothing when it fits)."""
+    if label.cell_len <= cells:
+        return
+    used = keep = 0
+    for ch in label.plain:
+        used += cell_len(ch)
+        if used > cells - 1:
+            break
+        keep += 1
+    label.right_crop(len(label.plain) - keep)
+    label.append("…", style="")
+
+
 def partial_chars(doc: Document, index: int) -> list[tuple[str, int, int, int]]:
     """The characters piece ``index`` holds only part of: ``(character, first byte, last byte,
     bytes in the character)``, bytes counted from 1.
@@ -73,8 +120,64 @@ def partial_chars(doc: Document, index: int) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def inspect(doc: Document | None, index: int | None, width: int = 76) -> Text:
-    """The inspector's text for piece ``index`` of ``doc``, for a pane ``width`` cells wide."""
+def kind_fact(facts: TokenFacts) -> tuple[str, str]:
+    """The first line's fact about a token of a kind other than byte-level BPE from ranks:
+    ``(label, value)``, the label empty when the value says it all.
+
+    >>> from tokscope.core.facts import TokenFacts
+    >>> base = dict(id=5, kind="WordPiece", token="##ing", bytes=b"ing", special=False, added=False,
+    ...             unknown=False, merge_rank=None, parents=None, score=None, continuation="##",
+    ...             end_of_word=None, byte=None, leading_space=False)
+    >>> kind_fact(TokenFacts(**base))
+    ('', 'WordPiece')
+    >>> kind_fact(TokenFacts(**{**base, "kind": "BPE", "merge_rank": 7}))
+    ('rank ', '7')
+    >>> kind_fact(TokenFacts(**{**base, "kind": "Unigram", "score": -7.25}))
+    ('score ', '-7.25')
+    """
+    if facts.unknown:
+        return "", "unknown token"
+    if facts.special:
+        return "", "special token"
+    if facts.added:
+        return "", "added token"
+    if facts.byte is not None:
+        return "byte ", f"0x{facts.byte:02X} (byte fallback)"
+    if facts.merge_rank is not None:
+        return "rank ", f"{facts.merge_rank}"
+    if facts.score is not None:
+        return "score ", f"{facts.score:.2f}"
+    if "BPE" in facts.kind:
+        return "", "no merge: in the alphabet"
+    return "", facts.kind
+
+
+def word_fact(facts: TokenFacts) -> str:
+    """Where the token sits in a word: a continuation or end-of-word mark, or its leading space.
+
+    >>> from tokscope.core.facts import TokenFacts
+    >>> f = TokenFacts(5, "WordPiece", "##ing", b"ing", False, False, False, None, None, None, "##", None, None, False)
+    >>> word_fact(f)
+    'continues a word (##)'
+    """
+    if facts.continuation is not None:
+        return f"continues a word ({safe_text(facts.continuation)})"
+    if facts.kind == "WordPiece" and not facts.added:
+        return "starts a word"
+    leading = f"leading space: {'yes' if facts.leading_space else 'no'}"
+    if facts.end_of_word is not None:
+        return f"ends a word ({safe_text(facts.end_of_word)}), {leading}"
+    return leading
+
+
+def inspect(doc: Document | None, index: int | None, width: int = 76, facts: PieceFacts | None = None,
+            rows: int | None = None) -> Text:
+    """The inspector's text for piece ``index`` of ``doc``, for a pane ``width`` cells wide and
+    ``rows`` high (``None``: as high as it needs).
+
+    For a tokenizer that is not byte-level BPE from ranks, ``facts`` are the piece's facts
+    (:func:`tokscope.core.facts.piece_facts`); ``None`` shows ``…`` where they go until they come.
+    """
     out = Text(no_wrap=False, overflow="fold")
     if doc is None:
         return Text("loading…")
@@ -82,61 +185,174 @@ def inspect(doc: Document | None, index: int | None, width: int = 76) -> Text:
         return Text("No token selected. Tab to the token view and move with ←/→, or click a token.")
     piece = doc.piece(index)
     tok = doc.tokenizer
-    data = piece.bytes
-    occurrences = doc.occurrences(piece.id)
+    ranked = bool(tok.ranks)
+    token = None if ranked or facts is None else facts.token
 
     def label(s: str) -> None:
         out.append(s, style="bold")
 
+    # id, what the kind says about the token, where the piece is
     label("id ")
     out.append(f"{piece.id}")
-    label("  rank ")
-    out.append("special token" if tok.is_special(piece.id) else f"{tok.token(piece.id).rank}")
+    if ranked:
+        label("  rank ")
+        out.append("special token" if tok.is_special(piece.id) else f"{tok.token(piece.id).rank}")
+    elif token is None:
+        out.append("  …")
+    else:
+        name, value = kind_fact(token)
+        out.append("  ")
+        if name:
+            label(name)
+        out.append(value)
     label("  piece ")
     out.append(f"{index + 1}/{len(doc.ids)}")
     label("  seen ")
-    out.append(f"{occurrences}×\n")
-    label("text ")
-    out.append_text(token_text(data, style="reverse"))
-    if piece.partial:
-        out.append("  partial: part of a character's bytes\n", style="italic")
+    out.append(f"{doc.occurrences(piece.id)}×\n")
+
+    if token is not None and token.unknown:
+        _unknown_rows(out, label, piece, facts.text, width)  # type: ignore[union-attr]
     else:
-        out.append(f"  leading space: {'yes' if data[:1] == b' ' else 'no'}\n")
+        _token_rows(out, label, doc, index, token, width, spare=rows is None or rows > 5)
+    out.append("\n")
+
+    chunk = doc.chunk_of(index) if facts is None else facts.chunk
+    label("chunk ")
+    if ranked:
+        out.append(f"[{chunk.start}:{chunk.end}] ")
+        text = chunk.text if len(chunk.text) <= MAX_CHUNK_SHOWN else chunk.text[:MAX_CHUNK_SHOWN] + "…"
+        out.append_text(token_text(text.encode("utf-8", "surrogatepass"), style="reverse"))
+        if chunk.special:
+            out.append(" (special)")
+        return out
+    where = f"[{chunk.start}:{chunk.end}] "
+    out.append(where)
+    form = None if facts is None else facts.form
+    spare = rows is None or rows > 5
+    room = MAX_CHUNK_SHOWN
+    if form is not None and not spare:  # the original and the form share the last row
+        room = min(MAX_CHUNK_SHOWN, (width - len("chunk ") - len(where) - len("  model saw ")) // 2)
+    out.append_text(clipped(chunk.text, room, style="reverse"))
+    if chunk.special:
+        out.append(" (added)" if token is not None and not token.special else " (special)")
+    if form is not None:
+        label("\nmodel saw " if spare else "  model saw ")
+        out.append_text(clipped(form, room))
+    return out
+
+
+def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts | None, width: int,
+                spare: bool = True) -> None:
+    """The rows of a token that is not the unknown token: its text (with the vocabulary's spelling
+    and where it sits in a word), its bytes, and its code points or the characters it is part of
+    (with a ``spare`` row, every code point that fits a row, the lengths on the next)."""
+    piece = doc.piece(index)
+    data = piece.bytes
+    # a piece of another kind than byte-level BPE may share a character with its neighbour (a
+    # Metaspace ▁ put before a word takes the word's first character) while its own bytes are whole
+    sharing = piece.partial and token is not None and is_whole_utf8(data)
+    if sharing:
+        after = f"shares {safe_text(doc.text[piece.start:piece.end])} with {_neighbour(doc, index)}"
+    elif piece.partial:
+        after = "partial: part of a character's bytes"
+    elif token is not None:
+        after = word_fact(token)
+    else:
+        after = f"leading space: {'yes' if data[:1] == b' ' else 'no'}"
+    shown = token_text(data, style="reverse")
+    spelling = None
+    if token is not None and token.token != data.decode("utf-8", "replace"):
+        spelling = Text(safe_text(token.token))
+    room = width - len("text ") - len("  ") - len(after) - (len("  vocab ") if spelling is not None else 0)
+    if spelling is not None:
+        # the spelling gets what the text leaves; in a short pane at least half the row
+        want = room - shown.cell_len
+        _fit(spelling, max(6, want) if spare else max(6, min(spelling.cell_len, max(want, room // 2))))
+        room -= spelling.cell_len
+    if not spare:
+        _fit(shown, max(6, room))  # a long token would push the chunk out of the pane
+    label("text ")
+    out.append_text(shown)
+    if spelling is not None:
+        label("  vocab ")
+        out.append_text(spelling)
+    out.append(f"  {after}\n", style="italic" if piece.partial and not sharing else "")
     label("bytes ")
     out.append_text(byte_line(data))
     out.append("\n")
     tail = f"  len {len(data)} B, {len(data.decode('utf-8', 'ignore'))} ch"
-    if piece.partial:
+    if piece.partial and not sharing:
         label("of ")
         parts = partial_chars(doc, index)
-        for k, (ch, first, last, size) in enumerate(parts):
-            if k:
-                out.append(" · ")
-            out.append(safe_text(ch), style="bold underline")
-            span = f"byte {first}" if first == last else f"bytes {first}-{last}"
-            out.append(f" {char_name(ch)} ({span} of {size})")
-        if not parts:
-            out.append("(partial)")
+        of = of_text(parts, named=True)
+        if not spare and of.cell_len > width - len("of ") - len(tail):
+            of = of_text(parts, named=False)  # the names would push the chunk out of the pane
+        out.append_text(of)
         out.append(tail)
+        return
+    label("decoded ")
+    room = max(8, width - len("decoded ") - len(tail))
+    full = code_points(piece.text, 10**6)
+    if spare and len(full) > room and len(full) <= width - len("decoded "):
+        out.append(full + "\n")  # every code point on this line, the lengths on the next
+        out.append(tail.strip())
     else:
-        label("decoded ")
-        room = max(8, width - len("decoded ") - len(tail))
-        full = code_points(piece.text, 10**6)
-        if len(full) > room and len(full) <= width - len("decoded "):
-            out.append(full + "\n")  # every code point on this line, the lengths on the next
-            out.append(tail.strip())
-        else:
-            out.append(code_points(piece.text, room))
-            out.append(tail)
-    out.append("\n")
-    chunk = doc.chunk_of(index)
-    label("chunk ")
-    out.append(f"[{chunk.start}:{chunk.end}] ")
-    text = chunk.text if len(chunk.text) <= 40 else chunk.text[:40] + "…"
-    out.append_text(token_text(text.encode("utf-8", "surrogatepass"), style="reverse"))
-    if chunk.special:
-        out.append(" (special)")
+        out.append(code_points(piece.text, room))
+        out.append(tail)
+
+
+def _unknown_rows(out: Text, label, piece, covered: str, width: int) -> None:
+    """The rows of the unknown token: its spelling, the text it stands for (its characters and
+    lengths), that text's bytes."""
+    label("text ")
+    out.append_text(token_text(piece.bytes, style="reverse"))
+    out.append("  unknown: the vocabulary has no token for this text\n")
+    data = covered.encode("utf-8", "surrogatepass")
+    tail = f"  len {len(data)} B, {len(covered)} ch"
+    label("covers ")
+    shown = clipped(covered, MAX_CHUNK_SHOWN // 2, style="reverse")
+    out.append_text(shown)
+    room = max(8, width - len("covers ") - shown.cell_len - 2 - len(tail))
+    names = char_name(covered) if len(covered) == 1 else code_points(covered, room)
+    out.append("  " + (names if len(names) <= room else names[: room - 1] + "…"))
+    out.append(tail + "\n")
+    label("bytes ")
+    out.append_text(byte_line(data))
+
+
+def of_text(parts: list[tuple[str, int, int, int]], *, named: bool = True) -> Text:
+    """The characters a partial piece is part of (:func:`partial_chars`), with their names or
+    (``named`` False, where room is short) their code points only.
+
+    >>> of_text([("é", 1, 1, 2)]).plain, of_text([("é", 1, 1, 2)], named=False).plain
+    ('é U+00E9 LATIN SMALL LETTER E WITH ACUTE (byte 1 of 2)', 'é U+00E9 (byte 1 of 2)')
+    """
+    out = Text()
+    for k, (ch, first, last, size) in enumerate(parts):
+        if k:
+            out.append(" · ")
+        out.append(safe_text(ch), style="bold underline")
+        span = f"byte {first}" if first == last else f"bytes {first}-{last}"
+        out.append(f" {char_name(ch) if named else f'U+{ord(ch):04X}'} ({span} of {size})")
+    if not parts:
+        out.append("(partial)")
     return out
+
+
+def _neighbour(doc: Document, index: int) -> str:
+    """Which piece next to ``index`` covers the same characters: ``the next piece`` ..."""
+    piece = doc.piece(index)
+
+    def same(i: int) -> bool:
+        if not 0 <= i < len(doc.ids):
+            return False
+        other = doc.piece(i)
+        return other.start < piece.end and piece.start < other.end
+
+    before, after = same(index - 1), same(index + 1)
+    if before and after:
+        return "the pieces around it"
+    return "the piece before" if before else "the next piece" if after else "another piece"
 
 
 def byte_line(data: bytes, limit: int = MAX_BYTES_SHOWN) -> Text:
@@ -164,15 +380,102 @@ def byte_line(data: bytes, limit: int = MAX_BYTES_SHOWN) -> Text:
 
 
 class Inspector(Static):
-    """Shows :func:`inspect` for the selected piece."""
+    """Shows :func:`inspect` for the selected piece.
+
+    The facts of a tokenizer other than byte-level BPE from ranks come from a thread worker when
+    they are not at hand (the first look at a tokenizer builds its merge index; a tokenizer whose
+    normalizer sees the whole text works out a chunk's form from all of it). One look runs at a
+    time; the newest selection asked for while it runs is looked at next, the ones between are
+    skipped.
+    """
 
     DEFAULT_CSS = """
     Inspector { height: auto; }
     """
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._wanted: tuple[Document | None, int | None] = (None, None)
+        self._facts: tuple[Document, int, PieceFacts] | None = None
+        self._pending: tuple[Document, int] | None = None
+        self._busy = False
+        #: tokenizers whose facts have been looked at once (what stays costly after is the form)
+        self._warm: weakref.WeakSet = weakref.WeakSet()
+
+    @property
+    def facts(self) -> PieceFacts | None:
+        """The facts shown for the selected piece (None: byte-level BPE from ranks, or not yet)."""
+        doc, index = self._wanted
+        got = self._facts
+        return got[2] if got is not None and got[0] is doc and got[1] == index else None
+
     def show(self, doc: Document | None, index: int | None) -> None:
+        self._wanted = (doc, index)
+        facts = None
+        if doc is not None and index is not None and 0 <= index < len(doc.ids) and not doc.tokenizer.ranks:
+            facts = self.facts
+            if facts is None and self._quick(doc, index):
+                facts = self._gather_now(doc, index)
+            if facts is None:
+                self._request(doc, index)
+        self._draw(facts)
+
+    def _draw(self, facts: PieceFacts | None) -> None:
+        doc, index = self._wanted
         width = self.content_size.width or 76
-        self.update(inspect(doc, index, width), layout=False)  # fixed height in the app's CSS
+        rows = self.content_size.height or None
+        self.update(inspect(doc, index, width, facts, rows), layout=False)  # fixed height in the app's CSS
+
+    def _quick(self, doc: Document, index: int) -> bool:
+        tok = doc.tokenizer
+        if tok not in self._warm or not tok.restartable:
+            return False
+        chunk = doc.chunk_of(index)
+        return chunk.end - chunk.start <= QUICK_CHUNK
+
+    def _gather_now(self, doc: Document, index: int) -> PieceFacts | None:
+        try:
+            facts = piece_facts(doc.tokenizer, doc.text, doc.piece(index), doc.chunk_of(index),
+                                allowed_special="all" if doc.specials else ())
+        except TokscopeError:
+            return None
+        self._facts = (doc, index, facts)
+        return facts
+
+    def _request(self, doc: Document, index: int) -> None:
+        self._pending = (doc, index)
+        if not self._busy:
+            self._next()
+
+    def _next(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None or pending != self._wanted:
+            return
+        doc, index = pending
+        self._busy = True
+        self._gather(doc, index, doc.piece(index), doc.chunk_of(index))
+
+    @work(thread=True, group="inspector", exit_on_error=False)
+    def _gather(self, doc: Document, index: int, piece, chunk) -> None:
+        facts = None
+        try:
+            facts = piece_facts(doc.tokenizer, doc.text, piece, chunk, allowed_special="all" if doc.specials else ())
+        except TokscopeError:
+            pass
+        finally:
+            try:
+                self.app.call_from_thread(self._gathered, doc, index, facts)
+            except RuntimeError:  # the app is closing
+                pass
+
+    def _gathered(self, doc: Document, index: int, facts: PieceFacts | None) -> None:
+        self._busy = False
+        if facts is not None:
+            self._warm.add(doc.tokenizer)
+            self._facts = (doc, index, facts)
+            if self._wanted[0] is doc and self._wanted[1] == index:
+                self._draw(facts)
+        self._next()
 
 
-__all__ = ["Inspector", "inspect", "byte_line", "WS_STYLE"]
+__all__ = ["WS_STYLE", "Inspector", "byte_line", "inspect"]
