@@ -145,3 +145,17 @@ def test_snapshot_unigram_both_mode_80x24(snap_compare, files):
         await settle(pilot)
 
     assert snap_compare(ExplorerApp(TEXT, encoding=files["t5"], palette="truecolor"), terminal_size=(80, 24), run_before=ready)
+
+
+async def test_compare_takes_the_explorers_tokenizer_loaded_from_a_file(files):
+    from helpers import idle
+
+    app = ExplorerApp(TEXT, encoding=files["bert"], palette="truecolor")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.open_view("compare")
+        await idle(pilot)
+        screen = app.screen
+        first = screen.slots[0]
+        assert first.name == "bert" and first.error is None and first.tokenizer is app.tokenizer
+        assert list(first.seg.ids) == app.tokenizer.encode(TEXT)

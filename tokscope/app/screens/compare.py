@@ -241,6 +241,11 @@ class CompareScreen(ViewScreen):
 
     def _new_slot(self, name: str) -> Slot:
         slot = Slot(name)
+        # the explorer's own tokenizer is taken as it is: one loaded from a file is named after
+        # the file, a name the registry cannot load again
+        shown = getattr(self.app, "tokenizer", None)
+        if shown is not None and shown.name == name:
+            slot.tokenizer = shown
         self.slots.append(slot)
         return slot
 
