@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.markup import escape
-
 from ..core.display import safe_text
+from .command_list import CommandList
 from .views import VIEWS
 
 
-class ExplorerCommands(Provider):
+class ExplorerCommands(CommandList):
     """Commands for the explorer (Ctrl+P)."""
 
     def _commands(self) -> list[tuple[str, str, object]]:
@@ -50,16 +48,3 @@ class ExplorerCommands(Provider):
         for view in VIEWS:
             out.append((view.title, f"{view.description} ({view.key.upper()})", partial(app.open_view, view.name)))
         return out
-
-    async def discover(self) -> Hits:
-        # the palette reads its strings as markup: names from files are escaped (a "[/x]" in a
-        # saved tokenizer's name would be a closing tag)
-        for title, help_text, callback in self._commands():
-            yield DiscoveryHit(escape(title), callback, help=escape(help_text))
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(escape(title)), callback, help=escape(help_text))

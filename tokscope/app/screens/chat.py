@@ -30,9 +30,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.markup import escape
 from textual.widgets import Checkbox, DataTable, Footer, Label, Static, TextArea
 
 from ...core.display import safe_text
@@ -50,6 +48,7 @@ from ..chat_model import (
     set_content,
     summary_line,
 )
+from ..command_list import CommandList
 from ..messages import EncodingChanged
 from ..render import MODES, TEXT, layout
 from ..widgets.chat_view import ChatPromptView, legend
@@ -86,7 +85,7 @@ CHAT_KEYS = [
 ]
 
 
-class ChatCommands(Provider):
+class ChatCommands(CommandList):
     """The chat screen's actions in the command palette (Ctrl+P), the formats and roles among them."""
 
     def _commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
@@ -125,17 +124,6 @@ class ChatCommands(Provider):
             out.append((f"Chat: format {safe_text(label)}", "render the conversation in this format (Ctrl+F cycles)",
                         partial(screen.set_format, value)))
         return out
-
-    async def discover(self) -> Hits:
-        for title, help_text, callback in self._commands():
-            yield DiscoveryHit(escape(title), callback, help=escape(help_text))
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(escape(title)), callback, help=escape(help_text))
 
 
 class ChatScreen(ViewScreen):
