@@ -559,3 +559,14 @@ def test_encode_add_special_tokens_with_truncate(path_of, capsys):
     ids = [int(t) for t in capsys.readouterr().out.split()]
     cls, sep = ref.token_to_id("[CLS]"), ref.token_to_id("[SEP]")
     assert ids[0] == cls and ids[-1] == sep and len(ids) == 4
+
+
+def test_tree_text_takes_the_one_token_a_text_encodes_to(path_of, capsys):
+    """t5 spells "hello" as ▁hello: the text that encodes to that one token names it (in the core,
+    so every caller of resolve_token agrees); a text of several tokens says how many, made safe."""
+    from tokscope.core.merges import resolve_token
+
+    tok = registry.load(path_of("t5"))
+    assert resolve_token(tok, text="hello") == tok.token_to_id("▁hello")
+    code, out, err = run(capsys, "tree", "-e", path_of("t5"), "--text", "hello there\x1b[31m")
+    assert code == 1 and "tokens:" in err and "\x1b" not in err and "1 tokens" not in err

@@ -28,7 +28,7 @@ import sys
 from typing import Any
 
 from ..core.display import quoted, safe_text, token_label
-from ..core.errors import NotForThisKindError, TokscopeError
+from ..core.errors import NotForThisKindError
 from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain
 from ..core.merges import (
     MergeNode,
@@ -368,16 +368,7 @@ def _resolve(tokenizer: Any, args: argparse.Namespace) -> int:
     if args.text is not None:
         from ..sources.text_input import decode_argument
 
-        text = decode_argument(args.text, "--text")
-        try:
-            return resolve_token(tokenizer, text=text)
-        except TokscopeError:
-            # another kind spells a token otherwise than its text (``▁hello`` for "hello"): a text
-            # that encodes to one token means that token
-            ids = [] if tokenizer.ranks else tokenizer.encode_ordinary(text)
-            if len(ids) == 1:
-                return ids[0]
-            raise
+        return resolve_token(tokenizer, text=decode_argument(args.text, "--text"))
     return resolve_token(tokenizer, hex_bytes=args.hex)
 
 

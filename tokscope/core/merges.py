@@ -131,11 +131,13 @@ def _resolve_other(tokenizer: Tokenizer, *, text: str | None = None, data: bytes
         return found
     if text is not None:
         ids = tokenizer.encode_ordinary(text)
+        if len(ids) == 1:  # spelled otherwise than its text (``▁hello`` for "hello"): that token
+            return ids[0]
         raise TokscopeError(
-            f"{text!r} is not a single token of {tokenizer.name}; it encodes to {len(ids)} tokens: "
-            + " ".join(str(i) for i in ids)
+            f"{safe_text(text)!r} is not a single token of {safe_text(tokenizer.name)}; it encodes to {len(ids)} "
+            "tokens: " + " ".join(str(i) for i in ids)
         )
-    raise TokscopeError(f"no token of {tokenizer.name} stands for the bytes {data.hex()}")  # type: ignore[union-attr]
+    raise TokscopeError(f"no token of {safe_text(tokenizer.name)} stands for the bytes {data.hex()}")  # type: ignore[union-attr]
 
 
 def _merge(tokenizer: Tokenizer, data: bytes, max_rank: int | None = None) -> list[bytes]:
