@@ -34,8 +34,8 @@ from __future__ import annotations
 import heapq
 import operator
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import TokenizerFileError, UnsupportedComponentError
@@ -120,16 +120,30 @@ class PairCandidate:
 
 @dataclass(frozen=True, slots=True)
 class BPEStep:
-    """One merge of a replay: the symbols before it, every adjacent pair with its rank, the merge
-    applied (the lowest rank, leftmost on ties) at ``position`` and the symbols after it.
-    ``number`` counts from 1."""
+    """One merge of a replay: the symbols before it, the merge applied (the lowest rank, leftmost
+    on ties) at ``position`` and the symbols after it; :attr:`candidates` gives every adjacent
+    pair with its rank. ``number`` counts from 1."""
 
     number: int
     before: tuple[int, ...]
-    candidates: tuple[PairCandidate, ...]
     position: int
     rule: MergeRule
     after: tuple[int, ...]
+    #: the merge list's lookup, ``(left, right) -> MergeRule | None``
+    pair: Callable[[int, int], MergeRule | None] = field(repr=False, compare=False)
+
+    @property
+    def candidates(self) -> tuple[PairCandidate, ...]:
+        """Every adjacent pair of :attr:`before` with its merge rank and result, worked out when
+        asked: a paragraph-long word (a SentencePiece-style file does not pre-split) has a few
+        thousand steps of a few thousand pairs each, hundreds of MB if every step kept them."""
+        before, pair = self.before, self.pair
+        out = []
+        for i in range(len(before) - 1):
+            found = pair(before[i], before[i + 1])
+            out.append(PairCandidate(i, before[i], before[i + 1], None if found is None else found.rank,
+                                     None if found is None else found.result))
+        return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -788,19 +802,13 @@ class BPE:
         steps: list[BPEStep] = []
         current = list(ids)
         origin = list(range(len(ids)))  # the initial index each current symbol starts at
+        pair = self._pair
         for number, (pos, rule) in enumerate(order, 1):
             index = origin.index(pos)
-            candidates = []
-            for i in range(len(current) - 1):
-                found = self._pair(current[i], current[i + 1])
-                candidates.append(
-                    PairCandidate(i, current[i], current[i + 1], None if found is None else found.rank,
-                                  None if found is None else found.result)
-                )
             before = tuple(current)
             current[index : index + 2] = [rule.result]
             del origin[index + 1]
-            steps.append(BPEStep(number, before, tuple(candidates), index, rule, tuple(current)))
+            steps.append(BPEStep(number, before, index, rule, tuple(current), pair))
         return BPEReplay(word, initial, dropped, tuple(steps), tuple(current), False, True)
 
     def _merge_order(self, ids: list[int]) -> list[tuple[int, MergeRule]]:
