@@ -249,6 +249,27 @@ def reverse_vocab(vocab: Mapping[str, int]) -> dict[int, str]:
     return dict(zip(reversed(vocab.values()), reversed(vocab.keys())))
 
 
+class VocabLookups:
+    """The Model protocol's vocabulary half for a model holding ``_vocab`` (``token -> id``) and
+    ``_vocab_r`` (:func:`reverse_vocab` of it): BPE, WordPiece and WordLevel share it."""
+
+    _vocab: dict[str, int]
+    _vocab_r: dict[int, str]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self._vocab_r.get(token_id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+
 # ----- the reference loop -------------------------------------------------------------------------
 
 
@@ -280,7 +301,7 @@ def merge_reference(symbols: Sequence[int], merges: Mapping[tuple[int, int], tup
 # ----- the model ------------------------------------------------------------------------------------
 
 
-class BPE:
+class BPE(VocabLookups):
     """Hugging Face's BPE model (see the module docstring); ids and offsets as ``tokenizers``.
 
     ``vocab`` maps tokens to ids; ``merges`` is the ordered merge list in either format of
@@ -400,19 +421,6 @@ class BPE:
         return keys, results
 
     # ----- the Model protocol -------------------------------------------------------------------
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, token_id: int) -> str | None:
-        return self._vocab_r.get(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self._vocab)
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         """The tokens of one chunk: ``(id, start, end)``, character offsets into ``text``."""

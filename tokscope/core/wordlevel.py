@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .bpe_merges import check_vocab, reverse_vocab
+from .bpe_merges import VocabLookups, check_vocab, reverse_vocab
 from .errors import TokenizerFileError
 
 
-class WordLevel:
+class WordLevel(VocabLookups):
     """Hugging Face's WordLevel model (``unk_token`` defaults to ``<unk>`` as there). A chunk that
     is not in the vocabulary when the unknown token is not either is a
     :class:`TokenizerFileError`, as Hugging Face fails there too (even for an empty chunk)."""
@@ -25,19 +25,6 @@ class WordLevel:
         self._vocab = check_vocab(vocab)
         self._vocab_r = reverse_vocab(self._vocab)
         self.unk_token = "<unk>" if unk_token is None else unk_token
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, token_id: int) -> str | None:
-        return self._vocab_r.get(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self._vocab)
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         found = self._vocab.get(text)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .bpe_merges import check_vocab, reverse_vocab
+from .bpe_merges import VocabLookups, check_vocab, reverse_vocab
 from .errors import TokenizerFileError
 
 #: Words shorter than this many characters are cached.
@@ -62,7 +62,7 @@ class WordPieceExplanation:
     summary: str
 
 
-class WordPiece:
+class WordPiece(VocabLookups):
     """Hugging Face's WordPiece model; ids and offsets as ``tokenizers``.
 
     >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2}).tokenize("abb")
@@ -98,19 +98,6 @@ class WordPiece:
         state = dict(self.__dict__)
         state["_cache"] = {}  # caches are not kept in a pickle
         return state
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, token_id: int) -> str | None:
-        return self._vocab_r.get(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self._vocab)
 
     def _unk(self, text: str) -> list[tuple[int, int, int]]:
         unk = self._vocab.get(self.unk_token)
