@@ -697,17 +697,17 @@ class ExplorerApp(App):
 
     def action_toggle_template(self) -> None:
         self.show_template = not self.show_template
-        if self.show_template and self._tokenizer is not None and not any(self._tokenizer.template((0,))):
+        self._show_template()
+        if self.show_template and self._tokenizer is not None and not any(self.token_view.template):
             self.notify(f"{safe_text(self._tokenizer.name)} has no template: encoding with special tokens adds "
                         "nothing to the text's own tokens", markup=False)
-        self._show_template()
         self.retokenize()
 
     def _show_template(self) -> None:
         """Give the token view the template's tokens to draw at the ends (or none)."""
         tokenizer = self._tokenizer
         shown = self.show_template and tokenizer is not None
-        self.token_view.set_template(*(tokenizer.template((0,)) if shown else ((), ())))
+        self.token_view.set_template(*(tokenizer.template() if shown else ((), ())))
 
     def action_toggle_specials(self) -> None:
         self.specials = not self.specials

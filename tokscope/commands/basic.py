@@ -67,7 +67,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     note_unknown_specials(tokenizer, args)
     write = sys.stdout.write
     # the template's tokens (BOS/EOS, [CLS]/[SEP]) around the text's own, as tokenizers does by default
-    prefix, suffix = tokenizer.template((0,)) if args.add_special_tokens else ((), ())
+    prefix, suffix = tokenizer.template() if args.add_special_tokens else ((), ())
     if args.truncate is not None:
         cut = truncate_text(tokenizer, text, args.truncate, args.from_end, args)
         if not args.json:

@@ -761,8 +761,10 @@ class Tokenizer(TiktokenAPI):
             return list(ids) if pair is None else [*ids, *pair]
         return [token_id for token_id, _ in post.process(ids, pair)]
 
-    def template(self, ids: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The ids the template puts before and after a single sequence: ``(prefix, suffix)``.
+    def template(self, ids: Sequence[int] = (0,)) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The ids the template puts before and after a single sequence: ``(prefix, suffix)``
+        (without ``ids``, those of a one-token sequence: an empty one would give the template no
+        place to split).
 
         >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").template([1, 2])
         ((), ())
