@@ -24,7 +24,7 @@ import random
 import statistics
 import time
 
-from tokscope.core.compare import compare, from_document, segment
+from tokscope.core.insights.compare import compare, from_document, segment
 from tokscope.sample_texts import read_sample
 from tokscope.sources.registry import load
 
@@ -62,7 +62,7 @@ def main() -> None:
     t_first = timed(lambda: compare(text, [segment(t, text) for t in toks]))
 
     from tokscope.app.render import TEXT, layout, relayout
-    from tokscope.core.document import Document
+    from tokscope.core.document.document import Document
 
     docs = [Document.build(t, text) for t in toks]
     rows = [layout(d, 50, TEXT, False) for d in docs]

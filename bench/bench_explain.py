@@ -25,10 +25,10 @@ import argparse
 import statistics
 import time
 
-from tokscope.core import merges
-from tokscope.core.explain import explain
-from tokscope.core.tokenizer import Tokenizer
-from tokscope.core.vocab import _table, search_vocab
+from tokscope.core.explain import merge_trees as merges
+from tokscope.core.explain.ranks import explain
+from tokscope.core.tokenizer.tokenizer import Tokenizer
+from tokscope.core.explain.vocab_search import _table, search_vocab
 from tokscope.sources.registry import load
 
 TARGETS_MS = {"tree": 5.0, "explain": 5.0, "used in (after)": 50.0, "vocab regex": 200.0}

@@ -40,8 +40,8 @@ from _corpus import CORPORA  # noqa: E402
 import tokenizers  # noqa: E402
 from tokenizers import models as hf_models, pre_tokenizers, trainers  # noqa: E402
 
-from tokscope.core import models  # noqa: E402
-from tokscope.core.byte_alphabet import to_alphabet  # noqa: E402
+from tokscope.core.formats import tokenizer_json_models as models  # noqa: E402
+from tokscope.core.text.byte_alphabet import to_alphabet  # noqa: E402
 
 
 def best(setup, fn, repeat: int):

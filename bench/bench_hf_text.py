@@ -29,8 +29,8 @@ from tokenizers import pre_tokenizers as P  # noqa: E402
 from tokenizers.models import WordLevel  # noqa: E402
 
 from tokscope.core import normalizers as our_norm  # noqa: E402
-from tokscope.core import pretokenizers as our_pre  # noqa: E402
-from tokscope.core.normalized import NormalizedText  # noqa: E402
+from tokscope.core import pre_tokenizers as our_pre  # noqa: E402
+from tokscope.core.text.normalized import NormalizedText  # noqa: E402
 
 LLAMA3 = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"

@@ -17,7 +17,7 @@
   one (a 262k-vocab byte-fallback BPE with 593k merges in pairs, built from the o200k_base and
   cl100k_base vocabularies, laid out as Gemma 3's): cold (read, parse, build), pickled (dump and
   load, as a cache would), and the load of the pickle in a fresh process with the first encode;
-  ``tokenizers``' own ``from_file`` beside it. The fresh process imports ``tokscope.core.hf``
+  ``tokenizers``' own ``from_file`` beside it. The fresh process imports ``tokscope.core.formats.tokenizer_json``
   first (a running tokscope has), so ``fresh`` is the unpickling alone.
 
 The families are those of ``tests/core/hf_files.py`` (trained or read from installed packages at
@@ -48,8 +48,8 @@ from _corpus import CORPORA  # noqa: E402
 import hf_files  # noqa: E402
 import tokenizers  # noqa: E402
 
-from tokscope.core import hf  # noqa: E402
-from tokscope.core.document import Document  # noqa: E402
+from tokscope.core.formats import tokenizer_json as hf  # noqa: E402
+from tokscope.core.document.document import Document  # noqa: E402
 
 
 def corpus(size: int) -> str:
@@ -124,7 +124,7 @@ def bench_doc(names: list[str], size: int, repeat: int) -> None:
 
 _FRESH = """
 import pickle, sys, time
-import tokscope.core.hf  # what a running tokscope has imported already
+import tokscope.core.formats.tokenizer_json  # what a running tokscope has imported already
 start = time.perf_counter()
 with open(sys.argv[1], "rb") as f:
     tok = pickle.load(f)

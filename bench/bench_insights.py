@@ -1,6 +1,6 @@
 """Benchmark the insights and the training screen (run by hand: ``python bench/bench_insights.py``).
 
-1. Insights on about 1 MB: :func:`tokscope.core.stats.text_stats` (what ``tokscope stats`` and
+1. Insights on about 1 MB: :func:`tokscope.core.insights.stats.text_stats` (what ``tokscope stats`` and
    the insights screen compute) against a bare encode of the same text by tiktoken, measured in
    this process. Target: the insights under 1 s.
 2. The training screen's overhead: train on the same corpus through the screen (driven headless
@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tokscope.core import stats  # noqa: E402
-from tokscope.core.tokenizer import Tokenizer  # noqa: E402
+from tokscope.core.insights import stats  # noqa: E402
+from tokscope.core.tokenizer.tokenizer import Tokenizer  # noqa: E402
 from tokscope.sample_texts import language_text, languages, read_sample  # noqa: E402
 from tokscope.sources import registry  # noqa: E402
 

@@ -20,7 +20,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
-from tokscope.core.trainer import PATTERN_NONE, train  # noqa: E402
+from tokscope.core.train.trainer import PATTERN_NONE, train  # noqa: E402
 from tokscope.sources.names import pattern_for  # noqa: E402
 
 SIZE = 1_000_000

@@ -12,7 +12,7 @@ from textual.app import App
 from textual.widgets import Input, Select, Static
 
 from tokscope.app.screens.train import TrainScreen
-from tokscope.core import trainer
+from tokscope.core.train import trainer
 
 
 def bench_bare_train(text: str, merges: int) -> trainer.TrainResult:

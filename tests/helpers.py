@@ -6,8 +6,8 @@ import asyncio
 
 from hypothesis import strategies as st
 
-from tokscope.core import blocks
-from tokscope.core.document import Document
+from tokscope.core.document import blocks
+from tokscope.core.document.document import Document
 
 ALPHABET = st.sampled_from(list("ab AB12 \n\t.,'é👍你\u0301-") + ["  ", "\n\n", "'s", "123456", "<|endoftext|>"])
 texts = st.lists(ALPHABET, max_size=40).map("".join)

@@ -1,7 +1,7 @@
 """tokscope: a terminal explorer for how language models cut text into tokens.
 
 From Python, tokscope offers tiktoken's entry points; the tokenizers they return have tiktoken's
-``Encoding`` API (see :mod:`tokscope.core.tiktoken_api`)::
+``Encoding`` API (see :mod:`tokscope.core.tokenizer.tiktoken_api`)::
 
     import tokscope
     enc = tokscope.get_encoding("o200k_base")      # or an alias, a saved tokenizer, a path
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing's: importing typing would double the cost of `import tokscope`
 if TYPE_CHECKING:
-    from .core.tokenizer import Tokenizer
+    from .core.tokenizer.tokenizer import Tokenizer
 
 __version__ = "0.1.0"
 

@@ -19,9 +19,9 @@ exit code  when
 =========  =====================================================================================
 
 Whatever a command prints to the terminal passes through a guard that shows control characters
-and bidirectional overrides as inert glyphs (:func:`tokscope.core.display.char_glyph`); the
+and bidirectional overrides as inert glyphs (:func:`tokscope.core.text.display.char_glyph`); the
 commands themselves already print outside strings through
-:func:`~tokscope.core.display.safe_text`, so the guard is the second line of defence.
+:func:`~tokscope.core.text.display.safe_text`, so the guard is the second line of defence.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from typing import Any, NoReturn
 
 from .commands import basic, chat, compare, count, explain, stats, train, truncate
 from .commands.common import PROG, UsageError
-from .core.display import safe_text
-from .core.errors import TokscopeError
+from .core.text.display import safe_text
+from .core.text.errors import TokscopeError
 from .sources.text_input import DEFAULT_MAX_BYTES
 
 #: The modules that add subcommands, in the order ``--help`` lists them.

@@ -18,7 +18,7 @@ from tokscope.app.screens.compare import CompareScreen
 from tokscope.app.screens.dialogs import ChoiceDialog, PathPrompt
 from tokscope.app.widgets.chat_view import ChatPromptView
 from tokscope.app.widgets.form import Select
-from tokscope.core import chat as core_chat
+from tokscope.core.chat import chat as core_chat
 from tokscope.sources import registry
 from tokscope.sources.model_files import chat_template_of
 
@@ -353,7 +353,7 @@ TOOLS = [{"type": "function", "function": {"name": "add", "description": "Add tw
 
 
 async def test_open_and_save_a_conversation_with_tools(tmp_path, monkeypatch):
-    from tokscope.core import files
+    from tokscope.core.formats import files
 
     source = tmp_path / "in.json"
     conv = {"messages": [{"role": "system", "content": "Use tools."}, {"role": "user", "content": "2+2?"},

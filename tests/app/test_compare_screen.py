@@ -12,7 +12,7 @@ from tokscope.app.screens.compare import CompareScreen
 from tokscope.app.screens.languages import LanguagesScreen
 from helpers import settle
 from tokscope.app.widgets.compare_view import ComparePane
-from tokscope.core.compare import format_money
+from tokscope.core.insights.compare import format_money
 
 TEXT = (
     "Tokens 👩\u200d👩\u200d👧 and 🇫🇷, 日本語, cafe\u0301.\n"

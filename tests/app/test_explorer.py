@@ -7,10 +7,10 @@ import pytest
 from textual import events
 
 from tokscope.app.app import APP_KEYS, ExplorerApp
-from tokscope.core.document import Document
+from tokscope.core.document.document import Document
 from tokscope.app.screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen
 from tokscope.app.widgets.status import status_text
-from tokscope.core.tokenizer import Tokenizer
+from tokscope.core.tokenizer.tokenizer import Tokenizer
 from tokscope.sample_texts import read_sample
 
 from helpers import settle

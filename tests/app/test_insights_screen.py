@@ -14,7 +14,8 @@ from tokscope.app.views import BY_NAME
 from tokscope.app.screens import insights
 from tokscope.app.screens.insights import InsightsScreen
 from tokscope.app.widgets.plots import BarChart, ScatterPlot
-from tokscope.core import display, stats
+from tokscope.core.text import display
+from tokscope.core.insights import stats
 from tokscope.sources.registry import load
 
 TEXT = "Numbers: 1234567 and 2026.\nA cafe\u0301 in Ma\u0301laga, \ufb01ne.\nThe cat sat on the mat. The end.\n"

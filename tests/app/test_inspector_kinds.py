@@ -24,8 +24,8 @@ from helpers import idle, settle
 
 from tokscope.app.app import ExplorerApp
 from tokscope.app.widgets.inspector import Inspector, inspect
-from tokscope.core.document import Document
-from tokscope.core.facts import piece_facts, token_facts
+from tokscope.core.document.document import Document
+from tokscope.core.explain.facts import piece_facts, token_facts
 from tokscope.sample_texts import read_sample
 from tokscope.sources import registry
 
@@ -291,7 +291,7 @@ async def test_languages_count_with_the_explorers_tokenizer_of_every_kind(files,
 
 
 async def test_languages_keeps_the_defaults_for_a_default_encoding():
-    from tokscope.core.compare import DEFAULT_COMPARE
+    from tokscope.core.insights.compare import DEFAULT_COMPARE
 
     app = ExplorerApp("x", encoding="cl100k_base", palette="truecolor")
     async with app.run_test(size=(80, 24)) as pilot:

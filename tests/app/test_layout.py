@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from helpers import BLOCK_TEXTS, small_blocks, texts
 
-from tokscope.core.document import Document
+from tokscope.core.document.document import Document
 from tokscope.sample_texts import read_sample
 
 @settings(max_examples=300, deadline=None)

@@ -22,7 +22,7 @@ from tokscope.app.app import ExplorerApp
 from tokscope.app.screens.dialogs import ChoiceDialog, PathPrompt
 from tokscope.app.screens.train import TrainScreen, resolve_pattern
 from tokscope.app.widgets.token_view import TokenView
-from tokscope.core import trainer
+from tokscope.core.train import trainer
 from tokscope.sample_texts import read_sample
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -238,7 +238,7 @@ async def test_every_text_drawn_reaches_4_5_to_1_contrast(view):
 
 
 def test_the_training_default_is_the_command_lines_and_round_trips_text():
-    from tokscope.core.serialize import from_result
+    from tokscope.core.formats.saved import from_result
 
     pattern, name = resolve_pattern(TrainScreen.__module__ and __import__(
         "tokscope.app.screens.train", fromlist=["DEFAULT_PATTERN"]).DEFAULT_PATTERN)
@@ -605,8 +605,8 @@ def notes(monkeypatch):
 
 async def test_the_encoding_picker_lists_a_saved_tokenizer_named_like_a_built_in(tmp_path, monkeypatch):
     """A saved tokenizer named gpt2 (saved by an older tokscope) used to crash F2 with DuplicateIds."""
-    from tokscope.core import serialize
-    from tokscope.core.serialize import from_result
+    from tokscope.core.formats import saved as serialize
+    from tokscope.core.formats.saved import from_result
 
     monkeypatch.setenv("TOKSCOPE_DATA_DIR", str(tmp_path))
     folder = tmp_path / "tokenizers"

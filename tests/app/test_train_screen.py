@@ -16,7 +16,7 @@ from tokscope.app.screens import train as train_screen
 from tokscope.app.screens.train import TrainScreen
 from tokscope.app.widgets.merge_list import MergeList, merge_row
 from tokscope.app.widgets.plots import ScatterPlot
-from tokscope.core import trainer
+from tokscope.core.train import trainer
 from tokscope.sources import registry
 
 SCREEN = "tokscope.app.screens.train:TrainScreen"

@@ -11,7 +11,7 @@ from tokscope.app.app import ExplorerApp
 from helpers import idle
 from tokscope.app.screens.vocab import SHOWN, VocabScreen
 from tokscope.app.screens.why import WhyScreen
-from tokscope.core.vocab import search_vocab
+from tokscope.core.explain.vocab_search import search_vocab
 from tokscope.sources.registry import load
 
 TEXT = "Hello tokenizers"

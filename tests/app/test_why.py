@@ -11,7 +11,7 @@ from tokscope.app.app import ExplorerApp
 from helpers import idle
 from tokscope.app.views import BY_NAME
 from tokscope.app.screens.why import MergeTree, WhyScreen
-from tokscope.core.merges import merge_tree, used_in
+from tokscope.core.explain.merge_trees import merge_tree, used_in
 from tokscope.sources.registry import load
 
 TEXT = "Hello tokenizers, unbelievable!"

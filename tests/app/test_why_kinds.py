@@ -20,8 +20,8 @@ from helpers import idle
 
 from tokscope.app.app import ExplorerApp
 from tokscope.app.screens.why import NO_CUTOFF, MergeTree, WhyScreen
-from tokscope.core import why as core_why
-from tokscope.core.merges import merge_tree, walk
+from tokscope.core.explain import why as core_why
+from tokscope.core.explain.merge_trees import merge_tree, walk
 from tokscope.sources.registry import load
 
 TEXT = "naïve ☃ hello 🦜 unbelievable"

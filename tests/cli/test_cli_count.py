@@ -457,7 +457,7 @@ def test_the_progress_bar_waits_before_it_draws():
 
 
 def test_a_file_the_tokenizer_fails_on_is_an_error_and_the_rest_is_counted(capsys, monkeypatch, tree):
-    from tokscope.core.errors import TokscopeError
+    from tokscope.core.text.errors import TokscopeError
 
     real = count._count_text
 

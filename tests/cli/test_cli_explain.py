@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tokscope.cli import main
-from tokscope.core.bpe import merge
+from tokscope.core.models.ranks import merge
 
 
 def run(capsys, *argv):
@@ -223,7 +223,7 @@ def test_vocab_bad_input(capsys, args, code, words):
 def test_unreachable_flag_in_tree(capsys, tmp_path, monkeypatch):
     """A saved-tokenizer-like vocabulary where a token is unreachable (built via the registry's
     loaded cache so no file format is needed)."""
-    from tokscope.core.tokenizer import Tokenizer
+    from tokscope.core.tokenizer.tokenizer import Tokenizer
     from tokscope.sources import registry
 
     ranks = {bytes([b]): b for b in range(256)}

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from tokscope.cli import main
-from tokscope.core import serialize
+from tokscope.core.formats import saved as serialize
 from tokscope.sample_texts import samples_dir
 from tokscope.sources import registry, saved
 
@@ -238,7 +238,7 @@ def test_input_error_carries_what_a_dialog_needs(tmp_path):
     (["--name", "clip\x1b]52;c;aGk=\x07", "--save"], "control"),
 ])
 def test_bad_names_are_refused_before_training(capsys, argv, message, monkeypatch):
-    from tokscope.core import trainer
+    from tokscope.core.train import trainer
 
     monkeypatch.setattr(trainer, "train", lambda *a, **k: pytest.fail("trained although the name is bad"))
     code, out, err = run(capsys, "train", PROSE, "--merges", "5", *argv)
@@ -334,7 +334,7 @@ def test_o_refuses_targets_that_are_not_regular_files(tmp_path, capsys, target):
 
 
 def test_an_unusable_data_folder_is_reported_before_training(tmp_path, capsys, monkeypatch):
-    from tokscope.core import trainer
+    from tokscope.core.train import trainer
 
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
@@ -364,7 +364,7 @@ def test_two_concurrent_saves_of_one_name_never_both_succeed(tmp_path, cli_env):
 
 
 def test_save_named_is_exclusive(tmp_path):
-    from tokscope.core.trainer import train
+    from tokscope.core.train.trainer import train
 
     tok = serialize.from_result(train("ab ab ab", merges=1, min_frequency=1), "x")
     folder = tmp_path / "folder"
@@ -379,7 +379,7 @@ def test_save_named_is_exclusive(tmp_path):
 def test_a_listing_never_stops_on_odd_names(tmp_path, capsys, data_dir):
     folder = data_dir / "tokenizers"
     folder.mkdir(parents=True)
-    from tokscope.core.trainer import train
+    from tokscope.core.train.trainer import train
 
     good = serialize.dumps(serialize.from_result(train("ab ab ab", merges=1, min_frequency=1), "fine"))
     for name in [b"gpt2.json", b"n\xffame.json", b"esc\x1b[31m.json", b"rlo\xe2\x80\xae.json", b"deep.json"]:

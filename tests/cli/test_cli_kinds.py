@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tokscope.cli import main
-from tokscope.core import merges as core_merges
-from tokscope.core import why as core_why
+from tokscope.core.explain import merge_trees as core_merges
+from tokscope.core.explain import why as core_why
 from tokscope.sources import registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
@@ -564,7 +564,7 @@ def test_encode_add_special_tokens_with_truncate(path_of, capsys):
 def test_tree_text_takes_the_one_token_a_text_encodes_to(path_of, capsys):
     """t5 spells "hello" as ▁hello: the text that encodes to that one token names it (in the core,
     so every caller of resolve_token agrees); a text of several tokens says how many, made safe."""
-    from tokscope.core.merges import resolve_token
+    from tokscope.core.explain.merge_trees import resolve_token
 
     tok = registry.load(path_of("t5"))
     assert resolve_token(tok, text="hello") == tok.token_to_id("▁hello")

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokscope.cli import main
-from tokscope.core import serialize
-from tokscope.core.trainer import train
+from tokscope.core.formats import saved as serialize
+from tokscope.core.train.trainer import train
 from tokscope.sources import registry
 
 #: what must never be printed: C0 controls but the newline, DEL, C1 controls, bidirectional controls

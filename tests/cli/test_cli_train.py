@@ -9,8 +9,8 @@ import pytest
 
 from tokscope.cli import main
 from tokscope.commands.train import _ProgressBar
-from tokscope.core import serialize
-from tokscope.core.trainer import TrainProgress, train
+from tokscope.core.formats import saved as serialize
+from tokscope.core.train.trainer import TrainProgress, train
 from tokscope.sample_texts import samples_dir
 from tokscope.sources import names, registry, saved
 

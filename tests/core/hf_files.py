@@ -100,7 +100,7 @@ def _train_bpe(pre, *, normalizer=None, vocab_size: int = 3000, ignore_merges: b
 
 
 def _bytes_to_unicode_str(data: bytes) -> str:
-    from tokscope.core.byte_alphabet import to_alphabet
+    from tokscope.core.text.byte_alphabet import to_alphabet
 
     return to_alphabet(data)
 
@@ -127,7 +127,7 @@ def tiktoken_to_hf(ranks: dict[bytes, int]) -> tuple[dict[str, int], list[tuple[
 
 @functools.cache
 def llama3_ranks() -> dict[bytes, int]:
-    from tokscope.core.formats import parse_tiktoken_bpe
+    from tokscope.core.formats.tiktoken_ranks import parse_tiktoken_bpe
 
     path = package_path("llama_models", "llama3", "tokenizer.model")
     if path is None:

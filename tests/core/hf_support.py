@@ -95,7 +95,7 @@ def hf_model_from_json(model_obj: dict):
 def ours_from_json(model_obj: dict):
     """tokscope's model from the same JSON text :func:`hf_model_from_json` reads, floats read as
     Hugging Face reads them (``models.load_json``)."""
-    from tokscope.core import models
+    from tokscope.core.formats import tokenizer_json_models as models
 
     return models.from_json(models.load_json(json.dumps(model_obj)))
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from tokenizers import PreTokenizedString
 
-from tokscope.core.unicode_pattern import _pinned_table
+from tokscope.core.patterns.tiktoken_syntax import _pinned_table
 
 LONG = os.environ.get("TOKSCOPE_FUZZ") == "long"
 EXAMPLES = int(os.environ.get("TOKSCOPE_FUZZ_EXAMPLES", 20_000 if LONG else 30))

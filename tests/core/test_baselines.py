@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from tokscope.core.baselines import BaselinesError, baselines, split_text
-from tokscope.core.trainer import PATTERN_WORDS, train
+from tokscope.core.train.baselines import BaselinesError, baselines, split_text
+from tokscope.core.train.trainer import PATTERN_WORDS, train
 from tokscope.sample_texts import read_sample
 
 TEXT = "the cat sat on the mat. the dog sat on the log."
@@ -80,8 +80,9 @@ def test_split_text_and_errors():
 def test_docstring_examples_of_the_training_modules():
     import doctest
 
-    from tokscope.core import baselines as b
-    from tokscope.core import serialize, trainer
+    from tokscope.core.train import baselines as b
+    from tokscope.core.formats import saved as serialize
+    from tokscope.core.train import trainer
 
     for module in (trainer, serialize, b):
         failed, attempted = doctest.testmod(module)

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokscope.core import merge, merge_reference
-from tokscope.core.bpe import HEAP_THRESHOLD
+from tokscope.core import merge
+from tokscope.core.reference import merge_reference
+from tokscope.core.models.ranks import HEAP_THRESHOLD
 
 
 @st.composite

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from tokscope.core.chat import TemplateFormat, count_chat
-from tokscope.core.chat_template import (ChatTemplate, ChatTemplateError, RenderLimits, TemplateLimitError,
+from tokscope.core.chat.chat import TemplateFormat, count_chat
+from tokscope.core.chat.templates import (ChatTemplate, ChatTemplateError, RenderLimits, TemplateLimitError,
                                          TemplateSecurityError, render_template)
 
 FAST = RenderLimits(seconds=0.3, max_chars=1_000_000)
@@ -203,7 +203,7 @@ def test_transformers_globals_and_filters():
 
 
 def test_cancel_stops_a_render():
-    from tokscope.core.errors import CancelledError
+    from tokscope.core.text.errors import CancelledError
 
     cancel = threading.Event()
     threading.Timer(0.2, cancel.set).start()
@@ -215,7 +215,7 @@ def test_cancel_stops_a_render():
 
 
 def test_cancel_stops_count_chat(load):
-    from tokscope.core.errors import CancelledError
+    from tokscope.core.text.errors import CancelledError
 
     cancel = threading.Event()
     cancel.set()

@@ -1,4 +1,4 @@
-"""Alignment, stats, cost and language premiums of ``tokscope.core.compare`` / ``languages``.
+"""Alignment, stats, cost and language premiums of ``tokscope.core.insights.compare`` / ``languages``.
 
 The expected numbers are computed here independently and plainly: from ``Tokenizer.encode`` ids
 and each token's bytes (``decode_bytes([id])``), never from the module under test.
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.compare import (
+from tokscope.core.insights.compare import (
     Segmentation,
     TextIndex,
     align,
@@ -26,9 +26,9 @@ from tokscope.core.compare import (
     from_document,
     segment,
 )
-from tokscope.core.document import Document, diff_span
-from tokscope.core.errors import CancelledError, DisallowedSpecialError
-from tokscope.core.languages import language_table, premium
+from tokscope.core.document.document import Document, diff_span
+from tokscope.core.text.errors import CancelledError, DisallowedSpecialError
+from tokscope.core.insights.languages import language_table, premium
 
 NAMES = ["gpt2", "cl100k_base", "o200k_base"]
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core import cuts
-from tokscope.core.cuts import can_split, char_boundary, keep_prefix, keep_suffix, parts, truncate
-from tokscope.core.errors import DisallowedSpecialError
-from tokscope.core.unicode_pattern import compile_pattern
+from tokscope.core.document import cuts
+from tokscope.core.document.cuts import can_split, char_boundary, keep_prefix, keep_suffix, parts, truncate
+from tokscope.core.text.errors import DisallowedSpecialError
+from tokscope.core.patterns.tiktoken_syntax import compile_pattern
 
 #: pieces of text that tokenizers cut in interesting ways: emoji (gpt2 splits them into bytes), a
 #: ZWJ family, CJK, combining marks, digits, whitespace runs, line breaks, code

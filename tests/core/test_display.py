@@ -1,4 +1,4 @@
-"""The one byte notation and the one escaping helper (tokscope.core.display)."""
+"""The one byte notation and the one escaping helper (tokscope.core.text.display)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokscope.core.display import hex_label, parse_hex, safe_text, token_label
+from tokscope.core.text.display import hex_label, parse_hex, safe_text, token_label
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from helpers import BLOCK_TEXTS, SUSPECTS, flat, small_blocks, texts
 
-from tokscope.core.document import Document, diff_span
-from tokscope.core.errors import CancelledError
+from tokscope.core.document.document import Document, diff_span
+from tokscope.core.text.errors import CancelledError
 from tokscope.sample_texts import read_sample
 
 ENCODINGS = ["o200k_base", "cl100k_base", "gpt2"]

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.bpe import merge, merge_reference
-from tokscope.core.errors import CancelledError, DisallowedSpecialError, TokscopeError
-from tokscope.core.explain import (
+from tokscope.core.models.ranks import merge
+from tokscope.core.reference import merge_reference
+from tokscope.core.text.errors import CancelledError, DisallowedSpecialError, TokscopeError
+from tokscope.core.explain.ranks import (
     KNOWN_PATTERNS,
     REPLAY_BYTE_LIMIT,
     apply_steps,
@@ -24,8 +25,8 @@ from tokscope.core.explain import (
     variant_texts,
     why_not_one_token,
 )
-from tokscope.core.merges import full_max_rank, max_rank_for_merges, merges_kept
-from tokscope.core.tokenizer import Tokenizer
+from tokscope.core.explain.merge_trees import full_max_rank, max_rank_for_merges, merges_kept
+from tokscope.core.tokenizer.tokenizer import Tokenizer
 
 from tokscope.sources.registry import builtin_names
 

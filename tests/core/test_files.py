@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from tokscope.core import files
-from tokscope.core.files import ChangedOnDiskError, ExistsError, SaveError, save_text, stamp, write_atomic
+from tokscope.core.formats import files
+from tokscope.core.formats.files import ChangedOnDiskError, ExistsError, SaveError, save_text, stamp, write_atomic
 
 
 def names(folder):

@@ -1,6 +1,6 @@
 """Every core feature the panes use, on tokenizer.json tokenizers of every kind: "why this split"
-(:mod:`tokscope.core.why`), merge trees and unreachable tokens (:mod:`tokscope.core.merges`), the
-inspector's facts (:mod:`tokscope.core.facts`), vocabulary search, stats, languages, compare and
+(:mod:`tokscope.core.explain.why`), merge trees and unreachable tokens (:mod:`tokscope.core.explain.merge_trees`), the
+inspector's facts (:mod:`tokscope.core.explain.facts`), vocabulary search, stats, languages, compare and
 export of ids. Where a feature does not apply to a kind, the error names the kind.
 
 Unreachable tokens are checked against ``tokenizers`` itself: for BPE and Unigram, its bare model
@@ -17,14 +17,16 @@ import hf_files
 import pytest
 from hf_support import sample_texts
 
-from tokscope.core import hf, merges, why
-from tokscope.core.compare import align, from_document
-from tokscope.core.document import Document
-from tokscope.core.errors import NotForThisKindError
-from tokscope.core.facts import merge_rank, piece_facts, token_facts
-from tokscope.core.languages import language_table
-from tokscope.core.stats import text_stats
-from tokscope.core.vocab import search_vocab
+from tokscope.core.formats import tokenizer_json as hf
+from tokscope.core.explain import merge_trees as merges
+from tokscope.core.explain import why
+from tokscope.core.insights.compare import align, from_document
+from tokscope.core.document.document import Document
+from tokscope.core.text.errors import NotForThisKindError
+from tokscope.core.explain.facts import merge_rank, piece_facts, token_facts
+from tokscope.core.insights.languages import language_table
+from tokscope.core.insights.stats import text_stats
+from tokscope.core.explain.vocab_search import search_vocab
 
 FAMILIES = hf_files.FAMILIES
 METHOD = {
@@ -134,7 +136,7 @@ def test_explain_token_and_cutoff_errors():
 
 
 def test_ranks_tokenizers_keep_their_explanation(load):
-    from tokscope.core import explain
+    from tokscope.core.explain import ranks as explain
 
     tok = load("gpt2")
     found = why.explain_text(tok, "hello wörld")

@@ -1,4 +1,4 @@
-"""Hugging Face's BPE model (``tokscope.core.bpe_merges``) against ``tokenizers``: random
+"""Hugging Face's BPE model (``tokscope.core.models.bpe``) against ``tokenizers``: random
 vocabularies with every option, vocabularies trained here on the samples, and Mistral's
 SentencePiece BPE model; the reference loop, the heap and the long-word cuts against each other;
 the explorer's parents and replay; errors."""
@@ -28,10 +28,11 @@ from hf_support import (
 )
 from tokenizers import models as hf_models
 
-from tokscope.core import bpe_merges
-from tokscope.core.bpe_merges import BPE, merge_reference, parse_merges
-from tokscope.core.errors import TokenizerFileError, UnsupportedComponentError
-from tokscope.core.models import from_json
+from tokscope.core.models import bpe as bpe_merges
+from tokscope.core.models.bpe import BPE, parse_merges
+from tokscope.core.reference import merge_list_reference as merge_reference
+from tokscope.core.text.errors import TokenizerFileError, UnsupportedComponentError
+from tokscope.core.formats.tokenizer_json_models import from_json
 
 PREFIX = "##"
 SUFFIX = "</w>"
@@ -399,7 +400,7 @@ def test_mistral_v1_long_repetitive_text_uses_cuts_and_heap(mistral):
 def gpt2():
     """GPT-2's byte-level BPE as a Hugging Face vocab and merge list, built from the gpt2 ranks the
     project's sources load (each token's merge is its parents)."""
-    from tokscope.core.byte_alphabet import to_alphabet
+    from tokscope.core.text.byte_alphabet import to_alphabet
     from tokscope.sources import registry
 
     tok = registry.load("gpt2")
@@ -412,7 +413,7 @@ def gpt2():
 
 
 def test_gpt2_as_a_merge_list_matches_tokenizers_and_tiktoken_rules(gpt2):
-    from tokscope.core.byte_alphabet import to_alphabet
+    from tokscope.core.text.byte_alphabet import to_alphabet
 
     tok, ours, hf = gpt2
     for name, text in sample_texts().items():
@@ -427,7 +428,7 @@ def test_gpt2_as_a_merge_list_matches_tokenizers_and_tiktoken_rules(gpt2):
 @FUZZ
 @given(texts_st)
 def test_gpt2_as_a_merge_list_on_generated_text(gpt2, text):
-    from tokscope.core.byte_alphabet import to_alphabet
+    from tokscope.core.text.byte_alphabet import to_alphabet
 
     tok, ours, hf = gpt2
     for chunk in tok.chunks(text):

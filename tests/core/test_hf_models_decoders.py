@@ -23,8 +23,8 @@ import tokenizers
 from tokenizers import decoders as hf
 from tokenizers import models as hf_models
 
-from tokscope.core.bpe_merges import BPE
-from tokscope.core.byte_alphabet import BYTE_TO_CHAR, to_alphabet
+from tokscope.core.models.bpe import BPE
+from tokscope.core.text.byte_alphabet import BYTE_TO_CHAR, to_alphabet
 from tokscope.core.decoders import (
     BPEDecoder,
     ByteFallback,
@@ -39,7 +39,7 @@ from tokscope.core.decoders import (
     from_json,
     token_bytes,
 )
-from tokscope.core.errors import TokenizerFileError, UnsupportedComponentError
+from tokscope.core.text.errors import TokenizerFileError, UnsupportedComponentError
 
 PIECES = [
     "▁", "▁a", "a▁b", "##", "##ing", "#", "<0xE2>", "<0x82>", "<0xAC>", "<0xC3>", "<0xA9>", "<0xFF>", "<0x41>",

@@ -14,8 +14,8 @@ from hf_support import FUZZ
 import tokenizers
 from tokenizers import processors as hf_processors
 
-from tokscope.core.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
-from tokscope.core.postprocessors import (
+from tokscope.core.text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
+from tokscope.core.processors import (
     BertProcessing,
     ByteLevel,
     RobertaProcessing,

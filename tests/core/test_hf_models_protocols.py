@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tokscope.core import decoders, pipeline, postprocessors
-from tokscope.core.bpe_merges import BPE
-from tokscope.core.unigram import Unigram
-from tokscope.core.wordlevel import WordLevel
-from tokscope.core.wordpiece import WordPiece
+from tokscope.core import decoders
+from tokscope.core.tokenizer import stages as pipeline
+from tokscope.core import processors as postprocessors
+from tokscope.core.models.bpe import BPE
+from tokscope.core.models.unigram import Unigram
+from tokscope.core.models.wordlevel import WordLevel
+from tokscope.core.models.wordpiece import WordPiece
 
 BYTES = {f"<0x{b:02X}>": 10 + b for b in range(256)}
 

@@ -27,10 +27,10 @@ from hf_support import (
 import tokenizers
 from tokenizers import models as hf_models
 
-from tokscope.core import unigram
-from tokscope.core.errors import TokenizerFileError
-from tokscope.core.models import from_json, hf_json_float, load_json
-from tokscope.core.unigram import Unigram
+from tokscope.core.models import unigram
+from tokscope.core.text.errors import TokenizerFileError
+from tokscope.core.formats.tokenizer_json_models import from_json, hf_json_float, load_json
+from tokscope.core.models.unigram import Unigram
 
 POOL = ["a", "b", "c", "é", "中", "👍", "\u0301", "▁", "<unk>"]
 

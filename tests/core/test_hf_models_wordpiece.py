@@ -23,11 +23,12 @@ from hf_support import (
 )
 from tokenizers import models as hf_models
 
-from tokscope.core import wordlevel, wordpiece
-from tokscope.core.errors import TokenizerFileError
-from tokscope.core.models import from_json
-from tokscope.core.wordlevel import WordLevel
-from tokscope.core.wordpiece import WordPiece
+from tokscope.core.models import wordlevel
+from tokscope.core.models import wordpiece
+from tokscope.core.text.errors import TokenizerFileError
+from tokscope.core.formats.tokenizer_json_models import from_json
+from tokscope.core.models.wordlevel import WordLevel
+from tokscope.core.models.wordpiece import WordPiece
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from tokenizers import pre_tokenizers as P
 from tokenizers.models import WordLevel
 
 from tokscope.core import normalizers as our_norm
-from tokscope.core.added_tokens import AddedToken, AddedVocabulary
-from tokscope.core.errors import TokenizerFileError
+from tokscope.core.added_tokens.added_vocabulary import AddedToken, AddedVocabulary
+from tokscope.core.text.errors import TokenizerFileError
 
 TOKENS = [
     HFAddedToken("<s>", special=True, normalized=False),

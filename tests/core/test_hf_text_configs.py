@@ -17,9 +17,9 @@ from tokenizers import pre_tokenizers as P
 from tokenizers.models import WordLevel
 
 from tokscope.core import normalizers as our_norm
-from tokscope.core import pretokenizers as our_pre
-from tokscope.core.errors import UnsupportedComponentError
-from tokscope.core.normalized import NormalizedText
+from tokscope.core import pre_tokenizers as our_pre
+from tokscope.core.text.errors import UnsupportedComponentError
+from tokscope.core.text.normalized import NormalizedText
 
 LLAMA3 = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
@@ -143,8 +143,8 @@ def test_lone_surrogates():
 
 
 MODULES = [
-    "tokscope.core.normalized", "tokscope.core.hf_unicode", "tokscope.core.onig", "tokscope.core.normalizers",
-    "tokscope.core.precompiled", "tokscope.core.pretokenizers", "tokscope.core.added_tokens",
+    "tokscope.core.text.normalized", "tokscope.core.text.unicode", "tokscope.core.patterns.onig", "tokscope.core.normalizers",
+    "tokscope.core.normalizers.precompiled", "tokscope.core.pre_tokenizers", "tokscope.core.added_tokens.added_vocabulary",
 ]
 
 

@@ -11,8 +11,8 @@ from tokenizers import Regex
 from tokenizers import normalizers as N
 
 from tokscope.core import normalizers as ours
-from tokscope.core.errors import TokenizerFileError, UnsupportedComponentError
-from tokscope.core.normalized import NormalizedText
+from tokscope.core.text.errors import TokenizerFileError, UnsupportedComponentError
+from tokscope.core.text.normalized import NormalizedText
 
 CASES = {
     "NFC": N.NFC(),

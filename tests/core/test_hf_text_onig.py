@@ -11,11 +11,11 @@ from tokenizers import NormalizedString, Regex
 from tokenizers import normalizers as N
 from tokenizers import pre_tokenizers as P
 
-from tokscope.core import hf_tables
-from tokscope.core.errors import TokenizerFileError, UnsupportedComponentError
-from tokscope.core.hf_unicode import parse_ranges
-from tokscope.core.onig import compile_onig, translate_onig
-from tokscope.core.unicode_pattern import _pinned_table
+from tokscope.core.text import unicode_tables as hf_tables
+from tokscope.core.text.errors import TokenizerFileError, UnsupportedComponentError
+from tokscope.core.text.unicode import parse_ranges
+from tokscope.core.patterns.onig import compile_onig, translate_onig
+from tokscope.core.patterns.tiktoken_syntax import _pinned_table
 
 PATTERNS = [
     r"\s+", r"\S+", r"\w+", r"\W+", r"\d+", r"\D", r"\h+", r"\H+", r".", r".+", r"(?m).+", r"^", r"$", r"^a|b$",
@@ -59,7 +59,7 @@ def ours(pattern: str, text: str):
     return replaced, found
 
 
-#: Oniguruma folds case fully, the translation simply (see tokscope.core.onig): these texts hold a
+#: Oniguruma folds case fully, the translation simply (see tokscope.core.patterns.onig): these texts hold a
 #: character with a multi-character fold, so case-insensitive patterns are checked apart on them
 MULTI_FOLD = set("ßẞﬁﬃﬀﬂﬅﬆŉǰΐΰİ") | {chr(c) for c in range(0x1F80, 0x1FB0)}
 
@@ -135,7 +135,7 @@ def test_unsupported_and_invalid():
 
 
 def test_scans_time_out():
-    import tokscope.core.onig as onig
+    import tokscope.core.patterns.onig as onig
 
     p = compile_onig(r"(a|aa)+$")
     old = onig.TIMEOUT_BASE

@@ -15,9 +15,9 @@ from hypothesis import given
 from tokenizers import normalizers as N
 
 from tokscope.core import normalizers as ours
-from tokscope.core.errors import TokenizerFileError
-from tokscope.core.normalized import NormalizedText
-from tokscope.core.precompiled import CharsMap, build_charsmap
+from tokscope.core.text.errors import TokenizerFileError
+from tokscope.core.text.normalized import NormalizedText
+from tokscope.core.normalizers.precompiled import CharsMap, build_charsmap
 
 RULES = ["nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf"]
 

@@ -14,9 +14,9 @@ from tokenizers import pre_tokenizers as P
 from tokenizers.models import WordLevel
 
 from tokscope.core import normalizers as our_norm
-from tokscope.core import pretokenizers as ours
-from tokscope.core.errors import TokenizerFileError, UnsupportedComponentError
-from tokscope.core.normalized import NormalizedText
+from tokscope.core import pre_tokenizers as ours
+from tokscope.core.text.errors import TokenizerFileError, UnsupportedComponentError
+from tokscope.core.text.normalized import NormalizedText
 
 LLAMA3 = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
@@ -146,8 +146,8 @@ def test_metaspace_first_looks_at_the_absolute_start():
 
 def _class_edges() -> list[str]:
     """Every code point next to an edge of a measured class, and a sample of the rest."""
-    from tokscope.core import hf_tables
-    from tokscope.core.hf_unicode import parse_ranges
+    from tokscope.core.text import unicode_tables as hf_tables
+    from tokscope.core.text.unicode import parse_ranges
 
     cps = set(range(0, 0x110000, 97))
     for name in ("RX_WORD", "PUNCT", "NUMERIC", "WHITESPACE", "ONIG_NEW"):

@@ -2,7 +2,7 @@
 Tokenizer's public API only.
 
 Each family of :mod:`hf_files` (built and saved by ``tokenizers`` here) is read by the core's
-:func:`tokscope.core.hf.from_json_text` and checked, on the samples (24 languages) and on
+:func:`tokscope.core.formats.tokenizer_json.from_json_text` and checked, on the samples (24 languages) and on
 hypothesis text, in every special-token mode:
 
 * ``allowed_special="all"`` equals the library with ``add_special_tokens=False``;
@@ -38,11 +38,11 @@ from hf_text_support import TRICKY
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokscope.core import hf
-from tokscope.core.document import Document
-from tokscope.core.errors import DisallowedSpecialError
-from tokscope.core.normalized import NormalizedText
-from tokscope.core.tokenizer import fix_surrogates
+from tokscope.core.formats import tokenizer_json as hf
+from tokscope.core.document.document import Document
+from tokscope.core.text.errors import DisallowedSpecialError
+from tokscope.core.text.normalized import NormalizedText
+from tokscope.core.tokenizer.tokenizer import fix_surrogates
 
 FAMILIES = hf_files.FAMILIES
 #: families whose post-processor trims offsets (see the module docstring)
@@ -211,10 +211,10 @@ def test_graphemes_of_a_newer_unicode():
     did not. Every such code point (``hf_tables.GRAPHEME_SPLIT``) now starts a grapheme."""
     from tokenizers import normalizers as N
 
-    from tokscope.core import hf_tables
-    from tokscope.core.hf_unicode import parse_ranges
+    from tokscope.core.text import unicode_tables as hf_tables
+    from tokscope.core.text.unicode import parse_ranges
     from tokscope.core.normalizers import Precompiled
-    from tokscope.core.precompiled import build_charsmap
+    from tokscope.core.normalizers.precompiled import build_charsmap
 
     blob = build_charsmap({"a": "b", "e\u0301": "é"})
     ours, ref = Precompiled(blob), N.Precompiled(blob)
@@ -233,7 +233,7 @@ def test_document_in_small_windows(name, old, insert, data, window):
     windows of a few characters, builds and edits still equal the whole pass."""
     from unittest import mock
 
-    from tokscope.core import tokenizer as tokenizer_module
+    from tokscope.core.tokenizer import tokenizer as tokenizer_module
 
     _, _, ours = pair(name)
     old = fix_surrogates(old) * 3
@@ -250,7 +250,7 @@ def test_document_in_small_windows(name, old, insert, data, window):
 def test_samples_in_small_windows(name):
     from unittest import mock
 
-    from tokscope.core import tokenizer as tokenizer_module
+    from tokscope.core.tokenizer import tokenizer as tokenizer_module
 
     _, _, ours = pair(name)
     with mock.patch.object(tokenizer_module, "SCAN_WINDOW", 16):

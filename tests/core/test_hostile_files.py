@@ -9,10 +9,11 @@ import time
 import pytest
 
 from tokscope.cli import main
-from tokscope.core import regex_guard, serialize
-from tokscope.core.errors import TokscopeError
-from tokscope.core.regex_guard import PatternError, PatternTimeoutError, check_pattern
-from tokscope.core.tokenizer import Tokenizer
+from tokscope.core.patterns import guard as regex_guard
+from tokscope.core.formats import saved as serialize
+from tokscope.core.text.errors import TokscopeError
+from tokscope.core.patterns.guard import PatternError, PatternTimeoutError, check_pattern
+from tokscope.core.tokenizer.tokenizer import Tokenizer
 from tokscope.sources import registry
 
 BYTES = {bytes([i]): i for i in range(256)}
@@ -103,7 +104,7 @@ def test_a_saved_pattern_that_backtracks_is_stopped(tmp_path, capsys, fast_budge
 
 
 def test_vocab_regex_that_backtracks_is_stopped(capsys, monkeypatch):
-    from tokscope.core import vocab
+    from tokscope.core.explain import vocab_search as vocab
 
     monkeypatch.setattr(vocab, "SEARCH_SECONDS", 0.5)
     code, out, err = cli(capsys, "vocab", "-e", "gpt2", "--regex", "(?:(?:=|=)+)+x")
@@ -139,7 +140,7 @@ def test_the_limits_let_real_patterns_through(load):
     for name in tk.encoding_names():
         check_pattern(tk.encoding_spec(name).pattern)
         assert tk.encoding_spec(name).pattern in regex_guard.TRUSTED_PATTERNS
-    from tokscope.core.trainer import CORE_PATTERNS
+    from tokscope.core.train.trainer import CORE_PATTERNS
 
     assert set(CORE_PATTERNS.values()) <= regex_guard.TRUSTED_PATTERNS
     for pattern in [r"\w+|\W", r"[[:alpha:]]{1,3}|\p{N}{1,3}|\s+|.", r"(?i:'s|'t)|[^\r\n\p{L}]?\p{L}+", "a{10000}"]:
@@ -167,8 +168,8 @@ def test_a_timed_out_pattern_is_a_tokscope_error(fast_budget):
 def test_explain_chooses_the_regex_engine_once_per_text(load, monkeypatch):
     """The quadratic cost was one look over the rest of the text per chunk, to pick the engine;
     now the number of such looks does not grow with the text."""
-    from tokscope.core import unicode_pattern
-    from tokscope.core.explain import explain
+    from tokscope.core.patterns import tiktoken_syntax as unicode_pattern
+    from tokscope.core.explain.ranks import explain
 
     calls = []
     real = unicode_pattern.ChunkPattern.for_text
@@ -190,7 +191,7 @@ def test_explain_chooses_the_regex_engine_once_per_text(load, monkeypatch):
 
 
 def test_longest_prefix_is_bounded_by_the_longest_token(load):
-    from tokscope.core.explain import longest_token_prefix
+    from tokscope.core.explain.ranks import longest_token_prefix
 
     tok = load("gpt2")
     data = b"x" * 200_000  # tried from every length down, this was 200,000 slices of up to 200 KB

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.bpe import merge
-from tokscope.core.errors import CancelledError, TokscopeError, UnknownTokenError
-from tokscope.core.merges import (
+from tokscope.core.models.ranks import merge
+from tokscope.core.text.errors import CancelledError, TokscopeError, UnknownTokenError
+from tokscope.core.explain.merge_trees import (
     build_index,
     has_index,
     is_unreachable,
@@ -20,14 +20,14 @@ from tokscope.core.merges import (
     merge_tree,
     node,
     parse_hex,
-    reference_parents,
     resolve_token,
     tree_json,
     unreachable_tokens,
     used_in,
     walk,
 )
-from tokscope.core.tokenizer import Tokenizer
+from tokscope.core.reference import reference_parents
+from tokscope.core.tokenizer.tokenizer import Tokenizer
 from tokscope.sources.registry import builtin_names
 
 OPENAI = builtin_names()
@@ -228,7 +228,7 @@ def test_two_threads_share_one_build(load):
 def test_used_in_before_the_index_matches_the_index(load):
     """Without the full index, "used in" of a token with uncommon bytes is answered from the
     tokens that start or end with them; it must equal the index's answer."""
-    from tokscope.core import merges
+    from tokscope.core.explain import merge_trees as merges
 
     for name in ("gpt2", "cl100k_base"):
         base = load(name)

@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-from tokscope.core import serialize
-from tokscope.core.formats import dump_tiktoken_bpe
-from tokscope.core.serialize import SavedFormatError, SaveError, SavedTokenizer
-from tokscope.core.trainer import PATTERN_WORDS, train
+from tokscope.core.formats import saved as serialize
+from tokscope.core.formats.tiktoken_ranks import dump_tiktoken_bpe
+from tokscope.core.formats.saved import SavedFormatError, SaveError, SavedTokenizer
+from tokscope.core.train.trainer import PATTERN_WORDS, train
 from tokscope.sample_texts import samples_dir
 from tokscope.sources import names, registry, saved
 from tokscope.sources.builtin import SourceError

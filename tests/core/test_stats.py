@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokscope.core import stats
-from tokscope.core.errors import CancelledError, TokscopeError
+from tokscope.core.insights import stats
+from tokscope.core.text.errors import CancelledError, TokscopeError
 from tokscope.sample_texts import read_sample
 
 TEXTS = ["default.txt", "prose.txt", "numbers.txt", "multiscript.txt", "code.py"]

@@ -7,7 +7,7 @@ import tracemalloc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.streaming import iter_pieces
+from tokscope.core.document.streaming import iter_pieces
 
 ALPHABET = st.sampled_from(list("ab AB12 \n\t.,'é👍你\u0301-") + ["  ", "\n\n", "'s", "123456", "<|endoftext|>",
                                                                   "\U000323b0"])
@@ -29,7 +29,7 @@ def test_a_rank_cut_off_is_one_batch(load):
 
 
 def test_memory_stays_flat(load):
-    from tokscope.core.tokenizer import Tokenizer
+    from tokscope.core.tokenizer.tokenizer import Tokenizer
 
     shared = load("o200k_base")  # a tokenizer of its own: caches other tests filled would blur the figures
     tok = Tokenizer(shared.name, shared.ranks, shared.pattern, shared.special_tokens)

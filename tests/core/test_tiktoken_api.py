@@ -65,8 +65,8 @@ def test_get_encoding_takes_aliases_and_files_and_refuses_unknown_names(tmp_path
     assert tokscope.get_encoding("o200k") is tokscope.get_encoding("o200k_base")
     with pytest.raises(ValueError, match="unknown encoding"):
         tokscope.get_encoding("no_such_encoding")
-    from tokscope.core.trainer import train
-    from tokscope.core import serialize
+    from tokscope.core.train.trainer import train
+    from tokscope.core.formats import saved as serialize
 
     result = train(["low lower lowest " * 20], merges=5, pattern=r" ?\S+|\s+")
     path = tmp_path / "mine.json"

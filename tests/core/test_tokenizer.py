@@ -6,9 +6,9 @@ import pytest
 import regex
 
 from tokscope.core import DisallowedSpecialError, Tokenizer, UnknownTokenError
-from tokscope.core import tokenizer as tokmod
-from tokscope.core import unicode_pattern as patmod
-from tokscope.core.unicode_pattern import ascii_pattern, compile_pattern, translate_pattern
+from tokscope.core.tokenizer import tokenizer as tokmod
+from tokscope.core.patterns import tiktoken_syntax as patmod
+from tokscope.core.patterns.tiktoken_syntax import ascii_pattern, compile_pattern, translate_pattern
 
 
 def test_special_tokens_semantics(load):

@@ -1,4 +1,4 @@
-"""A kind of tokenizer defined here, from the protocols of :mod:`tokscope.core.pipeline` alone: one
+"""A kind of tokenizer defined here, from the protocols of :mod:`tokscope.core.tokenizer.stages` alone: one
 piece per character (unknown characters become ``<?>``), behind a toy normalizer (upper case, one
 character for one) and a toy pre-tokenizer (words and the spaces between them). Nothing outside
 this file knows about it, yet the explorer's document (built and edited), compare's segmentation,
@@ -12,16 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokscope.core import merges, why
-from tokscope.core.compare import align, compare, from_document
-from tokscope.core.document import Document
-from tokscope.core.facts import piece_facts, token_facts
-from tokscope.core.normalized import NormalizedText
-from tokscope.core.pipeline import Model, Normalizer, PreTokenizer
-from tokscope.core.specials import SpecialTokens
-from tokscope.core.stats import text_stats
-from tokscope.core.tokenizer import Tokenizer
-from tokscope.core.vocab import search_vocab
+from tokscope.core.explain import merge_trees as merges
+from tokscope.core.explain import why
+from tokscope.core.insights.compare import align, compare, from_document
+from tokscope.core.document.document import Document
+from tokscope.core.explain.facts import piece_facts, token_facts
+from tokscope.core.text.normalized import NormalizedText
+from tokscope.core.tokenizer.stages import Model, Normalizer, PreTokenizer
+from tokscope.core.added_tokens.specials import SpecialTokens
+from tokscope.core.insights.stats import text_stats
+from tokscope.core.tokenizer.tokenizer import Tokenizer
+from tokscope.core.explain.vocab_search import search_vocab
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,!?'\n"
 
@@ -30,7 +31,7 @@ class PerCharacter:
     """The model: every character is its own token."""
 
     kind = "per-character"
-    #: an optional member (see tokscope.core.pipeline): the token the explorer marks as unknown
+    #: an optional member (see tokscope.core.tokenizer.stages): the token the explorer marks as unknown
     unk_token = "<?>"
 
     def __init__(self) -> None:

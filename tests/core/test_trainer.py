@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.errors import CancelledError, TokscopeError
-from tokscope.core.trainer import (
+from tokscope.core.text.errors import CancelledError, TokscopeError
+from tokscope.core.train.trainer import (
     PATTERN_NONE,
     PATTERN_WORDS,
     TrainingError,
@@ -21,8 +21,8 @@ from tokscope.core.trainer import (
     replay,
     sweep,
     train,
-    train_naive,
 )
+from tokscope.core.reference import train_naive
 from tokscope.sample_texts import samples_dir
 from tokscope.sources.names import pattern_for
 

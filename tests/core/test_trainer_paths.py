@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import random
 
-from tokscope.core.trainer import PATTERN_WORDS, train, train_naive
+from tokscope.core.reference import train_naive
+from tokscope.core.train.trainer import PATTERN_WORDS, train
 
 
 def test_ids_past_the_surrogate_range_train_and_encode_consistently():

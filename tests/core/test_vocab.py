@@ -9,9 +9,9 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.errors import CancelledError, TokscopeError, UnknownTokenError
-from tokscope.core.tokenizer import Tokenizer
-from tokscope.core.vocab import compile_search, search_vocab
+from tokscope.core.text.errors import CancelledError, TokscopeError, UnknownTokenError
+from tokscope.core.tokenizer.tokenizer import Tokenizer
+from tokscope.core.explain.vocab_search import compile_search, search_vocab
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

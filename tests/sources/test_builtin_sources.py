@@ -42,7 +42,7 @@ def official():
 
 @pytest.fixture(scope="module")
 def expected_ranks(official):
-    from tokscope.core.formats import parse_tiktoken_bpe
+    from tokscope.core.formats.tiktoken_ranks import parse_tiktoken_bpe
 
     return parse_tiktoken_bpe(official[2])
 

@@ -12,7 +12,7 @@ import functools
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tokscope.core.errors import DisallowedSpecialError
+from tokscope.core.text.errors import DisallowedSpecialError
 from tokscope.sample_texts import language_text, languages, read_sample
 from tokscope.sources import open_models
 from tokscope.sources.builtin import SourceError

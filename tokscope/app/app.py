@@ -24,11 +24,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, TextArea
 
-from ..core.display import safe_text
-from ..core.document import Document
-from ..core.errors import CancelledError
-from ..core.tokenizer import Tokenizer
-from ..core.types import Piece
+from ..core.text.display import safe_text
+from ..core.document.document import Document
+from ..core.text.errors import CancelledError
+from ..core.tokenizer.tokenizer import Tokenizer
+from ..core.text.types import Piece
 from . import clipboard, files, heap, recovery
 from .command_palette import ExplorerCommands
 from .messages import (

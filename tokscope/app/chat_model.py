@@ -4,7 +4,7 @@ A :class:`ChatDraft` is a chat-completions ``messages`` list (each message a pla
 fields the screen does not edit, such as ``tool_calls``, ``name`` or ``tool_call_id``, stay as
 they were loaded), the ``tools`` given with it, the generation-prompt switch and the format
 choice. :func:`count_draft` renders and counts it for one tokenizer with the core
-(:func:`tokscope.core.chat.count_chat`, the model's own template from
+(:func:`tokscope.core.chat.chat.count_chat`, the model's own template from
 :func:`tokscope.sources.model_files.chat_template_of`, its context sizes from
 :func:`~tokscope.sources.model_files.contexts_of`: the calls ``tokscope chat`` makes) and lays it
 out for the token views. It runs in worker threads; nothing here touches a widget.
@@ -18,12 +18,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import chat as core_chat
-from ..core.chat_template import ChatTemplate, ChatTemplateError, one_line
-from ..core.context import ContextWindow
-from ..core.display import safe_text
-from ..core.document import Document
-from ..core.errors import CancelledError, TokscopeError
+from ..core.chat import chat as core_chat
+from ..core.chat.templates import ChatTemplate, ChatTemplateError, one_line
+from ..core.chat.context import ContextWindow
+from ..core.text.display import safe_text
+from ..core.document.document import Document
+from ..core.text.errors import CancelledError, TokscopeError
 from .render import TEXT, layout
 
 #: the roles the screen cycles through (Ctrl+R); a loaded message may hold another
@@ -125,7 +125,7 @@ class ChatDraft:
     @classmethod
     def from_json(cls, data: Any, path: str | None = None) -> ChatDraft:
         """A draft of a chat-completions ``messages`` list or an object with ``messages`` and
-        ``tools``, checked by the core first (:class:`~tokscope.core.chat.ChatInputError`)."""
+        ``tools``, checked by the core first (:class:`~tokscope.core.chat.chat.ChatInputError`)."""
         core_chat.parse_conversation(data)  # one-line errors, counted from message 1
         if isinstance(data, dict):
             messages, tools = data["messages"], data.get("tools")
@@ -153,7 +153,7 @@ class ChatDraft:
 
 def format_choices(tokenizer: Any, template: ChatTemplate | None) -> list[tuple[str, str]]:
     """``(label, value)`` of the formats the screen offers for ``tokenizer``: its own first
-    (``auto``), then every usable one of :func:`~tokscope.core.chat.chat_formats`; a format whose
+    (``auto``), then every usable one of :func:`~tokscope.core.chat.chat.chat_formats`; a format whose
     control strings are not special tokens here is marked ``as text``.
 
     >>> from tokscope.sources import registry
@@ -174,7 +174,7 @@ def format_choices(tokenizer: Any, template: ChatTemplate | None) -> list[tuple[
 
 
 def format_arg(choice: str) -> Any:
-    """What :func:`~tokscope.core.chat.count_chat` takes for a choice of :func:`format_choices`."""
+    """What :func:`~tokscope.core.chat.chat.count_chat` takes for a choice of :func:`format_choices`."""
     if choice == CHATML_IDS:
         return core_chat.ChatMLFormat(assume_ids=True)
     return choice
@@ -265,7 +265,7 @@ def count_draft(tokenizer: Any, draft: ChatDraft, *, choice: str | None = None, 
     """Render and count ``draft`` under ``tokenizer`` and lay it out ``width`` cells wide.
 
     ``choice`` (default: the draft's) is a value of :func:`format_choices`; one the tokenizer does
-    not offer becomes ``auto``. Raises :class:`~tokscope.core.errors.CancelledError` when
+    not offer becomes ``auto``. Raises :class:`~tokscope.core.text.errors.CancelledError` when
     ``cancel`` is set; every other failure is the result's ``error``.
 
     >>> from tokscope.sources import registry
@@ -333,7 +333,7 @@ def fit_line(windows: tuple[ContextWindow, ...], used: int) -> str:
     """The context sizes the count is held to, smallest first, models of one size together
     (each said as ``ContextWindow.fit`` says it for ``tokscope chat``).
 
-    >>> from tokscope.core.context import context_windows_for
+    >>> from tokscope.core.chat.context import context_windows_for
     >>> fit_line(context_windows_for("cl100k_base"), 100)
     'context: gpt-4 8,192 (8,092 left) · gpt-3.5-turbo 16,385 (16,285 left) · gpt-4-turbo 128,000 (127,900 left)'
     >>> fit_line(context_windows_for("o200k_harmony"), 100)

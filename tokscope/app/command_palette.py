@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..core.display import safe_text
+from ..core.text.display import safe_text
 from .command_list import CommandList
 from .views import VIEWS
 

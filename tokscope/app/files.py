@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..core import files as core_files
-from ..core.display import safe_text
-from ..core.errors import TokscopeError
-from ..core.files import FileStamp as Stamp
+from ..core.formats import files as core_files
+from ..core.text.display import safe_text
+from ..core.text.errors import TokscopeError
+from ..core.formats.files import FileStamp as Stamp
 
 
 class SaveProblem(TokscopeError):
@@ -52,7 +52,7 @@ def encode_text(text: str, encoding: str) -> bytes:
 
 def save_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Stamp | None:
     """Write ``text`` to ``path`` atomically through the core's one save helper
-    (:func:`tokscope.core.files.write_atomic`: a temporary file in the same folder, fsync, rename;
+    (:func:`tokscope.core.formats.files.write_atomic`: a temporary file in the same folder, fsync, rename;
     the file keeps its mode, a symlink is followed); returns the new :class:`Stamp`."""
     data = encode_text(text, encoding)
     try:

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.errors import TokscopeError
+from ..core.text.errors import TokscopeError
 
 #: the explorer's own size limit when the user did not give --max-bytes
 EXPLORER_MAX_BYTES = 8 * 1024 * 1024
@@ -37,8 +37,8 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
     The text is read by the one reader the command line uses too
     (:func:`tokscope.sources.text_input.read_input`); its typed :class:`InputError` says which
     ways on to offer (the head of a large file, U+FFFD replacements, or Latin-1). Every name
-    shown comes through :func:`tokscope.core.display.safe_text`."""
-    from ..core.display import safe_text
+    shown comes through :func:`tokscope.core.text.display.safe_text`."""
+    from ..core.text.display import safe_text
     from ..sources.text_input import InputError
     from ..sources.text_input import read_input as read_text
 
@@ -154,7 +154,7 @@ def run_explorer(args: argparse.Namespace) -> int:
     app.run()
     if getattr(app, "stopped_by", None) is not None:
         name, kept = app.stopped_by
-        from ..core.display import safe_text
+        from ..core.text.display import safe_text
 
         where = f"; your unsaved edits are in {safe_text(kept)} (offered back when you open it again)" if kept else ""
         try:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core import serialize
+from ..core.formats import saved as serialize
 
 #: the key of text that has no file (the sample, standard input)
 UNTITLED = "(no file)"

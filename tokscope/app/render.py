@@ -14,9 +14,9 @@ from functools import lru_cache
 from rich.cells import cell_len
 from rich.text import Text
 
-from ..core import display
-from ..core.display import hex_label, safe_text
-from ..core.document import PARTIAL, UNKNOWN, Document
+from ..core.text import display
+from ..core.text.display import hex_label, safe_text
+from ..core.document.document import PARTIAL, UNKNOWN, Document
 
 __all__ = ["safe_text"]  # re-exported: the one escaping helper, for the widgets drawing text
 
@@ -25,7 +25,7 @@ MODES = (TEXT, IDS, BOTH)
 
 @lru_cache(maxsize=8192)
 def char_glyph(ch: str, ws: bool) -> tuple[str, str]:
-    """How one character is drawn: the core's inert glyph (:func:`tokscope.core.display.char_glyph`),
+    """How one character is drawn: the core's inert glyph (:func:`tokscope.core.text.display.char_glyph`),
     and a named stand-in for a character the terminal would draw zero cells wide.
 
     >>> char_glyph(" ", True), char_glyph("\x1b", False), char_glyph("\u202e", False)
@@ -410,7 +410,7 @@ HEX_STYLE = "bold"
 
 
 def token_text(data: bytes, style: str = "") -> Text:
-    """A token's bytes as one unbreakable label in tokscope's notation (:func:`tokscope.core.display.token_label`),
+    """A token's bytes as one unbreakable label in tokscope's notation (:func:`tokscope.core.text.display.token_label`),
     whitespace drawn visible in :data:`WS_STYLE`, partial bytes in :data:`HEX_STYLE`.
 
     >>> token_text(b" the\\xf0\\x9f").plain

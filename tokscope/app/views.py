@@ -9,7 +9,7 @@ The explorer app's state API (``app = self.app`` inside a screen or widget)
 ---------------------------------------------------------------------------
 Reading
   ``app.text -> str``                 the input pane's current text
-  ``app.doc -> Document``             the latest tokenization (:class:`tokscope.core.document.Document`):
+  ``app.doc -> Document``             the latest tokenization (:class:`tokscope.core.document.document.Document`):
                                       ``doc.text``, ``doc.ids``, ``len(doc)``, ``doc.piece(i)``,
                                       ``doc.chunk_of(i)``, ``doc.piece_at(offset)``, ``doc.complete``
   ``app.tokenizer -> Tokenizer``      the current tokenizer; ``app.encoding_name`` its name

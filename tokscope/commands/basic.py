@@ -1,7 +1,7 @@
 """The core subcommands: ``encodings``, ``encode``, ``decode``.
 
 ``encode`` streams: the ids of plain output, and the tokens of ``--json`` (in batches from
-:func:`tokscope.core.streaming.iter_pieces`), are written as they are made, so a big input costs
+:func:`tokscope.core.document.streaming.iter_pieces`), are written as they are made, so a big input costs
 the text and its ids, not millions of objects at once. ``--json`` therefore writes ``count`` after
 ``tokens``.
 """
@@ -13,8 +13,8 @@ import re
 import sys
 from collections.abc import Sequence
 
-from ..core.display import safe_text
-from ..core.measure import utf8_len
+from ..core.text.display import safe_text
+from ..core.text.measure import utf8_len
 from .common import (
     UsageError,
     add_encoding_option,
@@ -56,7 +56,7 @@ def cmd_encodings(args: argparse.Namespace) -> int:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    from ..core.streaming import iter_pieces
+    from ..core.document.streaming import iter_pieces
 
     from .truncate import check_truncate_options, truncate_text
 

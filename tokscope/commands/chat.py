@@ -15,9 +15,9 @@ import json
 import sys
 from typing import Any
 
-from ..core import chat as core_chat
-from ..core.chat_template import ChatTemplate
-from ..core.display import safe_text
+from ..core.chat import chat as core_chat
+from ..core.chat.templates import ChatTemplate
+from ..core.text.display import safe_text
 from ..sources.model_files import chat_template_of, contexts_of
 from ..sources.text_input import InputError, read_input, read_json
 from .common import (

@@ -14,8 +14,8 @@ import time
 from contextlib import contextmanager
 from typing import Any
 
-from ..core.display import safe_text
-from ..core.errors import TokscopeError
+from ..core.text.display import safe_text
+from ..core.text.errors import TokscopeError
 from ..sources.text_input import DEFAULT_MAX_BYTES, InputError, decode_argument, parse_max_bytes, read_input
 
 __all__ = ["DEFAULT_MAX_BYTES", "InputError", "PROG", "UsageError", "max_bytes_arg", "read_input"]
@@ -278,7 +278,7 @@ SPECIAL_HINT = (
 @contextmanager
 def special_hint():
     """Turn the core's refusal of special-token text into the command line's advice."""
-    from ..core.errors import DisallowedSpecialError
+    from ..core.text.errors import DisallowedSpecialError
 
     try:
         yield

@@ -33,7 +33,7 @@ from .common import (
     read_text,
 )
 from .common import unique_encodings as common_unique_encodings
-from ..core.compare import (
+from ..core.insights.compare import (
     DEFAULT_COMPARE,
     Comparison,
     Cost,
@@ -48,8 +48,8 @@ from ..core.compare import (
     parse_price,
     segment,
 )
-from ..core.display import safe_text
-from ..core.errors import DisallowedSpecialError, TokscopeError
+from ..core.text.display import safe_text
+from ..core.text.errors import DisallowedSpecialError, TokscopeError
 
 PROG = "tokscope"
 
@@ -58,7 +58,7 @@ PROG = "tokscope"
 
 
 def price_arg(value: str) -> float:
-    """argparse type: a price per million tokens (:func:`tokscope.core.compare.parse_price`)."""
+    """argparse type: a price per million tokens (:func:`tokscope.core.insights.compare.parse_price`)."""
     try:
         return parse_price(value)
     except PriceError as exc:
@@ -66,7 +66,7 @@ def price_arg(value: str) -> float:
 
 
 def copies_arg(value: str) -> int:
-    """argparse type: a whole number of copies >= 1 (:func:`tokscope.core.compare.parse_copies`)."""
+    """argparse type: a whole number of copies >= 1 (:func:`tokscope.core.insights.compare.parse_copies`)."""
     try:
         return parse_copies(value)
     except PriceError as exc:
@@ -262,7 +262,7 @@ def render_languages(tbl: Any, *, ascii: bool = False, chart: bool = True, width
 
 
 def cmd_languages(args: argparse.Namespace) -> int:
-    from ..core.languages import language_table
+    from ..core.insights.languages import language_table
     from ..sample_texts import language_text, languages
 
     names = unique_encodings(args.encodings)

@@ -26,7 +26,7 @@ Decisions (also in the README section):
   gain from them (:data:`PARALLEL_BYTES`); each worker gets the tokenizers once, when it starts
   (inherited through ``fork`` where there is one, else pickled once), and reads its files itself;
   small files go in batches, big ones (:data:`SPLIT_BYTES`) are cut where the encodings allow it
-  (:func:`tokscope.core.cuts.parts`) and their parts counted side by side.
+  (:func:`tokscope.core.document.cuts.parts`) and their parts counted side by side.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.display import safe_text
-from ..core.errors import DisallowedSpecialError, TokscopeError
+from ..core.text.display import safe_text
+from ..core.text.errors import DisallowedSpecialError, TokscopeError
 from ..sources.text_input import InputError, read_input
 from ..sources.walk import Found, walk
 from .common import (
@@ -269,7 +269,7 @@ class _Run:
         self.entries = entries
         self.tokenizers = tokenizers
         self.settings = settings
-        from ..core.cuts import can_split
+        from ..core.document.cuts import can_split
 
         self.split = [can_split(t) for t in tokenizers]
         #: results found while making jobs (a big file read here), taken by the main thread
@@ -305,7 +305,7 @@ class _Run:
             whole = [k for k in range(n) if not self.split[k]]
             spans = [(0, len(text))]
             if splittable and len(text) > PART_CHARS:
-                from ..core.cuts import parts
+                from ..core.document.cuts import parts
 
                 spans = parts(self.tokenizers[splittable[0]], text, PART_CHARS)
             if len(spans) == 1:

@@ -9,8 +9,8 @@
   unreachable tokens (ordinary encoding never produces them) are marked.
 
 Byte-level BPE from ranks (the OpenAI encodings, tokenizers trained here) is shown as it always
-was, from :mod:`tokscope.core.explain`. Every other kind (a ``tokenizer.json``: BPE from a merge
-list, WordPiece, Unigram, WordLevel) goes through :mod:`tokscope.core.why` and is shown by
+was, from :mod:`tokscope.core.explain.ranks`. Every other kind (a ``tokenizer.json``: BPE from a merge
+list, WordPiece, Unigram, WordLevel) goes through :mod:`tokscope.core.explain.why` and is shown by
 :mod:`.kinds`: merge ranks are then lines of the merge list. An option for one kind only
 (``--max-rank``, ``--pairs``, ``--nbest``, ``--used-in``) given for another is a one-line error
 naming the kind.
@@ -27,10 +27,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..core.display import quoted, safe_text, token_label
-from ..core.errors import NotForThisKindError
-from ..core.explain import ChunkExplanation, Explanation, MergeStep, explain
-from ..core.merges import (
+from ..core.text.display import quoted, safe_text, token_label
+from ..core.text.errors import NotForThisKindError
+from ..core.explain.ranks import ChunkExplanation, Explanation, MergeStep, explain
+from ..core.explain.merge_trees import (
     MergeNode,
     full_max_rank,
     is_unreachable,
@@ -39,8 +39,8 @@ from ..core.merges import (
     resolve_token,
     used_in,
 )
-from ..core.vocab import search_vocab
-from ..core.why import NBEST, explain_text
+from ..core.explain.vocab_search import search_vocab
+from ..core.explain.why import NBEST, explain_text
 from . import kinds
 from .common import (
     UsageError,
@@ -196,7 +196,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def explain_one_token(tokenizer: Any, args: argparse.Namespace) -> int:
     """``explain --token ID``: how the token's own text is cut (as a chunk by itself), and whether
     ordinary encoding can produce the token at all."""
-    from ..core.why import explain_token
+    from ..core.explain.why import explain_token
 
     token_id = resolve_token(tokenizer, token_id=args.token)
     unreachable = is_unreachable(tokenizer, token_id)
@@ -425,7 +425,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
     elif len(tree.bytes) > 1 and not tree.children:
         print("no single merge of lower-ranked tokens builds this token")
     if unreachable:
-        from ..core.bpe import merge
+        from ..core.models.ranks import merge
 
         parts = merge(tree.bytes, tokenizer.ranks)
         got = " + ".join(f"{tokenizer.rank_of(p)} {quoted(p)}" for p in parts)
@@ -443,8 +443,8 @@ def cmd_tree(args: argparse.Namespace) -> int:
 def print_tree_of_kind(tokenizer: Any, tree: MergeNode, unreachable: bool, uses: Any) -> int:
     """``tree`` for a kind other than byte-level BPE from ranks: merge ranks are lines of the
     merge list; a kind without merges has a one-node tree."""
-    from ..core.facts import token_facts
-    from ..core.why import explain_token
+    from ..core.explain.facts import token_facts
+    from ..core.explain.why import explain_token
 
     token_id = tree.id
     labels = kinds.Labels(tokenizer)

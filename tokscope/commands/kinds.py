@@ -1,8 +1,8 @@
 """How ``explain``, ``tree`` and ``vocab`` show tokenizers of every kind but byte-level BPE from
 ranks (which :mod:`.explain` shows as it always has): plain text and ``--json`` over
-:mod:`tokscope.core.why`, :mod:`tokscope.core.facts` and :mod:`tokscope.core.merges`.
+:mod:`tokscope.core.explain.why`, :mod:`tokscope.core.explain.facts` and :mod:`tokscope.core.explain.merge_trees`.
 
-What each kind shows, from the core's :class:`~tokscope.core.why.ChunkWhy`:
+What each kind shows, from the core's :class:`~tokscope.core.explain.why.ChunkWhy`:
 
 * **BPE from a merge list** (``tokenizer.json``: byte-level, SentencePiece-style, byte fallback):
   the symbols before any merge, every merge with its rank (its line in the merge list, from 0),
@@ -16,22 +16,22 @@ A token is written the way its vocabulary spells it (``"▁the"``, ``"##ing"``),
 byte-fallback token, written as the byte it stands for (``‹e2›``, tokscope's one byte notation),
 and the tokens of a byte-level vocabulary, written as their bytes (``"Ġthe"`` is ``" the"``).
 Everything that comes from the text or the tokenizer passes through
-:func:`~tokscope.core.display.safe_text`.
+:func:`~tokscope.core.text.display.safe_text`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.byte_alphabet import CHAR_TO_BYTE
-from ..core.display import hex_label, quoted, safe_text, token_label
-from ..core.facts import token_facts
-from ..core.why import NBEST
+from ..core.text.byte_alphabet import CHAR_TO_BYTE
+from ..core.text.display import hex_label, quoted, safe_text, token_label
+from ..core.explain.facts import token_facts
+from ..core.explain.why import NBEST
 
 if TYPE_CHECKING:
-    from ..core.merges import MergeNode
-    from ..core.tokenizer import Tokenizer
-    from ..core.why import ChunkWhy, TextWhy
+    from ..core.explain.merge_trees import MergeNode
+    from ..core.tokenizer.tokenizer import Tokenizer
+    from ..core.explain.why import ChunkWhy, TextWhy
 
 #: Chunks longer than this many characters get no context variants (as for byte-level BPE).
 VARIANT_LIMIT = 200
@@ -92,8 +92,8 @@ def shown_form(tokenizer: Tokenizer, c: ChunkWhy) -> str | None:
     text). A byte-level vocabulary sees its bytes in GPT-2's alphabet (``ĠcafÃ©``): its form is
     shown decoded, so only a normalizer's change shows, and none when there is none.
 
-    >>> from tokscope.core.types import Chunk
-    >>> from tokscope.core.why import ChunkWhy
+    >>> from tokscope.core.text.types import Chunk
+    >>> from tokscope.core.explain.why import ChunkWhy
     >>> class Tok:
     ...     kind = "byte-level BPE"
     >>> shown_form(Tok(), ChunkWhy(Chunk(" hi", 0, 3, form="Ġhi"), (), "BPE", ""))
@@ -267,7 +267,7 @@ def _print_unigram(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any, nb
 
 
 def _print_variants(tokenizer: Tokenizer, c: ChunkWhy, w: Any) -> None:
-    from ..core.explain import variants
+    from ..core.explain.ranks import variants
 
     if len(c.chunk.text) > VARIANT_LIMIT:
         return
@@ -355,7 +355,7 @@ def chunk_why_json(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, variant
     if c.wordlevel is not None:
         value["wordlevel"] = {"known": c.wordlevel.known, "unk_token": c.wordlevel.unk_token}
     if variants and not c.chunk.special and len(c.chunk.text) <= VARIANT_LIMIT:
-        from ..core.explain import variants as find
+        from ..core.explain.ranks import variants as find
 
         value["variants"] = [{"label": v.label, "text": v.text, "tokens": list(v.tokens)} for v in find(tokenizer, c.chunk.text)]
     else:
@@ -364,7 +364,7 @@ def chunk_why_json(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, variant
 
 
 def text_why_json(tokenizer: Tokenizer, result: TextWhy, *, variants: bool) -> dict[str, Any]:
-    from ..core.merges import merges_kept
+    from ..core.explain.merge_trees import merges_kept
 
     labels = Labels(tokenizer)
     return {

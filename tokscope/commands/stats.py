@@ -1,6 +1,6 @@
 """``tokscope stats``: the insight figures of a text under one encoding, as text or ``--json``.
 
-The CLI twin of the explorer's insights screen: both call :func:`tokscope.core.stats.text_stats`.
+The CLI twin of the explorer's insights screen: both call :func:`tokscope.core.insights.stats.text_stats`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import os
 import sys
 from typing import Any
 
-from ..core import stats as core_stats
-from ..core.display import safe_text, token_label
+from ..core.insights import stats as core_stats
+from ..core.text.display import safe_text, token_label
 
 #: Lengths above this are drawn in one last bin of the plain-text histograms.
 MAX_BIN = 16

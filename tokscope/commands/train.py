@@ -1,7 +1,7 @@
 """``tokscope train``, ``tokscope baselines``, ``tokscope import`` and ``tokscope export``.
 
-Thin shells over :mod:`tokscope.core.trainer`, :mod:`tokscope.core.baselines` and
-:mod:`tokscope.core.serialize`. Every check that can fail (options, names, inputs, output paths,
+Thin shells over :mod:`tokscope.core.train.trainer`, :mod:`tokscope.core.train.baselines` and
+:mod:`tokscope.core.formats.saved`. Every check that can fail (options, names, inputs, output paths,
 the data directory) runs before training, and files are written atomically after it, so a bad run
 never leaves half a file. An output (``-o``, ``--export-tiktoken``) is never one of the inputs, and
 an existing one is replaced only with ``--force``; a symbolic link is written through, to its
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.display import quoted, safe_text, token_label
+from ..core.text.display import quoted, safe_text, token_label
 from ..sources.names import DEFAULT_TRAINING_PATTERN, PATTERN_NAMES
 from . import common as cli
 from .common import InputError, UsageError, print_json, read_input, stdin_is_piped
@@ -73,7 +73,7 @@ def file_label(path: str) -> str:
 
 
 def _resolve_pattern(value: str) -> tuple[str, str | None]:
-    from ..core.trainer import TrainingError
+    from ..core.train.trainer import TrainingError
     from ..sources.names import pattern_for
 
     try:
@@ -114,7 +114,7 @@ def _check_name(name: str, *, for_save: bool, where: str) -> str:
 
 def _check_outputs(targets: list[tuple[str, str | None]], inputs: list[str], force: bool) -> list[Path]:
     """Check every output path now (see the module docstring); returns the files they write."""
-    from ..core import files
+    from ..core.formats import files
 
     seen: dict[Path, str] = {}
     resolved = []
@@ -181,7 +181,7 @@ def _default_name(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def _prepare_save(name: str, force: bool) -> Path:
-    from ..core.files import SaveError
+    from ..core.formats.files import SaveError
     from ..sources import registry, saved
     from ..sources.errors import BadNameError, SourceError
 
@@ -204,7 +204,9 @@ def _save_named(tok: Any, name: str, force: bool) -> Path:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from ..core import files, serialize, trainer
+    from ..core.formats import files
+    from ..core.formats import saved as serialize
+    from ..core.train import trainer
 
     # --- everything that can be refused is refused before training --------------------------------
     pattern, pattern_name = _resolve_pattern(args.pattern)
@@ -245,7 +247,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.save:
         written["saved"] = str(_save_named(saved_tok, name, args.force))
     if args.export_tiktoken:
-        from ..core.formats import dump_tiktoken_bpe
+        from ..core.formats.tiktoken_ranks import dump_tiktoken_bpe
 
         files.write_atomic(args.export_tiktoken, dump_tiktoken_bpe(result.ranks), exclusive=not args.force)
         written["tiktoken"] = str(args.export_tiktoken)
@@ -359,7 +361,7 @@ def _print_summary(result: Any, name: str, points: Any, skipped_sizes: list[int]
 
 
 def _print_verbose(result: Any, texts: list[str]) -> None:
-    from ..core.trainer import replay
+    from ..core.train.trainer import replay
 
     shown = []
     left = VERBOSE_CHARS
@@ -384,8 +386,8 @@ def _print_verbose(result: Any, texts: list[str]) -> None:
 
 
 def cmd_baselines(args: argparse.Namespace) -> int:
-    from ..core.baselines import baselines
-    from ..core.trainer import TrainingError, target_merges
+    from ..core.train.baselines import baselines
+    from ..core.train.trainer import TrainingError, target_merges
 
     pattern, pattern_name = _resolve_pattern(args.pattern)
     try:
@@ -470,7 +472,8 @@ def _print_baselines(r: Any, source: str) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from ..core import serialize, trainer
+    from ..core.formats import saved as serialize
+    from ..core.train import trainer
     from ..sources.text_input import read_file_bytes
 
     pattern, pattern_name = _resolve_pattern(args.pattern)
@@ -514,14 +517,14 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..core import files
-    from ..core.formats import dump_tiktoken_bpe
+    from ..core.formats import files
+    from ..core.formats.tiktoken_ranks import dump_tiktoken_bpe
 
     tokenizer = cli.load_encoding(args.encoding)
     if not tokenizer.ranks:
         # a .tiktoken file holds byte-level ranks; a merge list, WordPiece or Unigram has none (it
         # used to write an empty file and say "exported 0 ranks")
-        from ..core.errors import NotForThisKindError
+        from ..core.text.errors import NotForThisKindError
 
         raise NotForThisKindError("a .tiktoken export", safe_text(tokenizer.name), tokenizer.kind,
                                   "byte-level BPE from ranks")

@@ -5,7 +5,7 @@ Decisions (also in the README section):
 - The kept text is the longest run of whole tokens from the start (``--from-end``: from the end)
   that holds at most N tokens and does not split a character: when token N ends inside a
   character (gpt2 cuts most emoji into bytes), the cut moves back before that character. The kept
-  text is encoded again and holds at most N tokens (:func:`tokscope.core.cuts.truncate`).
+  text is encoded again and holds at most N tokens (:func:`tokscope.core.document.cuts.truncate`).
 - A character is a code point: a sequence joined by U+200D (a family emoji) may be cut between its
   code points, never inside one.
 - The kept text is a slice of the input, written byte for byte into a pipe or a file (no newline
@@ -39,9 +39,9 @@ from .common import (
 
 
 def truncate_text(tokenizer: Any, text: str, max_tokens: int, from_end: bool, args: argparse.Namespace):
-    """:func:`tokscope.core.cuts.truncate` with the command line's special-token options (and its
+    """:func:`tokscope.core.document.cuts.truncate` with the command line's special-token options (and its
     advice when a special token is refused)."""
-    from ..core.cuts import truncate
+    from ..core.document.cuts import truncate
 
     with special_hint():
         return truncate(tokenizer, text, max_tokens, from_end=from_end, **encode_args(args))

@@ -4,10 +4,10 @@ only, ``jinja2`` in its sandbox; ``chat_template`` is not imported here).
 Plain data in, frozen dataclasses out. Nothing here imports Textual, Rich or tiktoken.
 """
 
-from .bpe import merge, merge_reference
-from .errors import CancelledError, DisallowedSpecialError, TokscopeError, UnknownTokenError
-from .tokenizer import Tokenizer, fix_surrogates
-from .types import Chunk, Parents, Piece, Token, byte_kind, is_continuation, is_whole_utf8
+from .models.ranks import merge
+from .text.errors import CancelledError, DisallowedSpecialError, TokscopeError, UnknownTokenError
+from .tokenizer.tokenizer import Tokenizer, fix_surrogates
+from .text.types import Chunk, Parents, Piece, Token, byte_kind, is_continuation, is_whole_utf8
 
 __all__ = [
     "CancelledError",
@@ -24,5 +24,4 @@ __all__ = [
     "is_continuation",
     "is_whole_utf8",
     "merge",
-    "merge_reference",
 ]

@@ -14,7 +14,7 @@ cache file is keyed to the sha256 of the official file its ranks were parsed fro
 parsing), in its name and its header; on load it is checked cheaply (owned by the user and not
 writable by others, its payload's sha256, a list of distinct byte strings, one per rank with
 ``None`` for a rank no token has, of the recorded length, holding all 256 single bytes), and anything else makes it rebuilt from the official file. It is
-written through :func:`tokscope.core.files.write_atomic` (0600, no temporary file left on any path).
+written through :func:`tokscope.core.formats.files.write_atomic` (0600, no temporary file left on any path).
 A cache that someone who can write the user's own files has crafted with a consistent header is
 not detected: checking the ranks fully costs as much as parsing the official file again.
 """
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.formats import (
+from ..core.formats.tiktoken_ranks import (
     FormatError,
     data_gym_to_ranks,
     dump_tiktoken_bpe,
@@ -263,7 +263,7 @@ def _load_rank_cache(file: tk.VocabFile) -> dict[bytes, int] | None:
 
 
 def _store_rank_cache(file: tk.VocabFile, ranks: dict[bytes, int]) -> None:
-    from ..core.files import SaveError, write_atomic
+    from ..core.formats.files import SaveError, write_atomic
 
     count = max(ranks.values(), default=-1) + 1
     if count > 2 * len(ranks) or min(ranks.values(), default=0) < 0:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import __version__
-from ..core.tokenizer import Tokenizer
+from ..core.tokenizer.tokenizer import Tokenizer
 from .builtin import SourceError, user_cache_dir
 
 CACHE_FORMAT = 1

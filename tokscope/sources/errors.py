@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.errors import TokscopeError
+from ..core.text.errors import TokscopeError
 
 
 class SourceError(TokscopeError):

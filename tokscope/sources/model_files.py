@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import hf
-from ..core.chat_template import ChatTemplate
-from ..core.context import ContextWindow, context_window, context_windows_for
-from ..core.display import safe_text
-from ..core.errors import TokenizerFileError, TokscopeError
-from ..core.tokenizer import Tokenizer
+from ..core.formats import tokenizer_json as hf
+from ..core.chat.templates import ChatTemplate
+from ..core.chat.context import ContextWindow, context_window, context_windows_for
+from ..core.text.display import safe_text
+from ..core.text.errors import TokenizerFileError, TokscopeError
+from ..core.tokenizer.tokenizer import Tokenizer
 from . import cache, open_models
 from .builtin import SourceError
 from .hub import tokenizer_file

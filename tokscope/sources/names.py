@@ -18,8 +18,8 @@ from pathlib import Path
 
 import platformdirs
 
-from ..core.display import safe_text
-from ..core.trainer import CORE_PATTERNS, compile_training_pattern
+from ..core.text.display import safe_text
+from ..core.train.trainer import CORE_PATTERNS, compile_training_pattern
 from . import tiktoken_adapter as tk
 from .errors import BadNameError
 
@@ -114,7 +114,7 @@ def pattern_for(name_or_regex: str) -> tuple[str, str | None]:
     ``none`` and ``words`` come from the core; ``gpt2``, ``cl100k``, ``o200k`` (and any built-in
     encoding's name or alias) take that encoding's pattern from tiktoken's registry. Anything
     else must compile as a regex (within the core's limits on size and nesting); a one-line
-    :class:`~tokscope.core.trainer.TrainingError` else. The explorer's training screen and
+    :class:`~tokscope.core.train.trainer.TrainingError` else. The explorer's training screen and
     ``tokscope train`` both resolve their choice here.
     """
     if name_or_regex in CORE_PATTERNS:

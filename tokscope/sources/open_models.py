@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.display import safe_text
-from ..core.formats import FormatError, parse_tiktoken_bpe
-from ..core.tokenizer import Tokenizer
+from ..core.text.display import safe_text
+from ..core.formats.tiktoken_ranks import FormatError, parse_tiktoken_bpe
+from ..core.tokenizer.tokenizer import Tokenizer
 from . import cache
 from .builtin import SourceError, _package_dir
 from .info import EncodingInfo

@@ -18,8 +18,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from ..core.display import safe_text
-from ..core.tokenizer import Tokenizer
+from ..core.text.display import safe_text
+from ..core.tokenizer.tokenizer import Tokenizer
 from . import builtin, hub, model_files, open_models, saved
 from . import tiktoken_adapter as tk
 from .errors import SourceError

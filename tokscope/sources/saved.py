@@ -1,6 +1,6 @@
 """Tokenizers the user saved: find them by name or path, list them, load them, save them.
 
-(The file format itself lives in the core: ``tokscope.core.serialize``.)
+(The file format itself lives in the core: ``tokscope.core.formats.saved``.)
 
 Saving by name is one validated path for the command line and the explorer's training screen::
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..core import serialize
-from ..core.display import safe_text
-from ..core.files import ExistsError, SaveError, check_target
-from ..core.tokenizer import Tokenizer
+from ..core.formats import saved as serialize
+from ..core.text.display import safe_text
+from ..core.formats.files import ExistsError, SaveError, check_target
+from ..core.tokenizer.tokenizer import Tokenizer
 from .errors import SourceError
 from .info import EncodingInfo
 from .names import ALIASES, builtin_names, check_saved_name
@@ -137,7 +137,7 @@ def prepare_save(name: str, folder: Path, *, overwrite: bool = False) -> Path:
     that name exists unless ``overwrite``. Returns the path :func:`save_named` will write.
 
     Raises :class:`~tokscope.sources.errors.BadNameError` for the name, :class:`SourceError` for
-    an existing one, :class:`~tokscope.core.files.SaveError` for the folder.
+    an existing one, :class:`~tokscope.core.formats.files.SaveError` for the folder.
     """
     path = saved_path(name, folder)
     try:

@@ -29,8 +29,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ..core.display import safe_text
-from ..core.errors import TokscopeError
+from ..core.text.display import safe_text
+from ..core.text.errors import TokscopeError
 
 #: Inputs larger than this are refused unless ``--max-bytes`` raises the limit.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -49,7 +49,7 @@ STDIN = "standard input"
 @dataclass(frozen=True, slots=True)
 class InputText:
     """A text as it was read: ``where`` names it for messages (a path or ``standard input``,
-    not escaped: pass it through :func:`~tokscope.core.display.safe_text` to show it); ``path``
+    not escaped: pass it through :func:`~tokscope.core.text.display.safe_text` to show it); ``path``
     is the file (``None`` for standard input and arguments); ``size`` the bytes read.
     ``replaced``: bytes that were not UTF-8 became U+FFFD; ``head``: only the first bytes (up to
     the limit, cut back to a whole character). A text with either must not be saved over the

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from ..core.display import safe_text
+from ..core.text.display import safe_text
 
 __all__ = ["Found", "Skipped", "walk"]
 

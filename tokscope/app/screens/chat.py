@@ -33,9 +33,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, DataTable, Footer, Label, Static, TextArea
 
-from ...core.display import safe_text
-from ...core.document import SPECIAL, Document
-from ...core.errors import CancelledError, TokscopeError
+from ...core.text.display import safe_text
+from ...core.document.document import SPECIAL, Document
+from ...core.text.errors import CancelledError, TokscopeError
 from ..chat_model import (
     AUTO,
     ROLES,
@@ -796,7 +796,7 @@ class ChatScreen(ViewScreen):
     def _write(self, path: str) -> None:
         from pathlib import Path
 
-        from ...core.files import write_atomic
+        from ...core.formats.files import write_atomic
 
         try:
             write_atomic(Path(path).expanduser(), self.draft.to_json().encode("utf-8"))

@@ -7,7 +7,7 @@ place in the text. The table under the panes holds the stats of ``tokscope compa
 at the prices typed in the top line. ``e`` edits the text (it goes back to the explorer on close).
 
 Encodings load and encode in thread workers; one that fails shows its error in its pane while the
-others work. Everything shown comes from :mod:`tokscope.core.compare` (CLI twin: ``tokscope compare``).
+others work. Everything shown comes from :mod:`tokscope.core.insights.compare` (CLI twin: ``tokscope compare``).
 
 Given a conversation (``chat=``, from the chat screen's F5) the screen compares what it costs
 instead: each pane renders it in its own tokenizer's format (the model's template, or the format
@@ -31,7 +31,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
-from ...core.compare import (
+from ...core.insights.compare import (
     DEFAULT_COMPARE,
     MAX_ON_SCREEN,
     Comparison,
@@ -42,11 +42,11 @@ from ...core.compare import (
     format_money,
     from_document,
 )
-from ...core.compare import parse_copies as core_parse_copies
-from ...core.compare import parse_price as core_parse_price
-from ...core.display import safe_text
-from ...core.document import SPECIAL, Document
-from ...core.errors import CancelledError
+from ...core.insights.compare import parse_copies as core_parse_copies
+from ...core.insights.compare import parse_price as core_parse_price
+from ...core.text.display import safe_text
+from ...core.document.document import SPECIAL, Document
+from ...core.text.errors import CancelledError
 from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.chat_view import ChatPromptView, legend
@@ -91,7 +91,7 @@ def _pct(value: float | None) -> str:
 
 def parse_price(value: str) -> float | None:
     """A price typed in the screen, or None when it is not one (the core's one parser,
-    :func:`tokscope.core.compare.parse_price`, which the command line uses too).
+    :func:`tokscope.core.insights.compare.parse_price`, which the command line uses too).
 
     >>> parse_price("2.5"), parse_price("$10"), parse_price(""), parse_price("-1"), parse_price("x")
     (2.5, 10.0, 0.0, None, None)
@@ -526,7 +526,7 @@ class CompareScreen(ViewScreen):
 
     def _fill_chat_table(self) -> None:
         """Chat mode: each tokenizer's total, content, overhead, tools, context left and cost."""
-        from ...core.compare import cost
+        from ...core.insights.compare import cost
 
         table = self.query_one("#cmp-stats", DataTable)
         table.clear()

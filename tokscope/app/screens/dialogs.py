@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.display import safe_text
+from ...core.text.display import safe_text
 from ..widgets.form import Button
 from .base import TooSmall, check_size
 

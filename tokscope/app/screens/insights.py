@@ -5,7 +5,7 @@ the rank-frequency plot on log-log axes with its least-squares slope (Zipf), the
 tokens, how much of the vocabulary the text uses, how numbers are cut into digit groups, the
 embedding table size for a model width the user types, and the token counts after each Unicode
 normalisation form (NFC, NFD, NFKC, NFKD) with the tokenization where a form first changes the
-text, before and after. Everything comes from :mod:`tokscope.core.stats` (the same calls as
+text, before and after. Everything comes from :mod:`tokscope.core.insights.stats` (the same calls as
 ``tokscope stats``) and is computed in a thread worker.
 
 The plots are the widgets of :mod:`tokscope.app.widgets.plots`.
@@ -27,10 +27,10 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import Footer, Input, Label, RadioButton, Static
 
-from ...core import stats as geo
-from ...core.display import safe_text
-from ...core.errors import CancelledError, TokscopeError
-from ...core.tokenizer import fix_surrogates
+from ...core.insights import stats as geo
+from ...core.text.display import safe_text
+from ...core.text.errors import CancelledError, TokscopeError
+from ...core.tokenizer.tokenizer import fix_surrogates
 from ..messages import DocChanged, EncodingChanged
 from ..render import token_text
 from ..widgets.form import RadioSet

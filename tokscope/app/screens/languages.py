@@ -1,7 +1,7 @@
 """The languages screen: the shipped passage in many languages, token counts per encoding, and
 each language's premium over English, as a table and as a bar chart.
 
-Counting runs in a thread worker (``tokscope.core.languages.language_table``); an encoding that
+Counting runs in a thread worker (``tokscope.core.insights.languages.language_table``); an encoding that
 fails to load is named in the note line and the others are shown. Opened with no encodings named,
 the screen counts with the default comparison, or, when the explorer's encoding is not one of
 them, with that encoding first (its tokenizer as loaded, of any kind: a file, a model of the hub
@@ -18,10 +18,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
-from ...core.compare import DEFAULT_COMPARE, MAX_ON_SCREEN, bar
-from ...core.display import safe_text
-from ...core.languages import LanguageTable
-from ...core.tokenizer import Tokenizer
+from ...core.insights.compare import DEFAULT_COMPARE, MAX_ON_SCREEN, bar
+from ...core.text.display import safe_text
+from ...core.insights.languages import LanguageTable
+from ...core.tokenizer.tokenizer import Tokenizer
 from .base import ViewScreen, view_bindings
 from .dialogs import short_name
 
@@ -141,7 +141,7 @@ class LanguagesScreen(ViewScreen):
                         exit_on_error=False)
 
     def _count_job(self, names: list[str], given: dict[str, Tokenizer] | None = None) -> None:
-        from ...core.languages import language_table
+        from ...core.insights.languages import language_table
         from ...sample_texts import language_text, languages
         from ...sources import registry
 

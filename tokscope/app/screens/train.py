@@ -2,7 +2,7 @@
 
 Pick the corpus (file paths, or nothing for the explorer's current text) and the trainer's options
 (size, pre-tokenization pattern, tie rule, minimum frequency, special tokens), then train. Training
-runs in a thread worker (:func:`tokscope.core.trainer.train`); its progress callback only appends
+runs in a thread worker (:func:`tokscope.core.train.trainer.train`); its progress callback only appends
 to a list, and a timer takes what is new five times a second into the progress bar, the list of
 merges (pair, new token, count) and the falling corpus length, so the screen never freezes and
 the worker is barely slowed. Escape cancels a run (nothing is kept or saved).
@@ -30,9 +30,10 @@ from textual.containers import Horizontal
 from textual.reactive import var
 from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
-from ...core import serialize, trainer
-from ...core.display import safe_text, token_label
-from ...core.errors import CancelledError, TokscopeError
+from ...core.formats import saved as serialize
+from ...core.train import trainer
+from ...core.text.display import safe_text, token_label
+from ...core.text.errors import CancelledError, TokscopeError
 from ...sources import names
 from ...sources.text_input import read_input
 from ..heap import frozen_heap
@@ -622,7 +623,7 @@ class TrainScreen(ViewScreen):
         if self.saved_name is None:
             self.action_save(then="compare")
             return
-        from ...core.compare import DEFAULT_COMPARE, MAX_ON_SCREEN
+        from ...core.insights.compare import DEFAULT_COMPARE, MAX_ON_SCREEN
 
         target = self.saved_name
         self.app.switch_encoding(target)

@@ -23,10 +23,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Input, Static
 
-from ...core.display import safe_text
-from ...core.errors import CancelledError, TokscopeError
-from ...core.tokenizer import Tokenizer
-from ...core.vocab import VocabResult, search_vocab
+from ...core.text.display import safe_text
+from ...core.text.errors import CancelledError, TokscopeError
+from ...core.tokenizer.tokenizer import Tokenizer
+from ...core.explain.vocab_search import VocabResult, search_vocab
 from ..messages import EncodingChanged
 from ..render import token_text
 from ..widgets.form import Select

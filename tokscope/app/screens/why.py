@@ -11,7 +11,7 @@ chunk is not one token, and the same word in other contexts. The cut-off box re-
 with only ranks below N (the core's ``max_rank``; CLI twin: ``tokscope explain --max-rank N``).
 
 That is the screen of byte-level BPE from ranks (the OpenAI encodings, tokenizers trained here).
-For every other kind the explain pane shows what :mod:`tokscope.core.why` gives for the chunk, and
+For every other kind the explain pane shows what :mod:`tokscope.core.explain.why` gives for the chunk, and
 the keys that do not apply are hidden (the cut-off row says that it is for ranks only):
 
 * **BPE from a merge list** (Hugging Face byte-level, SentencePiece-style with byte fallback): the
@@ -25,8 +25,8 @@ the keys that do not apply are hidden (the cut-off row says that it is for ranks
 The chunk's form as the model saw it (after the normalizer and pre-tokenizer) is shown when it
 differs from the text.
 
-Everything shown comes from :mod:`tokscope.core.explain`, :mod:`tokscope.core.why`,
-:mod:`tokscope.core.facts` and :mod:`tokscope.core.merges` (CLI twins: ``tokscope explain`` and
+Everything shown comes from :mod:`tokscope.core.explain.ranks`, :mod:`tokscope.core.explain.why`,
+:mod:`tokscope.core.explain.facts` and :mod:`tokscope.core.explain.merge_trees` (CLI twins: ``tokscope explain`` and
 ``tokscope tree``).
 """
 
@@ -44,16 +44,16 @@ from textual.widgets import Footer, Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from ...core.display import hex_label, safe_text
-from ...core.errors import CancelledError, TokscopeError
-from ...core.explain import ChunkExplanation, classify_chunk, explain_chunk, explain_token
-from ...core.facts import TokenFacts, token_facts
-from ...core.merges import build_index, has_index, is_unreachable, merges_kept, node, used_in
-from ...core.tokenizer import Tokenizer
-from ...core.types import Chunk
-from ...core.why import DETAIL_LIMIT, ChunkWhy, method_of
-from ...core.why import explain_chunk as why_chunk
-from ...core.why import explain_token as why_token
+from ...core.text.display import hex_label, safe_text
+from ...core.text.errors import CancelledError, TokscopeError
+from ...core.explain.ranks import ChunkExplanation, classify_chunk, explain_chunk, explain_token
+from ...core.explain.facts import TokenFacts, token_facts
+from ...core.explain.merge_trees import build_index, has_index, is_unreachable, merges_kept, node, used_in
+from ...core.tokenizer.tokenizer import Tokenizer
+from ...core.text.types import Chunk
+from ...core.explain.why import DETAIL_LIMIT, ChunkWhy, method_of
+from ...core.explain.why import explain_chunk as why_chunk
+from ...core.explain.why import explain_token as why_token
 from ..messages import DocChanged, EncodingChanged, SelectionChanged, TokenPicked
 from ..render import HEX_STYLE, token_text
 from .base import ViewScreen, view_bindings
@@ -243,7 +243,7 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
     return out
 
 
-# ----- the explain pane of every other kind (tokscope.core.why) ------------------------------------
+# ----- the explain pane of every other kind (tokscope.core.explain.why) ------------------------------------
 
 
 class _Names:
@@ -610,7 +610,7 @@ class WhyScreen(ViewScreen):
         self.token_id: int | None = None
         self.history: list[int] = []
         self.explanation: ChunkExplanation | None = None  # byte-level BPE from ranks
-        self.why: ChunkWhy | None = None  # every other kind (tokscope.core.why)
+        self.why: ChunkWhy | None = None  # every other kind (tokscope.core.explain.why)
         self._why_key: object = None  # what self.why is (or is being worked out) of
         self.position = 0
         self.max_rank: int | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rich.style import Style
 from textual.message import Message
 
-from ...core.compare import Segmentation
+from ...core.insights.compare import Segmentation
 from .token_view import MOVE_BINDINGS, TokenView
 
 #: added to a piece that starts where the first tokenizer does not cut

@@ -14,7 +14,7 @@ from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import Document, DocumentBase, WrappedDocument
 
-from ...core.display import NAMED
+from ...core.text.display import NAMED
 
 
 @lru_cache(maxsize=1)

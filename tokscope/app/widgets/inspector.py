@@ -1,7 +1,7 @@
 """The token inspector: everything about the selected piece, as its tokenizer's kind knows it.
 
 Byte-level BPE from ranks (the OpenAI encodings, tokenizers trained here) shows the id, which is
-also the rank. Every other kind shows the facts of :mod:`tokscope.core.facts`: the merge rank of a
+also the rank. Every other kind shows the facts of :mod:`tokscope.core.explain.facts`: the merge rank of a
 BPE token from its merge list, a Unigram piece's score, the byte of a byte-fallback token, the
 vocabulary's spelling (``▁the``, ``Ġthe``, ``##ing``, ``<0xE2>``), whether the piece continues
 or ends a word, what an unknown token covers, and the chunk as the model saw it when a normalizer
@@ -19,11 +19,11 @@ from rich.text import Text
 from textual import work
 from textual.widgets import Static
 
-from ...core.display import safe_text
-from ...core.document import Document
-from ...core.errors import TokscopeError
-from ...core.facts import PieceFacts, TokenFacts, piece_facts
-from ...core.types import byte_kind, is_whole_utf8
+from ...core.text.display import safe_text
+from ...core.document.document import Document
+from ...core.text.errors import TokscopeError
+from ...core.explain.facts import PieceFacts, TokenFacts, piece_facts
+from ...core.text.types import byte_kind, is_whole_utf8
 from ..render import WS_STYLE, token_text
 
 KIND_LETTER = {"ascii": "A", "lead": "L", "continuation": "C", "invalid": "!"}
@@ -124,7 +124,7 @@ def kind_fact(facts: TokenFacts) -> tuple[str, str]:
     """The first line's fact about a token of a kind other than byte-level BPE from ranks:
     ``(label, value)``, the label empty when the value says it all.
 
-    >>> from tokscope.core.facts import TokenFacts
+    >>> from tokscope.core.explain.facts import TokenFacts
     >>> base = dict(id=5, kind="WordPiece", token="##ing", bytes=b"ing", special=False, added=False,
     ...             unknown=False, merge_rank=None, parents=None, score=None, continuation="##",
     ...             end_of_word=None, byte=None, leading_space=False)
@@ -155,7 +155,7 @@ def kind_fact(facts: TokenFacts) -> tuple[str, str]:
 def word_fact(facts: TokenFacts) -> str:
     """Where the token sits in a word: a continuation or end-of-word mark, or its leading space.
 
-    >>> from tokscope.core.facts import TokenFacts
+    >>> from tokscope.core.explain.facts import TokenFacts
     >>> f = TokenFacts(5, "WordPiece", "##ing", b"ing", False, False, False, None, None, None, "##", None, None, False)
     >>> word_fact(f)
     'continues a word (##)'
@@ -176,7 +176,7 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     ``rows`` high (``None``: as high as it needs).
 
     For a tokenizer that is not byte-level BPE from ranks, ``facts`` are the piece's facts
-    (:func:`tokscope.core.facts.piece_facts`); ``None`` shows ``…`` where they go until they come.
+    (:func:`tokscope.core.explain.facts.piece_facts`); ``None`` shows ``…`` where they go until they come.
     """
     out = Text(no_wrap=False, overflow="fold")
     if doc is None:

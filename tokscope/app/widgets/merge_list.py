@@ -11,8 +11,8 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.display import token_label
-from ...core import trainer
+from ...core.text.display import token_label
+from ...core.train import trainer
 
 
 def merge_row(index: int, m: trainer.TrainProgress | trainer.Merge, new_id: int) -> str:
@@ -30,7 +30,7 @@ def merge_row(index: int, m: trainer.TrainProgress | trainer.Merge, new_id: int)
 class MergeList(ScrollView, can_focus=True):
     """The learned merges, one per line, drawn with the Line API; follows the end while training.
 
-    Rows are the trainer's :class:`~tokscope.core.trainer.TrainProgress` reports as they came
+    Rows are the trainer's :class:`~tokscope.core.train.trainer.TrainProgress` reports as they came
     (nothing is formatted ahead); a row becomes text only when it is on screen.
 
     The list never asks for a layout while it fills: its scrollbars are fixed (the vertical one

@@ -4,7 +4,7 @@ No images and no plotting library. A bar chart of eighth blocks (``▁▂▃▄�
 plot of braille dots (2x4 dots per cell) on linear or log axes, coloured with the 16 ANSI colours
 so they read the same in a 16-colour terminal and over SSH. Without colour (``NO_COLOR``) they
 switch to ASCII: ``#`` bars and one mark per series (``* o + x``). The geometry (bar heights,
-axis placement, dots) is pure and tested in :mod:`tokscope.core.stats`; the widgets lay it out.
+axis placement, dots) is pure and tested in :mod:`tokscope.core.insights.stats`; the widgets lay it out.
 A series of a single point (a built-in encoding on the training screen's sweep) is drawn as a
 labelled marker, not as one dot.
 """
@@ -20,7 +20,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...core import stats as geo
+from ...core.insights import stats as geo
 
 #: Series colours (ANSI names, so a 16-colour terminal shows them as they are).
 SERIES_COLOURS = ("cyan", "yellow", "magenta", "green", "red", "blue", "bright_white")
@@ -160,7 +160,7 @@ class Series:
 class ScatterPlot(PlotWidget):
     """Points of one or more series on linear or log axes, in braille dots, with a legend.
 
-    ``fit`` (a :class:`~tokscope.core.stats.LineFit` in natural logs) draws a fitted line when
+    ``fit`` (a :class:`~tokscope.core.insights.stats.LineFit` in natural logs) draws a fitted line when
     both axes are logarithmic.
     """
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual.widgets import Static
 
-from ...core.display import safe_text
-from ...core.document import Document
+from ...core.text.display import safe_text
+from ...core.document.document import Document
 
 
 def status_text(doc: Document | None, state: str, width: int = 80) -> str:

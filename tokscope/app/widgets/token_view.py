@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.document import ADDED, SPECIAL, Document
+from ...core.document.document import ADDED, SPECIAL, Document
 from ..render import BOTH, IDS, TEXT, both_units, char_glyph, piece_cells, row_of, safe_text
 
 

@@ -1,0 +1,290 @@
+"""Hugging Face's added tokens: cut out of the text before the normalizer and pre-tokenizer.
+
+:class:`AddedVocabulary` follows HF's ``AddedVocabulary::extract_and_normalize``: tokens with
+``normalized=False`` are matched first on the raw text, then every remaining part is normalized
+and the ``normalized=True`` tokens (in their normalized form) are matched on it. Matching is
+leftmost-longest (HF's Aho-Corasick), and a match is then kept or dropped as HF's
+``find_matches`` does: a ``single_word`` token needs no word character (the Rust ``regex`` crate's
+``\\w``) on either side, ``lstrip``/``rstrip`` take the whitespace before/after into the token.
+A dropped match is not retried at a later start inside it (HF's iterator has moved past it).
+
+tokscope's special-token policy sits on top: :meth:`AddedVocabulary.split` matches a special
+token only when it is in ``allowed_special``; any other special token is left in the text, as HF
+does for all of them with ``encode_special_tokens=True``. Non-special added tokens always match.
+
+>>> vocab = AddedVocabulary([AddedToken("<s>", 1, special=True, normalized=False)])
+>>> [(p.text, tid) for p, tid in vocab.split("a<s>b", None, frozenset({"<s>"}))]
+[('a', None), ('<s>', 1), ('b', None)]
+>>> [(p.text, tid) for p, tid in vocab.split("a<s>b", None, frozenset())]
+[('a<s>b', None)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+from ..text.errors import TokenizerFileError
+from ..text.unicode import WHITESPACE, table
+from ..text.normalized import NormalizedText
+
+
+@dataclass(frozen=True, slots=True)
+class AddedToken:
+    """One entry of a ``tokenizer.json``'s ``added_tokens``.
+
+    ``normalized`` defaults to ``not special``, as in HF.
+    """
+
+    content: str
+    id: int
+    special: bool = False
+    single_word: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    normalized: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.normalized is None:
+            object.__setattr__(self, "normalized", not self.special)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> AddedToken:
+        """An entry of ``added_tokens``.
+
+        >>> AddedToken.from_json({"id": 0, "content": "<pad>", "special": True})
+        AddedToken(content='<pad>', id=0, special=True, single_word=False, lstrip=False, rstrip=False, normalized=False)
+        """
+        if not isinstance(obj, dict) or not isinstance(obj.get("content"), str) or not isinstance(obj.get("id"), int):
+            raise TokenizerFileError("an added token needs a string 'content' and an integer 'id'")
+        flags = {}
+        for name in ("special", "single_word", "lstrip", "rstrip", "normalized"):
+            value = obj.get(name)
+            if value is not None and not isinstance(value, bool):
+                raise TokenizerFileError(f"added token {obj['content']!r}: {name!r} is not a bool")
+            if value is not None:
+                flags[name] = value
+        return cls(obj["content"], obj["id"], **flags)
+
+
+class _Trie:
+    """Leftmost-longest matching of a set of strings (HF's ``LeftmostLongest`` Aho-Corasick), as
+    one regex shaped like a trie: the strings that share a prefix share its branch, and a branch
+    that may end tries to go on first. Thousands of tokens (Llama 4 has 2,048 that all start with
+    ``<|``) then compile in milliseconds and scan a megabyte in tens of them, where a plain
+    alternation of the strings takes seconds.
+
+    >>> t = _Trie({w: w for w in ["ab", "abc", "b"]})
+    >>> [(s, e) for s, e, _ in t.find("abcab b")]
+    [(0, 3), (3, 5), (6, 7)]
+    """
+
+    __slots__ = ("tokens", "_pattern")
+
+    def __init__(self, patterns: dict[str, Any]) -> None:
+        self.tokens = patterns
+        self._pattern = regex.compile(trie_regex(patterns)) if patterns else None
+
+    def __reduce__(self):
+        return _Trie, (self.tokens,)
+
+    def find(self, text: str) -> list[tuple[int, int, AddedToken]]:
+        if self._pattern is None or not text:
+            return []
+        tokens = self.tokens
+        return [(m.start(), m.end(), tokens[m.group()]) for m in self._pattern.finditer(text)]
+
+
+def trie_regex(words: Iterable[str]) -> str:
+    """A regex that matches the longest of ``words`` at the leftmost place (see :class:`_Trie`).
+
+    >>> trie_regex(["<s>", "</s>", "<unk>"])
+    '<(?:/s>|s>|unk>)'
+    """
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for c in word:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = []
+        for c, child in sorted(node.items()):
+            if not c:
+                continue
+            run = [c]  # a chain of single, non-final children is one literal
+            while len(child) == 1 and "" not in child:
+                (c, child), = child.items()
+                run.append(c)
+            branches.append(regex.escape("".join(run)) + emit(child))
+        if not branches:
+            return ""
+        if len(branches) == 1 and "" not in node:
+            return branches[0]
+        return "(?:" + "|".join(branches) + (")?" if "" in node else ")")
+
+    return emit(root)
+
+
+def _is_word(c: str) -> bool:
+    return c in table("RX_WORD")
+
+
+class AddedVocabulary:
+    """The added tokens of a tokenizer, matched as HF matches them (see the module)."""
+
+    def __init__(self, tokens: Iterable[AddedToken], normalizer: Any = None) -> None:
+        self.tokens: tuple[AddedToken, ...] = tuple(t for t in tokens if t.content)
+        self.normalizer = normalizer
+        raw: dict[str, AddedToken] = {}
+        normalized: dict[str, AddedToken] = {}
+        #: ``id -> the token as Hugging Face's ``id_to_token`` and ``decode`` write it``: a
+        #: normalized token in its normalized form (``"Wörld"`` under a lowercasing normalizer is
+        #: ``"wörld"``), any other as its content
+        self.strings: dict[int, str] = {}
+        for t in self.tokens:
+            if t.normalized:
+                key = normalizer.normalize_str(t.content) if normalizer is not None else t.content
+                target = normalized
+            else:
+                key = t.content
+                target = raw
+            self.strings[t.id] = key
+            if key in target and target[key] != t:
+                raise TokenizerFileError(f"added tokens {target[key].content!r} and {t.content!r} match the same text {key!r}")
+            target[key] = t
+        self._raw = _Trie(raw)
+        self._normalized = _Trie(normalized)
+        self.special = frozenset(t.content for t in self.tokens if t.special)
+
+    @classmethod
+    def from_json(cls, items: Any, normalizer: Any = None) -> AddedVocabulary:
+        """The ``added_tokens`` list of a ``tokenizer.json``."""
+        if items is None:
+            items = []
+        if not isinstance(items, list):
+            raise TokenizerFileError("'added_tokens' must be a list")
+        return cls([AddedToken.from_json(item) for item in items], normalizer)
+
+    # ----- HF's find_matches -------------------------------------------------------------------
+
+    def _find(self, text: str, trie: _Trie, allowed_special: frozenset[str]) -> list[tuple[int, int, AddedToken | None]]:
+        """HF's ``find_matches``: ``(start, end, token or None)`` pieces of ``text``."""
+        if not text:
+            return [(0, 0, None)]
+        out: list[tuple[int, int, AddedToken | None]] = []
+        start_offset = 0
+        n = len(text)
+        for start, stop, token in trie.find(text):
+            if token.special and token.content not in allowed_special:
+                continue
+            if token.single_word:
+                start_space = start == 0 or not _is_word(text[start - 1])
+                stop_space = stop == n or not _is_word(text[stop])
+                if not (start_space and stop_space):
+                    continue
+            if token.lstrip:
+                k = start
+                while k > 0 and text[k - 1] in WHITESPACE:
+                    k -= 1
+                start = max(k, start_offset)
+            if token.rstrip:
+                while stop < n and text[stop] in WHITESPACE:
+                    stop += 1
+            if start_offset < start:
+                out.append((start_offset, start, None))
+            out.append((start, stop, token))
+            start_offset = stop
+        if start_offset != n:
+            out.append((start_offset, n, None))
+        return out
+
+    # ----- extract_and_normalize -----------------------------------------------------------------
+
+    def split(
+        self, text: str, normalizer: Any, allowed_special: frozenset[str] = frozenset()
+    ) -> list[tuple[NormalizedText, int | None]]:
+        """``text`` cut into added tokens (``(piece, id)``) and ordinary parts (``(normalized
+        part, None)``, aligned to ``text``), in order. Special tokens not in
+        ``allowed_special`` stay in the text. An ordinary part that normalizes to nothing is
+        dropped, as HF drops it; an empty ``text`` gives one empty part.
+
+        ``normalizer`` (a :class:`~.pipeline.Normalizer` or ``None``) must be the one the
+        vocabulary was built with when there are normalized added tokens.
+        """
+        if not text:
+            empty = NormalizedText.identity("")
+            return [(normalizer.normalize(empty) if normalizer is not None else empty, None)]
+        out: list[tuple[NormalizedText, int | None]] = []
+        whole = NormalizedText.identity(text)
+        for s, e, token in self._find(text, self._raw, allowed_special):
+            if s >= e and token is None:
+                continue
+            part = whole.slice(s, e)
+            if token is not None:
+                out.append((part, token.id))
+                continue
+            if normalizer is not None:
+                part = normalizer.normalize(part)
+            t = part.text
+            for s2, e2, token2 in self._find(t, self._normalized, allowed_special):
+                if s2 >= e2 and token2 is None:
+                    continue
+                out.append((part.slice(s2, e2), token2.id if token2 is not None else None))
+        return out
+
+    def split_str(
+        self, text: str, normalizer: Any, allowed_special: frozenset[str] = frozenset()
+    ) -> list[tuple[str, int | None, int]]:
+        """:meth:`split` without the alignment (the ids-only fast path): ``(text, id, offset)``
+        with the same texts and ids, where ``offset`` is where the part starts in ``text`` when
+        there is no normalizer (with one, where the raw part it was normalized from starts).
+
+        >>> vocab = AddedVocabulary([AddedToken("<s>", 1, special=True, normalized=False)])
+        >>> vocab.split_str("a<s>b", None, frozenset({"<s>"}))
+        [('a', None, 0), ('<s>', 1, 1), ('b', None, 4)]
+        """
+        if not text:
+            return [(normalizer.normalize_str("") if normalizer is not None else "", None, 0)]
+        if self._raw._pattern is None and self._normalized._pattern is None:
+            part = normalizer.normalize_str(text) if normalizer is not None else text
+            return [(part, None, 0)] if part else []
+        out: list[tuple[str, int | None, int]] = []
+        for s, e, token in self._find(text, self._raw, allowed_special):
+            if s >= e and token is None:
+                continue
+            part = text[s:e]
+            if token is not None:
+                out.append((part, token.id, s))
+                continue
+            if normalizer is not None:
+                part = normalizer.normalize_str(part)
+            if self._normalized._pattern is None:
+                if part:
+                    out.append((part, None, s))
+                continue
+            for s2, e2, token2 in self._find(part, self._normalized, allowed_special):
+                if s2 >= e2 and token2 is None:
+                    continue
+                out.append((part[s2:e2], token2.id if token2 is not None else None, s + s2))
+        return out
+
+    def find_special(self, text: str, normalizer: Any, candidates: Iterable[str]) -> str | None:
+        """The first special token of ``candidates`` that :meth:`split` would match in ``text``
+        if it were allowed (``None`` when none would)."""
+        wanted = frozenset(candidates) & self.special
+        if not wanted or not any(c in text for c in wanted) and not self._normalized.tokens:
+            return None
+        for _, tid in self.split(text, normalizer, wanted):
+            if tid is not None:
+                token = self._by_id().get(tid)
+                if token is not None and token.special and token.content in wanted:
+                    return token.content
+        return None
+
+    def _by_id(self) -> dict[int, AddedToken]:
+        return {t.id: t for t in self.tokens}

@@ -1,0 +1,392 @@
+"""Hugging Face's Unigram model (SentencePiece's unigram language model).
+
+Every vocabulary entry has a score (a log probability). A chunk is cut into the pieces whose
+scores add up to the highest total (Viterbi over the lattice of every entry found at every
+position). A character that no single-character entry covers gets an unknown node scored
+``min_score - 10`` (the lowest score in the vocabulary less Hugging Face's penalty), so an unknown
+character is always possible but never preferred. In the best path, consecutive unknown nodes are
+fused into one piece; a piece that is not an entry becomes its UTF-8 bytes as ``<0xE2>`` tokens
+when ``byte_fallback`` is on and all of them exist, else the unknown id.
+
+Ties go as in Hugging Face: of the paths that reach a position with equal scores, the one whose
+last piece starts first (the longest last piece) wins.
+
+>>> model = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -2.5)], unk_id=0)
+>>> model.tokenize("abx")
+[(3, 0, 2), (0, 2, 3)]
+>>> [(s.pieces, s.score) for s in model.nbest("ab", 3)]
+[(('ab',), -2.5), (('a', 'b'), -3.0)]
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .bpe import BYTE_TOKENS
+from ..text.errors import TokenizerFileError
+
+#: Hugging Face's penalty under the lowest score for an unknown character.
+UNK_PENALTY = 10.0
+#: Words shorter than this many characters are cached.
+CACHE_MAX_CHARS = 256
+#: The cache is emptied when it holds this many words.
+CACHE_CAPACITY = 100_000
+#: The n-best search stops growing its agenda past this size (Hugging Face's limits).
+_MAX_AGENDA = 100_000
+_MIN_AGENDA = 512
+
+_END = ""  # key of a trie node's id (no character is the empty string)
+_UNREACHED = -math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class Segmentation:
+    """One way to cut a chunk: the pieces (lattice nodes: an unknown character is its own piece
+    with the unknown id), their ids and character spans, and the total score."""
+
+    pieces: tuple[str, ...]
+    ids: tuple[int, ...]
+    spans: tuple[tuple[int, int], ...]
+    score: float
+
+
+class Unigram:
+    """Hugging Face's Unigram model; ids and offsets as ``tokenizers``.
+
+    ``vocab`` is the ordered list of ``(piece, score)``; a piece's id is its index (a piece listed
+    twice is found under its last index, as in Hugging Face). ``unk_id`` may be ``None``: then a
+    chunk that needs the unknown token is a :class:`TokenizerFileError`, as Hugging Face fails.
+    """
+
+    kind = "unigram"
+
+    def __init__(self, vocab: Sequence[tuple[str, float]], *, unk_id: int | None = None, byte_fallback: bool = False) -> None:
+        pieces: list[str] = []
+        scores: list[float] = []
+        for number, entry in enumerate(vocab):
+            if isinstance(entry, (str, bytes)) or not isinstance(entry, Sequence) or len(entry) != 2:
+                raise TokenizerFileError(f"Unigram vocabulary entry {number} {entry!r} is not a (piece, score) pair")
+            piece, score = entry
+            if not isinstance(piece, str):
+                raise TokenizerFileError(f"Unigram vocabulary entry {number}: piece {piece!r} is not a string")
+            if isinstance(score, bool) or not isinstance(score, (int, float)):
+                raise TokenizerFileError(f"Unigram vocabulary entry {number} ({piece!r}): score {score!r} is not a number")
+            pieces.append(piece)
+            scores.append(float(score))
+        if unk_id is not None:
+            if isinstance(unk_id, bool) or not isinstance(unk_id, int) or unk_id < 0:
+                raise TokenizerFileError(f"Unigram unk_id {unk_id!r} is not an id")
+            if not pieces:
+                raise TokenizerFileError("the Unigram vocabulary is empty but it has an unk_id")
+            if unk_id >= len(pieces):
+                raise TokenizerFileError(f"Unigram unk_id {unk_id} is not below the vocabulary size {len(pieces)}")
+        self._pieces = pieces
+        self._scores = scores
+        self.unk_id = unk_id
+        self.byte_fallback = bool(byte_fallback)
+        self._ids: dict[str, int] = {}
+        for i, piece in enumerate(pieces):
+            self._ids[piece] = i
+        self.min_score = min(scores, default=math.inf)
+        self.unk_score = self.min_score - UNK_PENALTY
+        self._trie: dict[str, Any] = {}
+        self._longest = 0
+        for piece, i in self._ids.items():
+            if not piece:
+                continue  # the empty piece is never found in a text
+            node = self._trie
+            for ch in piece:
+                node = node.setdefault(ch, {})
+            node[_END] = i
+            self._longest = max(self._longest, len(piece))
+        self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
+
+    # ----- the Model protocol -------------------------------------------------------------------
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_cache"] = {}  # caches are not kept in a pickle
+        return state
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._ids.get(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self._pieces[token_id] if 0 <= token_id < len(self._pieces) else None
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._ids)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._pieces)
+
+    def score(self, token_id: int) -> float:
+        """The score of an entry."""
+        return self._scores[token_id]
+
+    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        """The tokens of one chunk: ``(id, start, end)``, character offsets into ``text`` (each
+        byte-fallback token of a piece spans the whole piece, as in Hugging Face)."""
+        if not text:
+            return []
+        hit = self._cache.get(text)
+        if hit is not None:
+            return list(hit)
+        out = self._tokenize(text)
+        if len(text) < CACHE_MAX_CHARS:
+            if len(self._cache) >= CACHE_CAPACITY:
+                self._cache.clear()
+            self._cache[text] = tuple(out)
+        return out
+
+    def _missing_unk(self) -> TokenizerFileError:
+        return TokenizerFileError("the text needs the unknown token but this Unigram model has no unk_id")
+
+    def _tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        ids = self._ids
+        out: list[tuple[int, int, int]] = []
+        for piece, start, end in self._best_pieces(text):
+            found = ids.get(piece)
+            if found is None:
+                if self.byte_fallback:
+                    fallback = [ids.get(BYTE_TOKENS[b]) for b in piece.encode("utf-8", "surrogatepass")]
+                    if None not in fallback:
+                        out.extend([(t, start, end) for t in fallback])  # type: ignore[misc]
+                        continue
+                if self.unk_id is None:
+                    raise self._missing_unk()
+                found = self.unk_id
+            out.append((found, start, end))
+        return out
+
+    def _viterbi(self, text: str) -> tuple[list[float], list[int], list[int]]:
+        """Hugging Face's ``encode_optimized``: for each position, the best score of a path that
+        ends there, where that path's last piece starts and its id."""
+        n = len(text)
+        best = [0.0] * (n + 1)
+        starts = [-1] * (n + 1)
+        best_id = [0] * (n + 1)
+        trie = self._trie
+        scores = self._scores
+        unk_score = self.unk_score
+        unk_id = self.unk_id
+        longest = self._longest
+        for i in range(n):
+            base = best[i]
+            single = False
+            node = trie
+            for j in range(i, min(n, i + longest)):
+                node = node.get(text[j])
+                if node is None:
+                    break
+                found = node.get(_END)
+                if found is not None:
+                    k = j + 1
+                    candidate = scores[found] + base
+                    if starts[k] < 0 or candidate > best[k]:
+                        best[k] = candidate
+                        starts[k] = i
+                        best_id[k] = found
+                    if k == i + 1:
+                        single = True
+            if not single:
+                k = i + 1
+                candidate = unk_score + base
+                if starts[k] < 0 or candidate > best[k]:
+                    if unk_id is None:
+                        raise self._missing_unk()
+                    best[k] = candidate
+                    starts[k] = i
+                    best_id[k] = unk_id
+        return best, starts, best_id
+
+    def _best_pieces(self, text: str) -> list[tuple[str, int, int]]:
+        """The best path's pieces with consecutive unknown nodes fused (Hugging Face always
+        fuses them), as ``(piece, start, end)``."""
+        _, starts, best_id = self._viterbi(text)
+        unk_id = self.unk_id
+        out: list[tuple[str, int, int]] = []
+        end = len(text)
+        fused_end = -1  # end of the run of unknown nodes being fused, or -1
+        while end > 0:
+            start = starts[end]
+            if best_id[end] == unk_id:
+                if fused_end < 0:
+                    fused_end = end
+            else:
+                if fused_end >= 0:
+                    out.append((text[end:fused_end], end, fused_end))
+                    fused_end = -1
+                out.append((text[start:end], start, end))
+            end = start
+        if fused_end >= 0:
+            out.append((text[0:fused_end], 0, fused_end))
+        out.reverse()
+        return out
+
+    # ----- the explorer's questions -------------------------------------------------------------
+
+    def best(self, text: str) -> Segmentation:
+        """The best segmentation of one chunk (unknown characters as separate nodes) and its
+        score, exactly the path :meth:`tokenize` takes."""
+        if not text:
+            return Segmentation((), (), (), 0.0)
+        best, starts, best_id = self._viterbi(text)
+        nodes = []
+        end = len(text)
+        while end > 0:
+            start = starts[end]
+            nodes.append((text[start:end], best_id[end], (start, end)))
+            end = start
+        nodes.reverse()
+        return Segmentation(
+            tuple(p for p, _, _ in nodes), tuple(i for _, i, _ in nodes), tuple(s for _, _, s in nodes), best[len(text)]
+        )
+
+    def nbest(self, text: str, n: int) -> tuple[Segmentation, ...]:
+        """The ``n`` best segmentations, best first, as Hugging Face's ``Lattice::nbest`` finds
+        them (an A* search back from the end over the lattice). Segmentations of exactly equal
+        score may come in another order than Hugging Face's heap gives them. Without an
+        ``unk_id`` only real paths count: where Hugging Face's lattice gives up at a position
+        that starts no entry (even one inside a longer entry), this still finds the paths."""
+        if n <= 0 or not text:
+            return () if n <= 0 else (Segmentation((), (), (), 0.0),)
+        if n == 1 and self.unk_id is not None:
+            return (self.best(text),)
+        lattice = _Lattice(self, text)
+        if n == 1:
+            return tuple(lattice.viterbi_path())
+        return tuple(lattice.nbest(n))
+
+
+class _Lattice:
+    """Hugging Face's lattice: nodes by start and by end, BOS and EOS, Viterbi backtrace scores."""
+
+    def __init__(self, model: Unigram, text: str) -> None:
+        n = len(text)
+        self.text = text
+        # node: [id, pos, length, score, backtrace_score]
+        self.bos = [-1, 0, 0, 0.0, 0.0]  # BOS is reached with score 0
+        self.eos = [-2, n, 0, 0.0, 0.0]
+        self.begin: list[list[list]] = [[] for _ in range(n + 1)]
+        self.end: list[list[list]] = [[] for _ in range(n + 1)]
+        self.begin[n].append(self.eos)
+        self.end[0].append(self.bos)
+        trie = model._trie
+        scores = model._scores
+        for i in range(n):
+            single = False
+            node = trie
+            for j in range(i, min(n, i + model._longest)):
+                node = node.get(text[j])
+                if node is None:
+                    break
+                found = node.get(_END)
+                if found is not None:
+                    self._insert(i, j + 1 - i, scores[found], found)
+                    if j == i:
+                        single = True
+            if not single and model.unk_id is not None:
+                self._insert(i, 1, model.unk_score, model.unk_id)
+        self._viterbi()
+
+    def _insert(self, pos: int, length: int, score: float, token_id: int) -> None:
+        node = [token_id, pos, length, score, 0.0]
+        self.begin[pos].append(node)
+        self.end[pos + length].append(node)
+
+    def _viterbi(self) -> None:
+        """Each node's best score from BOS through it (``-inf`` for a node no path reaches, which
+        only happens without an unk_id) and its best predecessor (the first of equal ones)."""
+        self.prev: dict[int, list] = {}  # id(node) -> the best node before it
+        for pos in range(len(self.text) + 1):
+            for right in self.begin[pos]:
+                best = None
+                for left in self.end[pos]:
+                    if left[4] == _UNREACHED:
+                        continue
+                    score = left[4] + right[3]
+                    if best is None or score > best:
+                        best = score
+                        self.prev[id(right)] = left
+                right[4] = _UNREACHED if best is None else best
+
+    def viterbi_path(self) -> list[Segmentation]:
+        """The best path as Hugging Face's ``Lattice::viterbi`` finds it (none if no path)."""
+        nodes = []
+        node = self.prev.get(id(self.eos))
+        while node is not None and node is not self.bos:
+            nodes.append(node)
+            node = self.prev.get(id(node))
+        if node is None:
+            return []
+        nodes.reverse()
+        text = self.text
+        return [
+            Segmentation(
+                tuple(text[m[1] : m[1] + m[2]] for m in nodes),
+                tuple(m[0] for m in nodes),
+                tuple((m[1], m[1] + m[2]) for m in nodes),
+                self.eos[4],
+            )
+        ]
+
+    def nbest(self, n: int) -> list[Segmentation]:
+        text = self.text
+        counter = itertools.count()
+        # agenda entries: (-fx, order, node, next_hypothesis, gx); a hypothesis is (node, next, gx)
+        agenda: list[tuple[float, int, list, Any, float]] = []
+        heapq.heappush(agenda, (-self.eos[3], next(counter), self.eos, None, self.eos[3]))
+        out: list[Segmentation] = []
+        while agenda:
+            _, _, node, nxt, gx = heapq.heappop(agenda)
+            hypothesis = (node, nxt, gx)
+            if node is self.bos:
+                nodes = []
+                h = nxt
+                while h is not None and h[1] is not None:
+                    nodes.append(h[0])
+                    h = h[1]
+                out.append(
+                    Segmentation(
+                        tuple(text[m[1] : m[1] + m[2]] for m in nodes),
+                        tuple(m[0] for m in nodes),
+                        tuple((m[1], m[1] + m[2]) for m in nodes),
+                        gx,
+                    )
+                )
+                if len(out) == n:
+                    break
+                continue
+            for left in self.end[node[1]]:
+                if left[4] == _UNREACHED:
+                    continue
+                fx = left[4] + gx
+                heapq.heappush(agenda, (-fx, next(counter), left, hypothesis, left[3] + gx))
+            if len(agenda) > _MAX_AGENDA:
+                keep = min(_MIN_AGENDA, n * 10)
+                agenda = [heapq.heappop(agenda) for _ in range(keep)]
+                heapq.heapify(agenda)
+        return out
+
+
+def from_json(obj: Mapping[str, Any]) -> Unigram:
+    """A :class:`Unigram` from the ``"model"`` object of a ``tokenizer.json``.
+
+    >>> from_json({"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.0]]}).tokenize("ab")
+    [(1, 0, 1), (0, 1, 2)]
+    """
+    if obj.get("type", "Unigram") != "Unigram":
+        raise TokenizerFileError(f"model type {obj.get('type')!r} is not Unigram")
+    if "vocab" not in obj or not isinstance(obj["vocab"], list):
+        raise TokenizerFileError("Unigram model without its vocab list")
+    byte_fallback = obj.get("byte_fallback", False)
+    if not isinstance(byte_fallback, bool):
+        raise TokenizerFileError(f"Unigram byte_fallback {byte_fallback!r} is not a boolean")
+    return Unigram(obj["vocab"], unk_id=obj.get("unk_id"), byte_fallback=byte_fallback)

@@ -1,0 +1,392 @@
+"""SentencePiece's precompiled character map (the ``precompiled_charsmap`` of HF's
+``Precompiled`` normalizer), read and applied exactly as HF does.
+
+The blob is a little-endian ``u32`` byte size of a double-array trie, the trie's ``u32`` units,
+then the replacement strings, each ended by a NUL. A key is a UTF-8 byte string; the trie's value
+for it is the offset of its replacement. HF (``spm_precompiled``) looks a piece of text up by a
+*common prefix search* and takes the **first** (shortest) key that is a prefix of the piece.
+
+HF's ``Precompiled`` walks the text by extended grapheme clusters: a cluster of fewer than 6
+UTF-8 bytes that has a key as a prefix is replaced whole by that key's replacement (whatever
+follows the key in the cluster is dropped); otherwise each character is looked up on its own. The
+alignment follows HF's ``(char, change)`` rule for each replacement, including its quirk that a
+replacement by nothing folds the removal into the character before it (and, at the very start of
+the text, into nothing, which shifts the alignment of everything after it: reproduced).
+
+>>> cm = CharsMap(build_charsmap({"ｈ": "h", "e\\u0301": "é", "\\u200b": ""}))
+>>> cm.normalize_str("ｈe\\u0301y\\u200b")
+'héy'
+>>> t = cm.normalize(NormalizedText.identity("ｈe\\u0301y"))
+>>> t.text, t.alignments()
+('héy', [(0, 1), (1, 2), (3, 4)])
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from collections.abc import Mapping
+
+import regex
+
+from ..text.errors import TokenizerFileError
+from ..text.unicode import chars
+from ..text.normalized import NormalizedText
+
+# A grapheme cluster can only continue into an ASCII character after a Prepend character; the
+# table is the regex module's Prepend plus the Unicode 15-17 list, so it covers both versions.
+_PREPEND = r"\p{GCB=Prepend}\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u0d4e\U000110bd\U000110cd\U000111c2\U000111c3\U0001193f\U00011941\U00011a3a\U00011a84-\U00011a89\U00011d46\U00011f02"
+
+#: Stretches of text outside which every grapheme cluster is one ASCII character or ``\r\n``:
+#: runs of non-ASCII characters, with the ASCII character before them (a base for combining
+#: marks; not a ``\n`` that ends a ``\r\n``) and the ASCII characters that follow a Prepend.
+_SEGMENT = regex.compile(
+    r"(?:(?<!\r)\n|[\x00-\x09\x0b-\x7f])?(?:[^\x00-\x7f]|(?<=[" + _PREPEND + r"])[\x00-\x09\x0b\x0c\x0e-\x7f])+"
+)
+_GRAPHEME = regex.compile(r"\X")
+
+
+def graphemes(text: str) -> list[str]:
+    """``text`` cut into graphemes as HF's ``unicode-segmentation`` cuts it: the ``regex``
+    module's ``\\X``, but for the code points its newer Unicode joins to the character before them
+    and HF's does not (``hf_tables.GRAPHEME_SPLIT``), which start a grapheme of their own.
+
+    >>> graphemes("e\u0301\U00010ef1x"), graphemes("e\u0301")
+    (['e\u0301', '\U00010ef1', 'x'], ['e\u0301'])
+    """
+    found = _GRAPHEME.findall(text)
+    split = chars("GRAPHEME_SPLIT")
+    if split.isdisjoint(text):
+        return found
+    out = []
+    for g in found:
+        start = 0
+        for k in range(1, len(g)):
+            if g[k] in split:
+                out.append(g[start:k])
+                start = k
+        out.append(g[start:])
+    return out
+
+
+class CharsMap:
+    """A parsed ``precompiled_charsmap``."""
+
+    __slots__ = ("_blob", "_array", "_normalized", "_lookup", "_char_cache", "_ascii")
+
+    def __init__(self, blob: bytes) -> None:
+        self._blob = bytes(blob)
+        if len(blob) < 4:
+            raise TokenizerFileError("precompiled_charsmap is too short")
+        (size,) = struct.unpack_from("<I", blob, 0)
+        n_units = size // 4
+        if 4 + n_units * 4 > len(blob):
+            raise TokenizerFileError("precompiled_charsmap: the trie runs past the end of the blob")
+        self._array = struct.unpack_from(f"<{n_units}I", blob, 4)
+        self._normalized = blob[4 + n_units * 4 :]
+        try:
+            self._normalized.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TokenizerFileError("precompiled_charsmap: the replacement strings are not UTF-8") from None
+        self._lookup = functools.lru_cache(maxsize=65536)(self._transform)
+        self._char_cache: dict[str, bool] = {}
+        #: the ASCII characters that have a replacement of their own
+        self._ascii = frozenset(chr(b) for b in range(128) if self._transform(chr(b)) is not None)
+
+    def __reduce__(self):
+        return CharsMap, (self._blob,)
+
+    # ----- the trie ---------------------------------------------------------------------------
+
+    def _prefix_values(self, key: bytes, first_only: bool = True) -> list[int]:
+        array = self._array
+        n = len(array)
+        if not n:
+            return []
+        unit = array[0]
+        pos = _offset(unit)
+        out = []
+        for c in key:
+            if c == 0:
+                break
+            pos ^= c
+            if pos >= n:
+                return out
+            unit = array[pos]
+            if (unit & 0x800000FF) != c:
+                return out
+            pos ^= _offset(unit)
+            if (unit >> 8) & 1:
+                if pos >= n:
+                    return out
+                out.append(array[pos] & 0x7FFFFFFF)
+                if first_only:
+                    return out
+        return out
+
+    def _walks(self, key: bytes) -> bool:
+        """True when ``key`` is a path of the trie (a prefix of some key, or a key)."""
+        array = self._array
+        n = len(array)
+        if not n:
+            return False
+        pos = _offset(array[0])
+        for c in key:
+            if c == 0:
+                return False
+            pos ^= c
+            if pos >= n or (array[pos] & 0x800000FF) != c:
+                return False
+            pos ^= _offset(array[pos])
+        return True
+
+    def _transform(self, piece: str) -> str | None:
+        """HF's ``Precompiled::transform``: the replacement of the shortest key that is a prefix
+        of ``piece``, or ``None``."""
+        values = self._prefix_values(piece.encode("utf-8", "surrogatepass"))
+        if not values:
+            return None
+        start = values[0]
+        end = self._normalized.find(b"\0", start)
+        if end < 0:
+            end = len(self._normalized)
+        try:
+            return self._normalized[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            raise TokenizerFileError("precompiled_charsmap: a replacement is not whole UTF-8") from None
+
+    def transform(self, piece: str) -> str | None:
+        """The replacement HF finds for ``piece`` (``None``: no key is a prefix of it)."""
+        return self._lookup(piece)
+
+    def _is_candidate(self, c: str) -> bool:
+        """True when a grapheme holding ``c`` may change: ``c`` has a replacement, or a key
+        starts with ``c`` (a longer sequence)."""
+        got = self._char_cache.get(c)
+        if got is None:
+            got = self._transform(c) is not None or self._walks(c.encode("utf-8", "surrogatepass"))
+            self._char_cache[c] = got
+        return got
+
+    # ----- normalizing --------------------------------------------------------------------------
+
+    def _grapheme(self, g: str) -> list[tuple[str, str]] | None:
+        """How HF rewrites grapheme ``g``: ``[(old_part, new_part), ...]`` covering ``g``, or
+        ``None`` when nothing changes."""
+        if len(g.encode("utf-8", "surrogatepass")) < 6:
+            norm = self.transform(g)
+            if norm is not None:
+                return [(g, norm)]
+        parts = []
+        changed = False
+        for c in g:
+            norm = self.transform(c)
+            if norm is None:
+                parts.append((c, c))
+            else:
+                changed = True
+                parts.append((c, norm))
+        return parts if changed else None
+
+    def _rewrites(self, text: str) -> list[tuple[int, list[tuple[str, str]]]]:
+        """``(start, parts)`` for every grapheme of ``text`` that changes, in order."""
+        if not text:
+            return []
+        seen = set(text)
+        if not any(self._is_candidate(c) for c in seen):
+            return []
+        out: list[tuple[int, list[tuple[str, str]]]] = []
+        segments = []
+        for m in _SEGMENT.finditer(text):
+            s, e = m.span()
+            segments.append((s, e))
+            seg = text[s:e]
+            if not any(self._is_candidate(c) for c in set(seg)):
+                continue
+            pos = s
+            for g in graphemes(seg):
+                parts = self._grapheme(g)
+                if parts is not None:
+                    out.append((pos, parts))
+                pos += len(g)
+        # outside the segments every grapheme is one ASCII character or "\r\n"
+        direct = [c for c in self._ascii if c in seen]
+        if not direct and "\r\n" not in text:
+            return out
+        finder = regex.compile("|".join(["\r\n", *[regex.escape(c) for c in sorted(direct)]]))
+        extra = []
+        k = 0
+        for m in finder.finditer(text):
+            s = m.start()
+            while k < len(segments) and segments[k][1] <= s:
+                k += 1
+            if k < len(segments) and segments[k][0] <= s:
+                continue  # inside a segment: done above
+            parts = self._grapheme(m.group())
+            if parts is not None:
+                extra.append((s, parts))
+        if extra:
+            out = sorted(out + extra, key=lambda item: item[0])
+        return out
+
+    def normalize_str(self, text: str) -> str:
+        """The characters HF's ``Precompiled`` makes of ``text``."""
+        rewrites = self._rewrites(text)
+        if not rewrites:
+            return text
+        out = []
+        last = 0
+        for start, parts in rewrites:
+            out.append(text[last:start])
+            for old, new in parts:
+                out.append(new)
+                start += len(old)
+            last = start
+        out.append(text[last:])
+        return "".join(out)
+
+    def normalize(self, text: NormalizedText) -> NormalizedText:
+        """``text`` normalized, with HF's alignment."""
+        rewrites = self._rewrites(text.text)
+        if not rewrites:
+            return text
+        # HF builds one (char, change) list for the whole text; here it is built only for runs
+        # of adjacent rewritten graphemes ("groups"): the characters between groups are (c, 0)
+        # and keep their alignment.
+        edits = []
+        group: list | None = None  # [start, end, p0, chars, changes]
+
+        def close(g: list) -> bool:
+            start, end, p, chars, changes = g
+            sources = []
+            for ch in changes:
+                if ch > 0:
+                    sources.append(p - 1)
+                else:
+                    sources.append(p)
+                    p += 1 - ch
+            if p != end:
+                return False
+            edits.append((start, end, "".join(chars), sources))
+            return True
+
+        for start, parts in rewrites:
+            if group is None or group[1] != start:
+                if group is not None and not close(group):
+                    return self._normalize_slow(text)
+                group = [start, start, start, [], []]
+            for old, new in parts:
+                diff = len(new) - len(old)
+                changes = [0] * len(new)
+                if diff > 0:
+                    for k in range(len(new) - diff, len(new)):
+                        changes[k] = 1
+                group[3].extend(new)
+                group[4].extend(changes)
+                group[1] += len(old)
+                if diff < 0:
+                    if group[4]:
+                        group[4][-1] += diff
+                    elif group[0] > 0:
+                        # folded into the unchanged character before the group: consumed
+                        group[2] -= diff
+                    else:
+                        return self._normalize_slow(text)
+        if group is not None and not close(group):
+            return self._normalize_slow(text)
+        return text.edit(edits)
+
+    def _normalize_slow(self, text: NormalizedText) -> NormalizedText:
+        """The whole text through HF's transformation list, one character at a time (only for a
+        text whose first grapheme is replaced by nothing, where HF's alignment shifts)."""
+        t = text.text
+        rewrites = dict(self._rewrites(t))
+        transformations: list[list] = []
+        i = 0
+        while i < len(t):
+            parts = rewrites.get(i)
+            if parts is None:
+                transformations.append([t[i], 0])
+                i += 1
+                continue
+            for old, new in parts:
+                diff = len(new) - len(old)
+                items = [[c, 0] for c in new]
+                if diff > 0:
+                    for item in items[len(items) - diff :]:
+                        item[1] = 1
+                transformations.extend(items)
+                if diff < 0 and transformations:
+                    transformations[-1][1] += diff
+                i += len(old)
+        return text.transform([(c, ch) for c, ch in transformations], 0)
+
+
+def _offset(unit: int) -> int:
+    return (unit >> 10) << ((unit & (1 << 9)) >> 6)
+
+
+def build_charsmap(rules: Mapping[str, str]) -> bytes:
+    """A ``precompiled_charsmap`` blob for ``rules`` (key -> replacement), laid out as
+    SentencePiece lays it out: for tests and examples.
+
+    >>> CharsMap(build_charsmap({"a": "b"})).transform("a")
+    'b'
+    """
+    normalized = bytearray()
+    values: dict[bytes, int] = {}
+    for key, value in sorted(rules.items()):
+        values[key.encode("utf-8")] = len(normalized)
+        normalized += value.encode("utf-8") + b"\0"
+    array = _build_double_array(values)
+    trie = struct.pack(f"<{len(array)}I", *array)
+    return struct.pack("<I", len(trie)) + trie + bytes(normalized)
+
+
+def _build_double_array(values: dict[bytes, int]) -> list[int]:
+    """A double array (darts-clone's unit layout) holding ``values``: each node's children sit at
+    ``base ^ label``; a node with a value has a leaf child at ``base ^ 0``."""
+    # the trie of the keys, as nested dicts; a value is stored under the label 0
+    root: dict = {}
+    for key, value in values.items():
+        node = root
+        for b in key:
+            node = node.setdefault(b, {})
+        node[0] = value
+    array: list[int] = [0] * 256
+    used: set[int] = {0}
+
+    def unit_offset(offset: int) -> int:
+        # offsets must fit the unit's 22 bits (no extension bit needed for small tries)
+        assert offset < (1 << 21)
+        return offset << 10
+
+    def place(node: dict, pos: int) -> None:
+        labels = sorted(node)
+        base = 256
+        while True:
+            if all((base ^ lab) not in used for lab in labels) and base not in used_bases:
+                break
+            base += 1
+        used_bases.add(base)
+        need = max(base ^ lab for lab in labels) + 1
+        if need > len(array):
+            array.extend([0] * (need - len(array) + 256))
+        offset = pos ^ base
+        array[pos] |= unit_offset(offset)
+        for lab in labels:
+            child = base ^ lab
+            used.add(child)
+            if lab == 0:
+                array[child] = node[0] & 0x7FFFFFFF | (1 << 31)
+            else:
+                array[child] = lab
+                if 0 in node[lab]:
+                    array[child] |= 1 << 8
+        for lab in labels:
+            if lab:
+                place(node[lab], base ^ lab)
+
+    used_bases: set[int] = set()
+    place(root, 0)
+    return array
