@@ -1,5 +1,5 @@
 """Measure the character classes Hugging Face ``tokenizers`` uses, and write them to
-``tokscope/core/hf_tables.py``.
+``tokscope/core/text/unicode_tables.py``.
 
 HF's stages classify characters with several Rust crates, each built on its own Unicode version
 (normalization tables of Unicode 9.0, an old ``unicode_categories``, Rust's std, the ``regex``
@@ -23,7 +23,7 @@ from tokenizers import normalizers as N
 from tokenizers import pre_tokenizers as P
 
 CPS = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
-OUT = Path(__file__).resolve().parents[1] / "tokscope" / "core" / "hf_tables.py"
+OUT = Path(__file__).resolve().parents[1] / "tokscope" / "core" / "text" / "unicode_tables.py"
 
 
 def hf_norm(norm, s: str) -> str:

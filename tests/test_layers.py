@@ -37,12 +37,15 @@ def test_import_contracts_hold():
 @pytest.mark.parametrize(
     ("module", "planted", "contract"),
     [
-        ("core/bpe.py", "from ..sources import registry  # planted\n", "cli over app and commands"),
-        ("core/bpe.py", "def _planted():\n    from ..app import app  # planted\n", "cli over app and commands"),
-        ("core/stats.py", "import tiktoken  # planted\n", "the core imports no UI"),
+        ("core/models/ranks.py", "from ...sources import registry  # planted\n", "cli over app and commands"),
+        ("core/models/ranks.py", "def _planted():\n    from ...app import app  # planted\n", "cli over app and commands"),
+        ("core/insights/stats.py", "import tiktoken  # planted\n", "the core imports no UI"),
         ("sources/names.py", "import textual  # planted\n", "import no Textual"),
         ("app/render.py", "from ..cli import main  # planted\n", "cli over app and commands"),
-        ("core/tokenizer.py", "def _planted():\n    from . import document  # planted\n", "no import cycles"),
+        ("core/tokenizer/tokenizer.py", "def _planted():\n    from .. import document  # planted\n", "in pipeline order"),
+        ("core/models/bpe.py", "def _planted():\n    from ..tokenizer import tokenizer  # planted\n", "in pipeline order"),
+        ("core/text/types.py", "def _planted():\n    from ..models import ranks  # planted\n", "in pipeline order"),
+        ("core/models/bpe.py", "def _planted():\n    from .unigram import Unigram  # planted\n", "no import cycles"),
     ],
 )
 def test_the_contracts_catch_a_planted_import(tmp_path, module, planted, contract):

@@ -49,13 +49,13 @@ FRAMEWORK_NAMES = [
 def test_vulture_finds_no_dead_code_in_the_package():
     """Across core, sources, commands and the app: what nothing calls, with the tests and the
     benchmarks counted as callers (what only they use is the public API: tiktoken's methods on
-    ``tokscope.get_encoding``, the core's documented helpers). ``hf_tables`` is data read by
+    ``tokscope.get_encoding``, the core's documented helpers). ``unicode_tables`` is data read by
     name."""
     exe = shutil.which("vulture") or str(Path(sys.executable).with_name("vulture"))
     done = subprocess.run(
         [exe, "tokscope", "tests", "bench", "--min-confidence", "60",
          "--ignore-names", ",".join(TEXTUAL_NAMES + FRAMEWORK_NAMES), "--ignore-decorators", "@on,@work",
-         "--exclude", "tokscope/core/hf_tables.py"],
+         "--exclude", "tokscope/core/text/unicode_tables.py"],
         cwd=ROOT, capture_output=True, text=True,
     )
     found = [line for line in done.stdout.splitlines() if line.startswith("tokscope")]
