@@ -378,7 +378,7 @@ def stage_table(a: Tokenizer, b: Tokenizer) -> tuple[StageRow, ...]:
     """Each stage of ``a`` and ``b`` side by side, in words."""
 
     def pre(tok: Tokenizer) -> str:
-        return f"pattern {tok.pattern!r}" if tok.pattern is not None else describe(tok.pre_tokenizer)
+        return f"pattern {tok.pattern}" if tok.pattern is not None else describe(tok.pre_tokenizer)
 
     def added(tok: Tokenizer) -> str:
         return f"{len(tok.added_tokens):,} ({len(tok.special_tokens):,} special)"
