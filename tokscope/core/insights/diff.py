@@ -479,14 +479,19 @@ ATOMS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: characters of every class a pattern tells apart (spaces, letters of both cases, digits, marks,
+#: punctuation, emoji, CJK), whose pairs the generator tries before the blocks
+PAIR_CHARS = " \t\n\u00a0aAsé1'.!-_<[😀日я\u0301\u200d"
+
+
 def _atoms() -> list[tuple[str, str]]:
     return [(cat, atom) for cat, atoms in ATOMS.items() for atom in atoms]
 
 
 def generated_texts(seed: int = 0) -> Iterator[tuple[str, str, str]]:
     """``(stage, category, text)`` without end, the same for the same seed: every single
-    character of the building blocks (:data:`ATOMS`; stage ``chars``), then the blocks themselves,
-    shortest first (``blocks``), then seeded mixes of two to eight blocks, sometimes with spaces
+    character of the building blocks (:data:`ATOMS`; stage ``chars``), every pair of
+    :data:`PAIR_CHARS` (``pairs``), then the blocks themselves, shortest first (``blocks``), then seeded mixes of two to eight blocks, sometimes with spaces
     or newlines between them, a block upper-cased or repeated (``mixes``).
 
     >>> from itertools import islice
@@ -502,6 +507,10 @@ def generated_texts(seed: int = 0) -> Iterator[tuple[str, str, str]]:
             if ch not in seen:
                 seen.add(ch)
                 yield "chars", cat, ch
+    for x in PAIR_CHARS:
+        for y in PAIR_CHARS:
+            seen.add(x + y)
+            yield "pairs", "pairs", x + y
     for cat, atom in sorted(atoms, key=lambda x: len(x[1])):
         if atom not in seen:
             seen.add(atom)
