@@ -156,7 +156,7 @@ def render(d: TokenizerDiff, names: tuple[str, str]) -> list[str]:
     s = d.search
     found = s.difference
     lines.append("")
-    how = "ids" if s.compared == "ids" else "where they cut, as ids differ"
+    how = "ids" if s.compared == "ids" else "cuts, as ids differ"
     lines.append(f"splits (special tokens encoded as ordinary text; compared by {how}):")
     if s.text_given:
         lines.append(f"  the given text: {'split differently' if s.text_differs else 'split alike'}")
