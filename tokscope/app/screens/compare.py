@@ -749,6 +749,11 @@ class CompareScreen(ViewScreen):
         if cancel is not self._diff_cancel or not self.is_mounted:
             return
         self.diff_result = result
+        self._show_diff(pair, error)
+
+    def _show_diff(self, pair: tuple[int, int], error: str | None) -> None:
+        """The last verdict (:attr:`diff_result`) in the note line, as ``tokscope diff`` shows its splits."""
+        result = self.diff_result
         note = Text(f"diff {pair[0]} vs {pair[1]}: ")
         if result is None:
             note.append(f"failed: {safe_text(error)}")

@@ -77,7 +77,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..added_tokens.added_vocabulary import AddedToken
-from ..explain.facts import merge_rank
 from ..models.bpe import byte_token_value
 from ..text.errors import CancelledError, TokscopeError
 from ..tokenizer.tokenizer import Tokenizer
@@ -206,9 +205,12 @@ def _value_kind(a: Tokenizer, b: Tokenizer) -> str | None:
 
 
 def _value(tok: Tokenizer, kind: str, token_id: int) -> float | None:
+    """A Unigram token's score, or the rank of the first merge line that makes a BPE token (``None``
+    for a symbol no merge makes)."""
     if kind == "score":
         return tok.model.score(token_id)
-    return merge_rank(tok, token_id)
+    rules = tok.model.merges_into(token_id)
+    return rules[0].rank if rules else None
 
 
 def vocab_diff(a: Tokenizer, b: Tokenizer, *, examples: int = EXAMPLES,
