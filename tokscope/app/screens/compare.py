@@ -153,7 +153,7 @@ class CompareScreen(ViewScreen):
         Binding("l", "toggle_layout", "Layout"),
         Binding("e", "edit", "Edit"),
         Binding("p", "focus_prices", "Prices"),
-        Binding("d", "diff", "Diff"),
+        Binding("d", "diff", "Diff", show=False),
         *view_bindings(),
     ]
 
