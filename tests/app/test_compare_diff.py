@@ -65,6 +65,17 @@ async def test_d_shows_the_verdict_and_the_shortest_text(load):
         assert a in shown
 
 
+async def test_d_compares_pane_1_with_the_focused_pane(load):
+    app = ExplorerApp(TEXT, encoding="gpt2", palette="truecolor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, ["gpt2", "cl100k_base", "o200k_base"])
+        screen.query_one(f"#view-{screen.slots[2].key}").focus()
+        await pilot.press("d")
+        result = await wait_diff(pilot, screen)
+        assert (result.a_name, result.b_name) == ("gpt2", "o200k_base")
+        assert note(screen).startswith("diff 1 vs 3: differ")
+
+
 def gpt2_json(ranks: dict[bytes, int]) -> str:
     """A tokenizer.json converted from GPT-2's ranks as ``transformers`` converts tiktoken files."""
     import tokenizers
