@@ -62,19 +62,24 @@ def seconds_arg(value: str) -> float:
 
 
 def clip(text: str, width: int, around: int = 0) -> str:
-    """``text`` on at most ``width`` columns: cut with ``…``, starting a little before ``around``
-    (where it differs from its twin) when that would be cut off.
+    """``text`` on at most ``width`` columns, cut with ``…``; when offset ``around`` (where it
+    differs from its twin) would be cut off, it starts a few characters before it instead.
 
-    >>> clip("abcdef", 4), clip("abcdefghij", 6, around=8)
-    ('abc…', '…fghi…')
+    >>> clip("abcdef", 4), clip("abcdefghijklmnopqrstuvwxyz", 12, around=20)
+    ('abc…', '…nopqrstuvw…')
     """
     if len(text) <= width:
         return text
-    start = 0
-    if around > width - 8:
-        start = around - 8
-        text = "…" + text[start + 1:]
-    return text[: width - 1] + "…" if len(text) > width else text
+    if around >= width - 8:
+        text = "…" + text[around - 7:]
+        if len(text) <= width:
+            return text
+    return text[: width - 1] + "…"
+
+
+def clipped(head: str, text: str, around: int = 0) -> str:
+    """``head`` then ``text`` clipped to the rest of the report's width (see :func:`clip`)."""
+    return head + clip(text, max(10, WIDTH - len(head)), around)
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -147,11 +152,11 @@ def render(d: TokenizerDiff, names: tuple[str, str]) -> list[str]:
     for row in d.stages:
         sa, sb = safe_text(row.a), safe_text(row.b)
         if row.same:
-            lines.append(clip(f"  {row.stage:<15}= {sa}", WIDTH))
+            lines.append(clipped(f"  {row.stage:<15}= ", sa))
         else:
             at = _common_prefix(sa, sb)
-            lines.append(clip(f"  {row.stage:<15}≠ A {sa}", WIDTH, at + 20))
-            lines.append(clip(f"  {'':<15}  B {sb}", WIDTH, at + 20))
+            lines.append(clipped(f"  {row.stage:<15}≠ A ", sa, at))
+            lines.append(clipped(f"  {'':<15}  B ", sb, at))
 
     s = d.search
     found = s.difference
@@ -169,13 +174,31 @@ def render(d: TokenizerDiff, names: tuple[str, str]) -> list[str]:
     return lines
 
 
+#: the longest difference text shown whole (a longer one is shown around where the splits part)
+SHOWN_CHARS = 60
+
+
+def excerpt(text: str, at: int, width: int = SHOWN_CHARS) -> str:
+    """``text`` shown safely, whitespace visible; a long one cut to about ``width`` characters
+    around offset ``at``.
+
+    >>> excerpt("a b", 0), excerpt("x" * 100 + "!" + "y" * 100, 100, width=10)
+    ('a·b', '…xxxxx!yyyy…')
+    """
+    if len(text) <= width:
+        return safe_text(text, ws=True)
+    start = max(0, at - width // 2)
+    end = min(len(text), start + width)
+    return ("…" if start else "") + safe_text(text[start:end], ws=True) + ("…" if end < len(text) else "")
+
+
 def show_difference(found: Difference) -> list[str]:
     where = "the given text" if found.source == "text" else f"the generator ({found.category})"
     state = "minimal" if found.minimal else "shrinking stopped at the time budget"
     n = len(found.text)
     return [
-        f"  shortest text found: \"{safe_text(found.text, ws=True)}\" ({n} char{'s' if n != 1 else ''}, from "
-        f"{safe_text(where)}; {state}); they part at char {found.first_char}",
+        f"  shortest text found: \"{excerpt(found.text, found.first_char)}\" ({n:,} char{'s' if n != 1 else ''}, "
+        f"from {safe_text(where)}; {state}); they part at char {found.first_char:,}",
         clip(f"  A {show_split(found.a)}   ({_ids(found.a)})", WIDTH),
         clip(f"  B {show_split(found.b)}   ({_ids(found.b)})", WIDTH),
     ]

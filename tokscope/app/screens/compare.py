@@ -761,7 +761,7 @@ class CompareScreen(ViewScreen):
             note.append(result.verdict, style="bold")
             found = result.search.difference
             if found is not None and not isinstance(found.a, str) and not isinstance(found.b, str):
-                note.append(f" · \"{safe_text(found.text, ws=True)}\": ")
+                note.append(f" · \"{safe_text(found.text[:40], ws=True)}\": ")
                 for label, pieces in (("", found.a), (" vs ", found.b)):
                     note.append(label)
                     note.append("│".join(token_label(p.bytes) for p in pieces))

@@ -91,6 +91,8 @@ __all__ = [
 DEFAULT_SECONDS = 5.0
 #: how many examples of each kind of vocabulary difference are kept
 EXAMPLES = 20
+#: a differing text longer than this is first narrowed to a window around where the splits part
+WINDOW_FROM = 256
 
 Progress = Callable[[int, float], None]
 
@@ -431,6 +433,20 @@ def _key(pieces: Sequence[SplitPiece], by_ids: bool) -> tuple:
     return tuple((p.start, p.end, p.byte_start, p.byte_end) for p in pieces)
 
 
+def _cuts(tok: Tokenizer, text: str, by_ids: bool) -> tuple | str:
+    """What :func:`_key` gives for ``split(tok, text)``, without building the pieces (ids through
+    ``encode_ordinary``'s fast path); ``"error: ..."`` when ``tok`` refuses the text."""
+    try:
+        if by_ids:
+            return tuple(tok.encode_ordinary(text))
+        return tuple((p.start, p.end, p.byte_start, p.byte_end)
+                     for p in tok.pieces(text, allowed_special=(), disallowed_special=()))
+    except CancelledError:
+        raise
+    except TokscopeError as exc:
+        return f"error: {exc}"
+
+
 def _safe_split(tok: Tokenizer, text: str) -> tuple[SplitPiece, ...] | str:
     try:
         return split(tok, text)
@@ -633,13 +649,29 @@ class _Search:
         self.tried += 1
         if self.progress is not None and self.tried % 64 == 0:
             self.progress(self.tried, min(1.0, (self.clock() - self.begun) / self.budget) if self.budget > 0 else 1.0)
-        sa, sb = self.splits(text)
-        if isinstance(sa, str) or isinstance(sb, str):
-            return sa != sb
-        return _key(sa, self.by_ids) != _key(sb, self.by_ids)
+        return _cuts(self.a, text, self.by_ids) != _cuts(self.b, text, self.by_ids)
+
+    def narrow(self, text: str) -> str:
+        """A window of a long ``text`` around where the two first part ways that still differs
+        (the narrowest of a few), or ``text`` itself: shrinking a long text from the whole of it
+        would take many passes over it."""
+        if len(text) <= WINDOW_FROM:
+            return text
+        try:
+            sa, sb = (tok.pieces(text, allowed_special=(), disallowed_special=()) for tok in (self.a, self.b))
+        except TokscopeError:
+            return text
+        at = first_difference(sa, sb, self.by_ids)  # type: ignore[arg-type]  # Piece has the fields it reads
+        for radius in (16, 64, 256, 1024, 4096):
+            if self.out_of_time():
+                break
+            window = text[max(0, at - radius):at + radius]
+            if len(window) < len(text) and self.differs(window):
+                return window
+        return text
 
     def found(self, text: str, source: str, category: str) -> Difference:
-        small = shrink(text, self.differs, self.out_of_time)
+        small = shrink(self.narrow(text), self.differs, self.out_of_time)
         minimal = not self.timed_out
         sa, sb = self.splits(small)
         first = 0
@@ -731,13 +763,14 @@ class TokenizerDiff:
         else:
             parts = []
             if v.only_a or v.only_b:
-                parts.append(f"{v.only_a:,} tokens only in A, {v.only_b:,} only in B")
+                parts.append(f"{_count(v.only_a, 'token')} only in A, {v.only_b:,} only in B")
             if v.different_id:
-                parts.append(f"{v.different_id:,} under other ids")
+                parts.append(f"{_count(v.different_id, 'token')} under other ids")
             if v.different_value:
-                parts.append(f"{v.different_value:,} other {v.value}s")
+                parts.append(f"{_count(v.different_value, 'other ' + str(v.value))}")
             if self.added.differences:
-                parts.append(f"{len(self.added.differences):,} added tokens differ")
+                n = len(self.added.differences)
+                parts.append(f"{_count(n, 'added token')} differ{'s' if n == 1 else ''}")
             vocab = ", ".join(parts)
         found = self.search.difference
         if found is None:
@@ -745,6 +778,15 @@ class TokenizerDiff:
         else:
             split_part = f"split differently on a {len(found.text)}-character text"
         return f"{self.verdict}: {vocab}; {split_part}"
+
+
+def _count(n: int, word: str) -> str:
+    """``1 token``, ``2 tokens``.
+
+    >>> _count(1, "token"), _count(1200, "added token")
+    ('1 token', '1,200 added tokens')
+    """
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def diff_tokenizers(a: Tokenizer, b: Tokenizer, text: str | None = None, *, seconds: float = DEFAULT_SECONDS,
