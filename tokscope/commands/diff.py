@@ -70,7 +70,7 @@ def clip(text: str, width: int, around: int = 0) -> str:
     """
     if len(text) <= width:
         return text
-    if around >= width - 8:
+    if around >= max(8, width - 8):
         text = "…" + text[around - 7:]
         if len(text) <= width:
             return text
