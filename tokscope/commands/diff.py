@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from ..core.insights.diff import DEFAULT_SECONDS, Difference, SplitPiece, TokenizerDiff, diff_json, diff_tokenizers
@@ -216,34 +217,37 @@ def _load(name: str) -> Any:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     try:
-        text = None
-        if args.text is not None or args.file:
-            text = read_text(args)
-        a, b = _load(args.a), _load(args.b)
-        bar = progress_bar("searching", delay=0.5)
-        progress = None
-        if bar is not None:
-            def progress(tried: int, fraction: float) -> None:
-                bar.draw(fraction, f"{tried:,} texts")
-        try:
-            result = diff_tokenizers(a, b, text, seconds=args.seconds, seed=args.seed, progress=progress)
-        finally:
-            if bar is not None:
-                bar.close()
-    except UsageError:
+        return _diff(args)
+    except (UsageError, MemoryError, RecursionError, KeyboardInterrupt, BrokenPipeError):
         raise
     except (TokscopeError, OSError, ValueError) as exc:
-        raise DiffError(safe_text(exc)) from None
-    except (MemoryError, RecursionError, KeyboardInterrupt, BrokenPipeError):
-        raise
+        raise DiffError(safe_text(getattr(exc, "strerror", None) or exc)) from None
     except Exception as exc:  # noqa: BLE001 - exit 1 means "differ": a failure must not look like one
         if os.environ.get("TOKSCOPE_DEBUG"):
             raise
         raise DiffError(f"internal error: {type(exc).__name__}: {exc} (please report it)") from None
+
+
+def _diff(args: argparse.Namespace) -> int:
+    text = None
+    if args.text is not None or args.file:
+        text = read_text(args)
+    a, b = _load(args.a), _load(args.b)
+    bar = progress_bar("searching", delay=0.5)
+    progress = None
+    if bar is not None:
+        def progress(tried: int, fraction: float) -> None:
+            bar.draw(fraction, f"{tried:,} texts")
+    try:
+        result = diff_tokenizers(a, b, text, seconds=args.seconds, seed=args.seed, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
     if args.json:
         print_json(diff_json(result))
     else:
         print("\n".join(render(result, (args.a, args.b))))
+    sys.stdout.flush()  # a failed write is an error (2), not a verdict
     return 0 if result.same else 1
 
 
