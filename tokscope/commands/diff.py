@@ -100,6 +100,8 @@ def show_split(pieces: tuple[SplitPiece, ...] | str) -> str:
     """
     if isinstance(pieces, str):
         return safe_text(pieces)
+    if not pieces:
+        return "(no tokens)"
     return "│".join(token_label(p.bytes) for p in pieces)
 
 
@@ -107,6 +109,8 @@ def _ids(pieces: tuple[SplitPiece, ...] | str) -> str:
     if isinstance(pieces, str):
         return ""
     n = len(pieces)
+    if not n:
+        return "0 tokens"
     return f"{n} token{'s' if n != 1 else ''}: " + " ".join(str(p.id) for p in pieces)
 
 

@@ -82,9 +82,10 @@ from ..text.errors import CancelledError, TokscopeError
 from ..tokenizer.tokenizer import Tokenizer
 
 __all__ = [
-    "AddedDifference", "AddedDiff", "DEFAULT_SECONDS", "Difference", "SearchReport", "SplitPiece", "StageRow",
-    "TokenEntry", "TokenizerDiff", "VocabDiff", "added_diff", "diff_json", "diff_tokenizers", "generated_texts",
-    "search_difference", "shrink", "split", "stage_table", "vocab_diff",
+    "ATOMS", "AddedDifference", "AddedDiff", "DEFAULT_SECONDS", "Difference", "SearchReport", "SplitPiece",
+    "StageRow", "TokenEntry", "TokenizerDiff", "VocabDiff", "added_diff", "describe", "describe_model",
+    "describe_template", "diff_json", "diff_tokenizers", "first_difference", "generated_texts", "search_difference",
+    "shrink", "split", "stage_table", "vocab_diff",
 ]
 
 #: the search's default time budget, in seconds
