@@ -18,6 +18,9 @@ exit code  when
            were, with no temporary file behind
 =========  =====================================================================================
 
+``tokscope diff`` counts differently, for a CI step to gate on: 0 no difference found, 1 the two
+tokenizers differ, 2 any error (the diff could not be made).
+
 Whatever a command prints to the terminal passes through a guard that shows control characters
 and bidirectional overrides as inert glyphs (:func:`tokscope.core.text.display.char_glyph`); the
 commands themselves already print outside strings through
@@ -36,14 +39,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from .commands import basic, chat, compare, count, explain, stats, train, truncate
+from .commands import basic, chat, compare, count, diff, explain, stats, train, truncate
 from .commands.common import PROG, UsageError
 from .core.text.display import safe_text
 from .core.text.errors import TokscopeError
 from .sources.text_input import DEFAULT_MAX_BYTES
 
 #: The modules that add subcommands, in the order ``--help`` lists them.
-COMMANDS = (basic, count, truncate, chat, train, explain, compare, stats)
+COMMANDS = (basic, count, truncate, chat, train, explain, compare, diff, stats)
 
 
 # ----- the parser ------------------------------------------------------------------------------

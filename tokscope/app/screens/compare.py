@@ -5,6 +5,8 @@ Each pane draws one tokenizer's pieces as the token view does. Pieces that start
 that overlap it in the others (reversed); scrolling one pane scrolls the others to the same
 place in the text. The table under the panes holds the stats of ``tokscope compare`` and the cost
 at the prices typed in the top line. ``e`` edits the text (it goes back to the explorer on close).
+``d`` puts ``tokscope diff``'s verdict for pane 1 and the focused pane in the note line (same or
+differ, and the shortest text found that they split differently), computed in a worker.
 
 Encodings load and encode in thread workers; one that fails shows its error in its pane while the
 others work. Everything shown comes from :mod:`tokscope.core.insights.compare` (CLI twin: ``tokscope compare``).
@@ -44,7 +46,7 @@ from ...core.insights.compare import (
 )
 from ...core.insights.compare import parse_copies as core_parse_copies
 from ...core.insights.compare import parse_price as core_parse_price
-from ...core.text.display import safe_text
+from ...core.text.display import safe_text, token_label
 from ...core.document.document import SPECIAL, Document
 from ...core.text.errors import CancelledError
 from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
@@ -56,6 +58,8 @@ from .base import ViewScreen, view_bindings
 
 #: at this width and wider the panes sit side by side unless the user chose otherwise
 SIDE_BY_SIDE_WIDTH = 120
+#: the time budget of ``d``'s search for a text two panes split differently
+DIFF_SECONDS = 3.0
 #: the tokenizers a conversation is compared under besides the explorer's (three chat formats)
 CHAT_COMPARE = ("o200k_base", "o200k_harmony", "llama3")
 
@@ -149,6 +153,7 @@ class CompareScreen(ViewScreen):
         Binding("l", "toggle_layout", "Layout"),
         Binding("e", "edit", "Edit"),
         Binding("p", "focus_prices", "Prices"),
+        Binding("d", "diff", "Diff", show=False),
         *view_bindings(),
     ]
 
@@ -168,6 +173,9 @@ class CompareScreen(ViewScreen):
         self.result_slots: list[Slot] = []
         self._edited = False
         self._debounce = None
+        #: the last ``d`` verdict (:class:`~tokscope.core.insights.diff.TokenizerDiff`) and its job's stop switch
+        self.diff_result: Any = None
+        self._diff_cancel = threading.Event()
 
     # ----- composition -----------------------------------------------------------------------
 
@@ -342,6 +350,7 @@ class CompareScreen(ViewScreen):
     def on_unmount(self) -> None:
         for slot in self.slots:
             slot.cancel.set()
+        self._diff_cancel.set()
 
     def _pane_job(self, slot: Slot, gen: int, text: str, specials: bool, width: int,
                   cancel: threading.Event | None = None) -> None:
@@ -702,6 +711,66 @@ class CompareScreen(ViewScreen):
         self.side = not self.side_by_side
         self._apply_layout()
         self.call_after_refresh(self.refresh_all)
+
+    # ----- diff: are two panes' tokenizers the same? ------------------------------------------------
+
+    def action_diff(self) -> None:
+        """The verdict of ``tokscope diff`` for pane 1 and the focused pane (pane 2 when pane 1 has the
+        focus) in the note line, computed in a worker over the text and generated texts."""
+        loaded = [s for s in self.slots if s.tokenizer is not None and s.error is None]
+        if len(loaded) < 2:
+            self.notify("Diff needs two loaded tokenizers.", severity="warning")
+            return
+        focused = self._slot_of(self.focused) if isinstance(self.focused, ComparePane) else None
+        a = loaded[0]
+        b = focused if focused in loaded and focused is not a else loaded[1]
+        pair = (self.slots.index(a) + 1, self.slots.index(b) + 1)
+        self._diff_cancel.set()
+        self._diff_cancel = cancel = threading.Event()
+        self.diff_result = None
+        self.query_one("#cmp-note", Static).update(Text(f"diff {pair[0]} vs {pair[1]}: searching…"))
+        text = self.text if self.chat is None else None
+        self.run_worker(lambda: self._diff_job(pair, a.tokenizer, b.tokenizer, text, cancel), thread=True,
+                        exclusive=True, group="cmp-diff", exit_on_error=False)
+
+    def _diff_job(self, pair: tuple[int, int], a: Any, b: Any, text: str | None, cancel: threading.Event) -> None:
+        from ...core.insights.diff import diff_tokenizers
+
+        try:
+            result = diff_tokenizers(a, b, text or None, seconds=DIFF_SECONDS, cancel=cancel)
+        except CancelledError:
+            return
+        except Exception as exc:  # noqa: BLE001 - said in the note line
+            self.app.call_from_thread(self._diff_ready, pair, None, str(exc) or type(exc).__name__, cancel)
+            return
+        self.app.call_from_thread(self._diff_ready, pair, result, None, cancel)
+
+    def _diff_ready(self, pair: tuple[int, int], result: Any, error: str | None, cancel: threading.Event) -> None:
+        if cancel is not self._diff_cancel or not self.is_mounted:
+            return
+        self.diff_result = result
+        self._show_diff(pair, error)
+
+    def _show_diff(self, pair: tuple[int, int], error: str | None) -> None:
+        """The last verdict (:attr:`diff_result`) in the note line, as ``tokscope diff`` shows its splits."""
+        result = self.diff_result
+        note = Text(f"diff {pair[0]} vs {pair[1]}: ")
+        if result is None:
+            note.append(f"failed: {safe_text(error)}")
+        else:
+            note.append(result.verdict, style="bold")
+            found = result.search.difference
+            if found is not None and not isinstance(found.a, str) and not isinstance(found.b, str):
+                note.append(f" · \"{safe_text(found.text[:40], ws=True)}\": ")
+                for label, pieces in (("", found.a), (" vs ", found.b)):
+                    note.append(label)
+                    note.append("│".join(token_label(p.bytes) for p in pieces))
+            elif found is None:
+                note.append(f" · no text splits differently ({result.search.tried:,} tried)")
+            v = result.vocab
+            if not v.same:
+                note.append(f" · vocab: {v.only_a:,}/{v.only_b:,} only in one, {v.different_id:,} other ids")
+        self.query_one("#cmp-note", Static).update(note)
 
     def action_focus_prices(self) -> None:
         self.query_one("#cmp-price-in", Input).focus()
