@@ -355,10 +355,10 @@ async def test_the_inspector_shows_every_code_point_that_fits():
 def test_why_parts_never_break_inside_a_part():
     from rich.console import Console
 
-    from tokscope.app.screens.why import _parts
+    from tokscope.app.widgets.why_pane import parts_text
 
     console = Console(width=12, file=open(os.devnull, "w"))
-    lines = _parts((b" t", b"o", b"k", b"e", b"n", b"ization")).wrap(console, 14)
+    lines = parts_text((b" t", b"o", b"k", b"e", b"n", b"ization")).wrap(console, 14)
     for line in lines:
         assert line.plain.count("[") == line.plain.count("]")
 

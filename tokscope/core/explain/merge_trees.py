@@ -210,6 +210,25 @@ def walk(tree: MergeNode, depth: int = 0) -> Iterator[tuple[int, MergeNode]]:
         yield from walk(child, depth + 1)
 
 
+def draw_tree(tree: MergeNode, label: Callable[[MergeNode], str]) -> list[str]:
+    """The tree drawn with box characters, one node a line, each node written by ``label``.
+
+    >>> tree = MergeNode(2, b"ab", 2, (MergeNode(0, b"a", 0), MergeNode(1, b"b", 1)))
+    >>> draw_tree(tree, lambda n: f"{n.id} {n.text}")
+    ['2 ab', '├─ 0 a', '└─ 1 b']
+    """
+    lines = [label(tree)]
+
+    def add(n: MergeNode, prefix: str) -> None:
+        for i, child in enumerate(n.children):
+            last = i == len(n.children) - 1
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{label(child)}")
+            add(child, prefix + ("   " if last else "│  "))
+
+    add(tree, "")
+    return lines
+
+
 def tree_json(tree: MergeNode) -> dict:
     """The tree as nested plain data: ``id``, ``bytes`` (lowercase hex), ``rank``, ``children``."""
     return {

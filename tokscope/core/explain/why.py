@@ -108,6 +108,7 @@ class TextWhy:
     encoding: str
     text: str
     chunks: tuple[ChunkWhy, ...]
+    max_rank: int | None = None
 
     @property
     def tokens(self) -> tuple[int, ...]:
@@ -127,15 +128,30 @@ def _show(tokenizer: Tokenizer, ids: Collection[int]) -> str:
     return " + ".join(repr(tokenizer.token_str(i)) for i in ids)
 
 
+def _from_ranks(found: ChunkExplanation) -> ChunkWhy:
+    """Byte-level BPE from ranks as one case of :class:`ChunkWhy` (its facts in ``ranks``)."""
+    return ChunkWhy(found.chunk, found.tokens, "byte-level BPE", found.why.summary if found.why else "", ranks=found)
+
+
+def _check_cutoff(tokenizer: Tokenizer, max_rank: int | None) -> None:
+    if max_rank is not None and not tokenizer.ranks:
+        raise NotForThisKindError("a rank cut-off", tokenizer.name, tokenizer.kind, "byte-level BPE from ranks")
+
+
 def explain_chunk(
     tokenizer: Tokenizer, text: str, chunk: Chunk, *, max_rank: int | None = None, nbest: int = NBEST,
-    allowed_special: Any = (),
+    allowed_special: Any = (), with_variants: bool = True,
 ) -> ChunkWhy:
     """Explain one chunk of ``text`` (its offsets are into ``text``; ``allowed_special`` as the
-    text was cut, so that the chunk's form is found in the right part of it)."""
+    text was cut, so that the chunk's form is found in the right part of it). ``with_variants``:
+    byte-level BPE from ranks also encodes the chunk's word in other contexts."""
     method = method_of(tokenizer)
-    if max_rank is not None and method != "byte-level BPE":
-        raise NotForThisKindError("a rank cut-off", tokenizer.name, tokenizer.kind, "byte-level BPE from ranks")
+    _check_cutoff(tokenizer, max_rank)
+    if method == "byte-level BPE":
+        from . import ranks as explain
+
+        item = explain.classify_chunk(tokenizer, text, chunk)
+        return _from_ranks(explain.explain_chunk(tokenizer, item, max_rank=max_rank, with_variants=with_variants))
     if chunk.special:
         token_id = tokenizer.token_to_id(chunk.text)
         if token_id is None:
@@ -143,12 +159,6 @@ def explain_chunk(
         what = "special" if tokenizer.is_special(token_id) else "added"
         return ChunkWhy(chunk, (token_id,), "added",
                         f"{chunk.text!r} is the {what} token {token_id}: cut out of the text before anything else, never merged")
-    if method == "byte-level BPE":
-        from . import ranks as explain
-
-        item = explain.classify_chunk(tokenizer, text, chunk)
-        found = explain.explain_chunk(tokenizer, item, max_rank=max_rank)
-        return ChunkWhy(chunk, found.tokens, method, found.why.summary if found.why else "", ranks=found)
     if chunk.form is None:
         form = tokenizer.chunk_form(text, chunk.start, chunk.end, allowed_special=allowed_special)
         if form is not None:
@@ -224,12 +234,18 @@ def explain_text(
     allowed_special: Any = (),
     disallowed_special: Any = (),
     nbest: int = NBEST,
+    with_variants: bool = True,
     progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> TextWhy:
     """Every chunk of ``text`` explained (special tokens are ordinary text unless allowed, as in
     :meth:`.Tokenizer.chunks`). ``progress(done, total)`` is called per chunk (characters);
     setting ``cancel`` stops with :class:`~.errors.CancelledError`."""
+    _check_cutoff(tokenizer, max_rank)
+    if tokenizer.ranks:
+        return _ranks_text(tokenizer, text, max_rank=max_rank, allowed_special=allowed_special,
+                           disallowed_special=disallowed_special, with_variants=with_variants, progress=progress,
+                           cancel=cancel)
     text = fix_surrogates(text)
     out = []
     for chunk in tokenizer.chunks(text, allowed_special=allowed_special, disallowed_special=disallowed_special):
@@ -240,6 +256,15 @@ def explain_text(
         if progress is not None:
             progress(chunk.end, len(text))
     return TextWhy(tokenizer.name, text, tuple(out))
+
+
+def _ranks_text(tokenizer: Tokenizer, text: str, **options: Any) -> TextWhy:
+    """Byte-level BPE from ranks: the chunks are classified in one pass over the text (which
+    pattern alternative matched each), then each is one :class:`ChunkWhy`."""
+    from .ranks import explain
+
+    found = explain(tokenizer, text, **options)
+    return TextWhy(found.encoding, found.text, tuple(_from_ranks(c) for c in found.chunks), found.max_rank)
 
 
 def explain_at(tokenizer: Tokenizer, text: str, offset: int, *, max_rank: int | None = None,
@@ -269,8 +294,7 @@ def explain_token(tokenizer: Tokenizer, token_id: int, *, max_rank: int | None =
     if tokenizer.ranks and not tokenizer.is_added(token_id):
         from . import ranks as explain
 
-        found = explain.explain_token(tokenizer, token_id, max_rank=max_rank)
-        return ChunkWhy(found.chunk, found.tokens, "byte-level BPE", found.why.summary if found.why else "", ranks=found)
+        return _from_ranks(explain.explain_token(tokenizer, token_id, max_rank=max_rank))
     spelling = tokenizer.token_str(token_id)
     if tokenizer.is_added(token_id):
         return explain_chunk(tokenizer, spelling, Chunk(spelling, 0, len(spelling), special=True))
