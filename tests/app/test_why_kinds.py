@@ -101,7 +101,7 @@ async def test_bert_unknown_character_says_why_it_became_unk(files):
         assert w.method == "WordPiece" and w.chunk.text == "☃" and w.tokens == (unk,)
         assert w.wordpiece.reason == "no_match" and w.wordpiece.failed_at == 0
         text = pane_text(screen)
-        assert f"no match at character 0: ☃ is not in the vocabulary, so the whole word is [UNK] {unk}" in text
+        assert f'no match at character 0: "☃" is not in the vocabulary, so the whole word "☃" is [UNK] {unk}' in text
         assert f"pieces [UNK] {unk}" in text
         assert w.summary in text
         # no merges: the tree is the token alone, and says so

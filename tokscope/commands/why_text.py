@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.text.byte_alphabet import CHAR_TO_BYTE
 from ..core.text.display import hex_label, quoted, safe_text, token_label
 from ..core.explain.facts import token_facts
-from ..core.explain.why import NBEST
+from ..core.explain.why import NBEST, wordpiece_heading, unk_words, wordpiece_step_note, wordpiece_stop
 
 if TYPE_CHECKING:
     from ..core.explain.merge_trees import MergeNode
@@ -174,7 +174,7 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
     if c.bpe is not None:
         _print_bpe(tokenizer, labels, c, pairs, w)
     elif c.wordpiece is not None:
-        _print_wordpiece(labels, c, w)
+        _print_wordpiece(tokenizer, labels, c, w)
     elif c.unigram is not None:
         _print_unigram(tokenizer, labels, c, w, nbest)
     if not token:
@@ -307,19 +307,20 @@ def _print_fallback_runs(labels: Labels, c: ChunkWhy, w: Any) -> None:
           f"are {_plural(len(run), 'byte token')}\n")
 
 
-def _print_wordpiece(labels: Labels, c: ChunkWhy, w: Any) -> None:
+def _print_wordpiece(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any) -> None:
+    """WordPiece's greedy steps in the words the why screen uses (the core's)."""
     found = c.wordpiece
     assert found is not None
-    if found.reason == "too_long":
-        w(f"  the word has {found.chars} characters; the limit is {found.limit}\n")
-        return
-    for number, step in enumerate(found.steps, 1):
-        tried = f"  ({step.missed} longer tried first)" if step.missed else ""
-        w(f"  {number:>3}. [{step.start}:{step.end}] {labels.quoted(step.token)} {step.token}{tried}\n")
-    if found.reason == "no_match" and found.failed_at is not None:
-        rest = found.word[found.failed_at:]
-        w(f'  {len(found.steps) + 1:>3}. [{found.failed_at}:] "{safe_text(rest)}": no entry matches its start, '
-          f'so the whole word "{safe_text(found.word)}" is {labels.quoted(c.tokens[0]) if c.tokens else "unknown"}\n')
+    model: Any = tokenizer.model
+    stop = wordpiece_stop(found, getattr(model, "continuing_subword_prefix", "") or "",
+                          unk_words(model, c.tokens if c.wordpiece.unknown else ()))
+    if found.reason != "too_long":
+        w(f"  {wordpiece_heading(found)}\n")
+        for number, step in enumerate(found.steps, 1):
+            w(f"  {number:>3}. [{step.start}:{step.end}] {labels.quoted(step.token)} {step.token}  "
+              f"{wordpiece_step_note(step)}\n")
+    if stop is not None:
+        w(f"  {safe_text(stop)}\n")
 
 
 def _segmentation(tokenizer: Tokenizer, seg: Any) -> str:

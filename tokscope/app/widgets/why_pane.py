@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ...core.explain.facts import TokenFacts, token_facts
 from ...core.explain.ranks import ChunkExplanation
-from ...core.explain.why import DETAIL_LIMIT, ChunkWhy
+from ...core.explain.why import DETAIL_LIMIT, ChunkWhy, wordpiece_heading, unk_words, wordpiece_step_note, wordpiece_stop
 from ...core.text.display import hex_label, safe_text
 from ...core.tokenizer.tokenizer import Tokenizer
 from ..render import HEX_STYLE, token_text
@@ -366,44 +366,23 @@ def render_bpe(w: ChunkWhy, names: _Names, position: int) -> Text:
 
 
 def render_wordpiece(w: ChunkWhy, names: _Names) -> Text:
-    """WordPiece's greedy longest matches from the left and, for the unknown token, why."""
+    """WordPiece's greedy longest matches from the left and, for the unknown token, why (in the
+    core's words, as the command line prints them)."""
     found = w.wordpiece
     out = Text()
     if found is None:
         return out
-    unk = safe_text(getattr(names.tokenizer.model, "unk_token", "the unknown token"))
-    if found.reason == "too_long":
-        out.append("too long ", style="bold")
-        out.append(f"{found.chars} characters, more than max_input_chars_per_word ({found.limit}): the whole "
-                   f"word is {unk} and no match is tried\n")
-        return out
-    out.append(f"greedy longest match from the left (words up to {found.limit} characters)\n", style="bold")
-    for k, step in enumerate(found.steps, 1):
-        out.append(f"{k:>2} [{step.start}:{step.end}] ")
-        out.append_text(names.text(step.token, "bold"))
-        out.append(f" {step.token}")
-        if step.missed:
-            out.append(f"  {step.missed} longer not in the vocabulary\n")
-        else:
-            out.append("  the whole word is an entry\n" if step.start == 0 else "  the whole rest is an entry\n")
-    if found.reason == "no_match" and found.failed_at is not None:
-        at = found.failed_at
-        prefix = getattr(names.tokenizer.model, "continuing_subword_prefix", "") if at else ""
-        rest = found.word[at:]
-        out.append("no match ", style="bold")
-        out.append(f"at character {at}: ")
-        if len(rest) == 1:
-            out.append_text(_text(prefix + rest, "bold"))
-            out.append(" is not in the vocabulary")
-        else:
-            out.append("no entry matches the start of ")
-            out.append_text(_long_text(prefix + rest))
-            out.append(", not even ")
-            out.append_text(_text(prefix + rest[0], "bold"))
-        out.append(f", so the whole word is {unk}")
-        if w.tokens:
-            out.append(f" {w.tokens[0]}")
-        out.append("\n")
+    model = names.tokenizer.model
+    stop = wordpiece_stop(found, getattr(model, "continuing_subword_prefix", "") or "",
+                          unk_words(model, w.tokens if w.wordpiece.unknown else ()))
+    if found.reason != "too_long":
+        out.append(wordpiece_heading(found) + "\n", style="bold")
+        for k, step in enumerate(found.steps, 1):
+            out.append(f"{k:>2} [{step.start}:{step.end}] ")
+            out.append_text(names.text(step.token, "bold"))
+            out.append(f" {step.token}  {wordpiece_step_note(step)}\n")
+    if stop is not None:
+        out.append(safe_text(stop) + "\n")
     return out
 
 

@@ -47,10 +47,10 @@ if TYPE_CHECKING:
     from .merge_trees import MergeNode
     from ..tokenizer.tokenizer import Tokenizer
     from ..models.unigram import Segmentation
-    from ..models.wordpiece import WordPieceExplanation
+    from ..models.wordpiece import WordPieceExplanation, WordPieceStep
 
 __all__ = ["ChunkWhy", "TextWhy", "UnigramWhy", "WordLevelWhy", "explain_at", "explain_chunk", "explain_text",
-           "explain_token", "method_of"]
+           "explain_token", "method_of", "unk_words", "wordpiece_heading", "wordpiece_step_note", "wordpiece_stop"]
 
 #: Chunks longer than this many characters get no n-best search (Unigram) and no merge trees.
 DETAIL_LIMIT = 256
@@ -209,6 +209,67 @@ def _bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...])
         if len(tokens) > 1:
             summary += "; no merge in the list joins the final parts"
     return ChunkWhy(chunk, tokens, "BPE", summary, bpe=replay, trees=trees)
+
+
+# ----- the words both shells print (the CLI as plain text, the why screen as Rich text) -----------
+
+
+def wordpiece_heading(found: WordPieceExplanation) -> str:
+    """The line above WordPiece's greedy steps.
+
+    >>> from tokscope.core.models.wordpiece import WordPiece
+    >>> wordpiece_heading(WordPiece({"[UNK]": 0, "a": 1}).explain("a"))
+    'greedy longest match from the left (words up to 100 characters)'
+    """
+    return f"greedy longest match from the left (words up to {found.limit} characters)"
+
+
+def wordpiece_step_note(step: WordPieceStep) -> str:
+    """What one greedy step says after its token: how many longer candidates missed, or that the
+    rest of the word is one entry.
+
+    >>> from tokscope.core.models.wordpiece import WordPiece
+    >>> [wordpiece_step_note(s) for s in WordPiece({"[UNK]": 0, "a": 1, "##bc": 2}).explain("abc").steps]
+    ['2 longer not in the vocabulary', 'the whole rest is an entry']
+    """
+    if step.missed:
+        return f"{step.missed} longer not in the vocabulary"
+    return "the whole word is an entry" if step.start == 0 else "the whole rest is an entry"
+
+
+def unk_words(model: Any, tokens: tuple[int, ...] = ()) -> str:
+    """The unknown token as the sentences name it: its spelling, then its id when the word became it.
+
+    >>> class Model:
+    ...     unk_token = "[UNK]"
+    >>> unk_words(Model(), (100,)), unk_words(object())
+    ('[UNK] 100', 'the unknown token')
+    """
+    unk = getattr(model, "unk_token", None) or "the unknown token"
+    return f"{unk} {tokens[0]}" if tokens else unk
+
+
+def wordpiece_stop(found: WordPieceExplanation, prefix: str, unk: str) -> str | None:
+    """Why WordPiece gave up on a word (it is then the unknown token, ``unk`` with its id): too
+    long, or no entry matching at some character; ``None`` for a word it matched.
+
+    >>> from tokscope.core.models.wordpiece import WordPiece
+    >>> wordpiece_stop(WordPiece({"[UNK]": 0, "a": 1}).explain("ab"), "##", "[UNK] 0")
+    'no match at character 1: "##b" is not in the vocabulary, so the whole word "ab" is [UNK] 0'
+    """
+    if found.reason == "too_long":
+        return (f"{found.chars} characters, more than max_input_chars_per_word ({found.limit}): the whole word is "
+                f"{unk} and no match is tried")
+    if found.reason != "no_match" or found.failed_at is None:
+        return None
+    at = found.failed_at
+    rest = (prefix if at else "") + found.word[at:]
+    if len(found.word) - at == 1:
+        what = f'"{rest}" is not in the vocabulary'
+    else:
+        first = (prefix if at else "") + found.word[at]
+        what = f'no entry matches the start of "{rest}", not even "{first}"'
+    return f'no match at character {at}: {what}, so the whole word "{found.word}" is {unk}'
 
 
 def _unigram(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...], nbest: int) -> ChunkWhy:
