@@ -40,7 +40,7 @@ from .commands import basic, chat, compare, count, explain, stats, train, tree, 
 from .commands.common import PROG, UsageError
 from .core.text.display import safe_text
 from .core.text.errors import TokscopeError
-from .sources.text_input import DEFAULT_MAX_BYTES
+from .inputs.text_input import DEFAULT_MAX_BYTES
 
 #: The modules that add subcommands, in the order ``--help`` lists them.
 COMMANDS = (basic, count, truncate, chat, train, explain, tree, vocab, compare, stats)

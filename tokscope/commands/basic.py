@@ -137,7 +137,7 @@ def _parse_ids(words: Sequence[str]) -> list[int]:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    from ..sources.text_input import read_input
+    from ..inputs.text_input import read_input
 
     tokenizer = load_encoding(args.encoding)
     if args.ids:

@@ -474,7 +474,7 @@ def _print_baselines(r: Any, source: str) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     from ..core.formats import saved as serialize
     from ..core.train import trainer
-    from ..sources.text_input import read_file_bytes
+    from ..inputs.text_input import read_file_bytes
 
     pattern, pattern_name = _resolve_pattern(args.pattern)
     if not args.output and not args.save:

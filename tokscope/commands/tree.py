@@ -45,7 +45,7 @@ def _resolve(tokenizer: Any, args: argparse.Namespace) -> int:
             raise UsageError(f"not a token id: {safe_text(args.id)!r} (use --text to give a token by its text)") from None
         return resolve_token(tokenizer, token_id=token_id)
     if args.text is not None:
-        from ..sources.text_input import decode_argument
+        from ..inputs.text_input import decode_argument
 
         return resolve_token(tokenizer, text=decode_argument(args.text, "--text"))
     return resolve_token(tokenizer, hex_bytes=args.hex)
