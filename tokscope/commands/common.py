@@ -305,3 +305,33 @@ def add_special_options(parser: argparse.ArgumentParser, *, default: str = "refu
         help=f"encode these special tokens found in the text as special tokens (default: {default})",
     )
     group.add_argument("--special-as-text", action="store_true", help=as_text)
+
+
+# ----- argument types ----------------------------------------------------------------------------
+
+MAX_RANK_HELP = (
+    "rank cut-off: merges may only build tokens whose rank is below N (0 = single bytes only; "
+    "256+K keeps the first K merges of the built-in encodings)"
+)
+
+
+def non_negative(value: str) -> int:
+    """argparse type: a whole number >= 0."""
+    text = value.strip().replace("_", "")
+    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {safe_text(value)!r}")
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"not a whole number: {safe_text(value)!r}")
+    return int(text)
+
+
+def ascii_int(value: str) -> int:
+    """argparse type: a whole number in ASCII digits (``int()`` would also take ``'١٢٣'``); named
+    ``int`` so that argparse's message stays "invalid int value"."""
+    text = value.strip()
+    if not (text.isascii() and text.lstrip("-").isdigit()):
+        raise ValueError(value)
+    return int(text)
+
+
+ascii_int.__name__ = "int"

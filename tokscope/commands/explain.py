@@ -7,7 +7,7 @@ are then lines of the merge list). ``--token`` explains one vocabulary entry (an
 unreachable). An option for one kind only (``--max-rank``, ``--pairs``, ``--nbest``) given for
 another is a one-line error naming the kind.
 
-``--max-rank N`` (on ``explain`` and, added here, on ``encode``) is the rank cut-off: merges may
+``--max-rank N`` (on ``explain`` and ``encode``) is the rank cut-off: merges may
 build only tokens whose rank is below N. Single bytes are always available, so ``--max-rank 0``
 gives one piece per byte; ranks 0-255 are the single bytes in every built-in encoding, so
 ``--max-rank 256+K`` keeps the first K merges; N at or above the vocabulary size changes nothing.
@@ -25,52 +25,22 @@ from ..core.text.display import quoted, safe_text
 from ..core.text.errors import NotForThisKindError
 from . import why_text
 from .common import (
+    MAX_RANK_HELP,
     UsageError,
+    ascii_int,
     add_encoding_option,
     add_input_options,
     add_special_options,
     encode_args,
     load_encoding,
+    non_negative,
     note_unknown_specials,
     print_json,
     read_text,
     special_hint,
 )
 
-MAX_RANK_HELP = (
-    "rank cut-off: merges may only build tokens whose rank is below N (0 = single bytes only; "
-    "256+K keeps the first K merges of the built-in encodings)"
-)
-
-
-def non_negative(value: str) -> int:
-    """argparse type: a whole number >= 0."""
-    text = value.strip().replace("_", "")
-    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {safe_text(value)!r}")
-    if not (text.isascii() and text.isdigit()):
-        raise argparse.ArgumentTypeError(f"not a whole number: {safe_text(value)!r}")
-    return int(text)
-
-
-def ascii_int(value: str) -> int:
-    """argparse type: a whole number in ASCII digits (``int()`` would also take ``'١٢٣'``); named
-    ``int`` so that argparse's message stays "invalid int value"."""
-    text = value.strip()
-    if not (text.isascii() and text.lstrip("-").isdigit()):
-        raise ValueError(value)
-    return int(text)
-
-
-ascii_int.__name__ = "int"
-
-
 def register(sub: argparse._SubParsersAction) -> None:
-    # the rank cut-off on the existing `encode` (cli.cmd_encode passes args.max_rank to the core)
-    encode = sub.choices.get("encode")
-    if encode is not None and not any("--max-rank" in a.option_strings for a in encode._actions):
-        encode.add_argument("--max-rank", type=non_negative, metavar="N", help=MAX_RANK_HELP)
-
     p = sub.add_parser(
         "explain", help="show why a text splits as it does: chunks, merge steps, variants",
         description="For each chunk of the text: which part of the pattern matched it, every merge step "

@@ -12,8 +12,7 @@ from ..core.explain.merge_trees import is_unreachable
 from ..core.explain.vocab_search import search_vocab
 from ..core.text.display import quoted, safe_text
 from . import why_text
-from .common import add_encoding_option, load_encoding, print_json
-from .explain import ascii_int, non_negative
+from .common import add_encoding_option, ascii_int, load_encoding, non_negative, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
