@@ -26,7 +26,7 @@ from ..core.formats.tiktoken_ranks import FormatError, parse_tiktoken_bpe
 from ..core.text.errors import TokenizerFileError
 from ..core.tokenizer.tokenizer import Tokenizer
 from . import cache
-from .builtin import SourceError, _package_dir
+from .builtin import SourceError, package_dir
 from .info import EncodingInfo
 
 #: Llama 3's pattern (and Qwen's, with single digits instead of runs of up to three)
@@ -132,7 +132,7 @@ def _sha256_file(path: Path) -> str:
 
 
 def carrier_path(model: RankFileModel) -> Path | None:
-    folder = _package_dir(model.carrier[0])
+    folder = package_dir(model.carrier[0])
     if folder is None:
         return None
     path = folder / model.carrier[1]
@@ -140,7 +140,7 @@ def carrier_path(model: RankFileModel) -> Path | None:
 
 
 def tekken_carrier_path(name: str) -> Path | None:
-    folder = _package_dir("mistral_common")
+    folder = package_dir("mistral_common")
     if folder is None:
         return None
     path = folder / "data" / TEKKEN_CARRIED[name][0]

@@ -124,9 +124,9 @@ def _resolve_other(tokenizer: Tokenizer, *, text: str | None = None, data: bytes
         if found is not None:
             return found
         data = text.encode("utf-8", errors="surrogatepass")
-    from .vocab_search import _table
+    from .vocab_search import vocab_table
 
-    found = _table(tokenizer).by_bytes().get(data)  # type: ignore[arg-type]
+    found = vocab_table(tokenizer).by_bytes().get(data)  # type: ignore[arg-type]
     if found is not None:
         return found
     if text is not None:
@@ -633,9 +633,9 @@ def _used_in_direct(tokenizer: Tokenizer, token_id: int) -> tuple[Use, ...] | No
     """"Used in" for one token without the full index: a child starts or ends with the token's
     bytes and has a higher rank, so only those tokens' parents are looked up. ``None`` when the
     bytes are too common (a single letter, a space) for this to beat building the index."""
-    from .vocab_search import _table
+    from .vocab_search import vocab_table
 
-    table = _table(tokenizer)
+    table = vocab_table(tokenizer)
     data = tokenizer.token_bytes(token_id)
     found = table.occurrences(data, DIRECT_LIMIT)
     if found is None:
