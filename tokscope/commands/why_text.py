@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.text.byte_alphabet import CHAR_TO_BYTE
 from ..core.text.display import hex_label, quoted, safe_text, token_label
 from ..core.explain.facts import token_facts
-from ..core.explain.why import NBEST, wordpiece_heading, unk_words, wordpiece_step_note, wordpiece_stop
+from ..core.explain.why import NBEST, wordpiece_heading, wordpiece_reason, wordpiece_step_note
 
 if TYPE_CHECKING:
     from ..core.explain.merge_trees import MergeNode
@@ -311,9 +311,7 @@ def _print_wordpiece(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any) 
     """WordPiece's greedy steps in the words the why screen uses (the core's)."""
     found = c.wordpiece
     assert found is not None
-    model: Any = tokenizer.model
-    stop = wordpiece_stop(found, getattr(model, "continuing_subword_prefix", "") or "",
-                          unk_words(model, c.tokens if c.wordpiece.unknown else ()))
+    stop = wordpiece_reason(tokenizer, c)
     if found.reason != "too_long":
         w(f"  {wordpiece_heading(found)}\n")
         for number, step in enumerate(found.steps, 1):

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ...core.explain.facts import TokenFacts, token_facts
 from ...core.explain.ranks import ChunkExplanation
-from ...core.explain.why import DETAIL_LIMIT, ChunkWhy, wordpiece_heading, unk_words, wordpiece_step_note, wordpiece_stop
+from ...core.explain.why import DETAIL_LIMIT, ChunkWhy, wordpiece_heading, wordpiece_reason, wordpiece_step_note
 from ...core.text.display import hex_label, safe_text
 from ...core.tokenizer.tokenizer import Tokenizer
 from ..render import HEX_STYLE, token_text
@@ -372,9 +372,7 @@ def render_wordpiece(w: ChunkWhy, names: _Names) -> Text:
     out = Text()
     if found is None:
         return out
-    model = names.tokenizer.model
-    stop = wordpiece_stop(found, getattr(model, "continuing_subword_prefix", "") or "",
-                          unk_words(model, w.tokens if w.wordpiece.unknown else ()))
+    stop = wordpiece_reason(names.tokenizer, w)
     if found.reason != "too_long":
         out.append(wordpiece_heading(found) + "\n", style="bold")
         for k, step in enumerate(found.steps, 1):

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from ..models.wordpiece import WordPieceExplanation, WordPieceStep
 
 __all__ = ["ChunkWhy", "TextWhy", "UnigramWhy", "WordLevelWhy", "explain_at", "explain_chunk", "explain_text",
-           "explain_token", "method_of", "unk_words", "wordpiece_heading", "wordpiece_step_note", "wordpiece_stop"]
+           "explain_token", "method_of", "unk_words", "wordpiece_heading", "wordpiece_reason", "wordpiece_step_note", "wordpiece_stop"]
 
 #: Chunks longer than this many characters get no n-best search (Unigram) and no merge trees.
 DETAIL_LIMIT = 256
@@ -270,6 +270,16 @@ def wordpiece_stop(found: WordPieceExplanation, prefix: str, unk: str) -> str | 
         first = (prefix if at else "") + found.word[at]
         what = f'no entry matches the start of "{rest}", not even "{first}"'
     return f'no match at character {at}: {what}, so the whole word "{found.word}" is {unk}'
+
+
+def wordpiece_reason(tokenizer: Tokenizer, w: ChunkWhy) -> str | None:
+    """:func:`wordpiece_stop` for a chunk's WordPiece facts, with the model's prefix and unknown
+    token (``None`` when WordPiece matched the whole word)."""
+    if w.wordpiece is None:
+        return None
+    model: Any = tokenizer.model
+    return wordpiece_stop(w.wordpiece, getattr(model, "continuing_subword_prefix", "") or "",
+                          unk_words(model, w.tokens if w.wordpiece.unknown else ()))
 
 
 def _unigram(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...], nbest: int) -> ChunkWhy:
