@@ -399,7 +399,7 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
             progress()
     else:
         if method == "fork":
-            # what every worker would build for itself on its first text that is not ASCII (~0.1 s)
+            # what every worker would build for itself on its first text that is not ASCII
             for tok in run.tokenizers:
                 tok.encode_ordinary(WARM_UP)
             # the collector of a forked worker would walk (and so copy) every object it inherits

@@ -17,8 +17,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     tokenizer = cli.load_encoding(args.encoding)
     if not tokenizer.ranks:
-        # a .tiktoken file holds byte-level ranks; a merge list, WordPiece or Unigram has none (it
-        # used to write an empty file and say "exported 0 ranks")
+        # a .tiktoken file holds byte-level ranks; a merge list, WordPiece or Unigram has none
         from ..core.text.errors import NotForThisKindError
 
         raise NotForThisKindError("a .tiktoken export", safe_text(tokenizer.name), tokenizer.kind,
