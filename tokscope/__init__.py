@@ -17,9 +17,9 @@ TYPE_CHECKING = False  # not typing's: importing typing would double the cost of
 if TYPE_CHECKING:
     from .core.tokenizer.tokenizer import Tokenizer
 
-__version__ = "0.1.0"
+from .version import __version__
 
-__all__ = ["encoding_for_model", "encoding_name_for_model", "get_encoding", "list_encoding_names"]
+__all__ = ["__version__", "encoding_for_model", "encoding_name_for_model", "get_encoding", "list_encoding_names"]
 
 
 def get_encoding(encoding_name: str) -> Tokenizer:

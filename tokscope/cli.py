@@ -39,14 +39,54 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from .commands import basic, chat, compare, count, diff, explain, stats, train, truncate
 from .commands.common import PROG, UsageError
 from .core.text.display import safe_text
 from .core.text.errors import TokscopeError
-from .sources.text_input import DEFAULT_MAX_BYTES
+from .inputs.text_input import DEFAULT_MAX_BYTES
 
-#: The modules that add subcommands, in the order ``--help`` lists them.
-COMMANDS = (basic, count, truncate, chat, train, explain, compare, diff, stats)
+# One loader per subcommand: a static import of its module (so the layer contracts see it), run
+# only when the command runs or for --help.
+def _encodings() -> Any: from .commands import encodings; return encodings  # noqa: E704, E702
+def _encode() -> Any: from .commands import encode; return encode  # noqa: E704, E702
+def _decode() -> Any: from .commands import decode; return decode  # noqa: E704, E702
+def _count() -> Any: from .commands import count; return count  # noqa: E704, E702
+def _truncate() -> Any: from .commands import truncate; return truncate  # noqa: E704, E702
+def _chat() -> Any: from .commands import chat; return chat  # noqa: E704, E702
+def _train() -> Any: from .commands import train; return train  # noqa: E704, E702
+def _baselines() -> Any: from .commands import baselines; return baselines  # noqa: E704, E702
+def _import() -> Any: from .commands import import_; return import_  # noqa: E704, E702
+def _export() -> Any: from .commands import export; return export  # noqa: E704, E702
+def _explain() -> Any: from .commands import explain; return explain  # noqa: E704, E702
+def _tree() -> Any: from .commands import tree; return tree  # noqa: E704, E702
+def _vocab() -> Any: from .commands import vocab; return vocab  # noqa: E704, E702
+def _compare() -> Any: from .commands import compare; return compare  # noqa: E704, E702
+def _languages() -> Any: from .commands import languages; return languages  # noqa: E704, E702
+def _stats() -> Any: from .commands import stats; return stats  # noqa: E704, E702
+def _diff() -> Any: from .commands import diff; return diff  # noqa: E704, E702
+
+
+#: Every subcommand, in the order ``--help`` lists them, with the loader of the module of
+#: :mod:`tokscope.commands` that adds it (its ``register``): a command's module is imported only
+#: when that command runs (or for ``--help``), so ``tokscope --version`` and one command start fast.
+COMMANDS: dict[str, Callable[[], Any]] = {
+    "encodings": _encodings,
+    "encode": _encode,
+    "decode": _decode,
+    "count": _count,
+    "truncate": _truncate,
+    "chat": _chat,
+    "train": _train,
+    "baselines": _baselines,
+    "import": _import,
+    "export": _export,
+    "explain": _explain,
+    "tree": _tree,
+    "vocab": _vocab,
+    "compare": _compare,
+    "diff": _diff,
+    "languages": _languages,
+    "stats": _stats,
+}
 
 
 # ----- the parser ------------------------------------------------------------------------------
@@ -57,8 +97,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {safe_text(message)} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of the one named ``only`` (the others unloaded)."""
+    from .version import __version__
 
     parser = _Parser(
         prog=PROG,
@@ -69,8 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    for module in COMMANDS:
-        module.register(sub)
+    for name, load in COMMANDS.items():
+        if only is None or name == only:
+            load().register(sub)
     return parser
 
 
@@ -86,13 +128,6 @@ def explorer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-bytes", type=max_bytes_arg, default=DEFAULT_MAX_BYTES, metavar="N",
                         help="refuse files larger than N bytes")
     return parser
-
-
-def subcommand_names(parser: argparse.ArgumentParser) -> list[str]:
-    for action in parser._actions:  # noqa: SLF001 - argparse keeps its subparsers here
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
-            return list(action.choices)
-    return []
 
 
 def unknown_command(argv: Sequence[str], commands: Sequence[str]) -> str | None:
@@ -298,11 +333,12 @@ def _run_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    subcommands = subcommand_names(parser)
+    subcommands = list(COMMANDS)
     if argv and (argv[0] in subcommands or argv[0] in ("-h", "--help", "--version")):
         _install_signal_handlers()
-        args = parser.parse_args(argv)
+        # the chosen command's module only; --version needs none, --help all of them
+        only = argv[0] if argv[0] in COMMANDS else "" if argv[0] == "--version" else None
+        args = build_parser(only).parse_args(argv)
         return _run(lambda: _run_command(args))
     problem = unknown_command(argv, subcommands)
     if problem is not None:

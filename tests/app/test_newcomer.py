@@ -355,10 +355,10 @@ async def test_the_inspector_shows_every_code_point_that_fits():
 def test_why_parts_never_break_inside_a_part():
     from rich.console import Console
 
-    from tokscope.app.screens.why import _parts
+    from tokscope.app.widgets.why_pane import parts_text
 
     console = Console(width=12, file=open(os.devnull, "w"))
-    lines = _parts((b" t", b"o", b"k", b"e", b"n", b"ization")).wrap(console, 14)
+    lines = parts_text((b" t", b"o", b"k", b"e", b"n", b"ization")).wrap(console, 14)
     for line in lines:
         assert line.plain.count("[") == line.plain.count("]")
 
@@ -744,6 +744,21 @@ def test_the_editor_relies_only_on_public_textual_imports_and_checks_the_interna
     assert isinstance(doc._lines, list)
     wrapped = WrappedDocument(doc, 10)
     assert hasattr(wrapped, "_offset_to_line_info") and hasattr(wrapped, "_width") and hasattr(wrapped, "_tab_width")
+    assert isinstance(wrapped._tab_width_cache, list)
+    # the properties the fast paths fall back to, and the attributes TextArea keeps its documents in
+    assert isinstance(Document.text, property) and isinstance(WrappedDocument.height, property)
+    # TextArea assigns its documents to plain attributes, which the editor's properties intercept
+    area = TextArea("x")
+    assert isinstance(area.__dict__.get("document"), Document) and "wrapped_document" in area.__dict__
+    assert not isinstance(getattr(TextArea, "document", None), property)
+    # every private name the editor uses is one of those above (a new one must be named here)
+    named = {"_set_document", "_watch_language", "_lines", "_offset_to_line_info", "_width", "_tab_width",
+             "_tab_width_cache", "_document", "_wrapped", "_stand_ins", "_wrapped_for", "_height", "_version",
+             "_joined", "_widths", "_real", "_on_paste"}
+    import re as re_module
+
+    used = set(re_module.findall(r"(?<=\.)_[a-z][a-z_]*", source)) - {"_has_stand_ins"}
+    assert used <= named, used - named
 
 
 async def test_closing_compare_stops_its_pane_jobs():

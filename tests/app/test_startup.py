@@ -10,7 +10,7 @@ import pytest
 from tokscope import cli
 from tokscope.app import main as app_main
 from tokscope.app.main import StartupProblem, read_input
-from tokscope.sources.text_input import head_cut
+from tokscope.inputs.text_input import head_cut
 
 
 def args(**kw) -> argparse.Namespace:

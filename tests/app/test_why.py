@@ -120,7 +120,7 @@ async def test_explain_pane_steps_forward_and_back():
     tok = load("gpt2")
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_why(pilot)
-        e = screen.explanation
+        e = screen.why.ranks
         assert e is not None and e.chunk.text == " tokenizers"
         assert list(e.tokens) == tok.encode(" tokenizers")
         total = len(e.steps)
@@ -152,17 +152,17 @@ async def test_cutoff_reruns_the_replay():
         await pilot.press("3", "0", "0", "enter")
         await idle(pilot)
         assert screen.max_rank == 300
-        e = screen.explanation
+        e = screen.why.ranks
         assert list(e.tokens) == tok.encode(" tokenizers", max_rank=300)
         assert all(s.rank < 300 for s in e.steps)
         assert "ranks below 300" in pane_text(screen)
         # letters typed into the box are not taken as keys; clearing it restores the full vocabulary
         await pilot.press("c", "end", "backspace", "backspace", "backspace", "enter")
         await idle(pilot)
-        assert screen.max_rank is None and list(screen.explanation.tokens) == tok.encode(" tokenizers")
+        assert screen.max_rank is None and list(screen.why.ranks.tokens) == tok.encode(" tokenizers")
         screen.set_cutoff(0)
         await idle(pilot)
-        assert all(len(p) == 1 for p in screen.explanation.parts)
+        assert all(len(p) == 1 for p in screen.why.ranks.parts)
 
 
 async def test_used_in_list_and_opening_an_entry():
@@ -195,7 +195,7 @@ async def test_a_token_picked_elsewhere_opens_here():
         app.open_token(hello, source="test")
         await idle(pilot)
         assert screen.token_id == hello and not screen.from_text
-        assert [s.merged for s in screen.explanation.steps][-1] == b"hello"
+        assert [s.merged for s in screen.why.ranks.steps][-1] == b"hello"
 
 
 async def test_special_token_and_no_selection():
@@ -246,4 +246,41 @@ async def test_switching_encoding_follows_the_new_pieces():
         assert app.tokenizer is o200k
         assert screen.token_id == app.selected_token_id is not None
         assert screen.query_one(MergeTree).root.data == screen.token_id
-        assert list(screen.explanation.tokens) == o200k.encode(screen.explanation.chunk.text)
+        assert list(screen.why.ranks.tokens) == o200k.encode(screen.why.ranks.chunk.text)
+
+
+async def test_footer_fits_80_columns_with_every_key_and_the_tree_has_focus():
+    from textual.widgets import Footer
+
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_why(pilot)
+        assert isinstance(screen.focused, MergeTree)  # opens with its tree focused
+        keys = [str(k.render()) for k in screen.query_one(Footer).query("FooterKey")]
+        shown = " ".join(keys)
+        for key in ("a All", "esc Back", "n/p Step", "b/e End", "u Uses", "c Cut", "f Vocab", "f2 Encoding"):
+            assert key in shown, (key, shown)
+        assert len(shown) <= 80, shown
+        # a expands the whole tree from wherever the cursor is
+        await pilot.press("down")
+        tree = screen.query_one(MergeTree)
+        assert tree.cursor_node is not tree.root
+        await pilot.press("a")
+        await pilot.pause()
+
+        def nodes(n):
+            return [n] + [x for c in n.children for x in nodes(c)]
+
+        assert all(n.is_expanded or not n.allow_expand for n in nodes(tree.root))
+        assert len(nodes(tree.root)) == 2 * len(load("gpt2").token_bytes(screen.token_id)) - 1
+
+
+async def test_the_reason_names_the_cut_off_when_it_stops_merging():
+    app = make("a tokenization")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_why(pilot)
+        screen.set_cutoff(300)
+        await idle(pilot)
+        why = screen.why.ranks.why
+        assert "because of the cut-off" in why.summary and "no adjacent pair of them is a token" not in why.summary
+        assert "because of the cut-off" in pane_text(screen).replace("\n", " ")

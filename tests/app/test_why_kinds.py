@@ -97,11 +97,11 @@ async def test_bert_unknown_character_says_why_it_became_unk(files):
         unk = tok.unknown_id
         screen = await open_why(pilot, unk)
         w = screen.why
-        assert w is not None and screen.explanation is None
+        assert w is not None and screen.why.ranks is None
         assert w.method == "WordPiece" and w.chunk.text == "☃" and w.tokens == (unk,)
         assert w.wordpiece.reason == "no_match" and w.wordpiece.failed_at == 0
         text = pane_text(screen)
-        assert f"no match at character 0: ☃ is not in the vocabulary, so the whole word is [UNK] {unk}" in text
+        assert f'no match at character 0: "☃" is not in the vocabulary, so the whole word "☃" is [UNK] {unk}' in text
         assert f"pieces [UNK] {unk}" in text
         assert w.summary in text
         # no merges: the tree is the token alone, and says so
@@ -337,7 +337,7 @@ async def test_a_cutoff_set_for_ranks_does_not_break_another_kind(files, notes):
         screen = app.screen
         screen.set_cutoff(100)
         await idle(pilot)
-        assert screen.explanation is not None and "ranks below 100" in pane_text(screen)
+        assert screen.why.ranks is not None and "ranks below 100" in pane_text(screen)
         app.switch_encoding(bert)
         await idle(pilot)
         assert app.tokenizer.kind == "WordPiece"
@@ -347,7 +347,7 @@ async def test_a_cutoff_set_for_ranks_does_not_break_another_kind(files, notes):
         app.switch_encoding("gpt2")
         await idle(pilot)
         assert screen.query_one("#why-cutoff", Input).display and screen.max_rank == 100
-        assert screen.explanation is not None and all(s.rank < 100 for s in screen.explanation.steps)
+        assert screen.why.ranks is not None and all(s.rank < 100 for s in screen.why.ranks.steps)
 
 
 # ----- readable --------------------------------------------------------------------------------------

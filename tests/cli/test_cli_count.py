@@ -16,7 +16,7 @@ import pytest
 
 from tokscope.cli import main
 from tokscope.commands import common, count
-from tokscope.sources import text_input, walk
+from tokscope.inputs import text_input, walk
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 #: what must never reach the output from a file name (as in test_cli_no_injection)

@@ -246,3 +246,16 @@ def test_one_byte_notation_everywhere(capsys):
     assert code == 0 and "‹f0 9f›" in out
     code, out, _ = run(capsys, "stats", "-e", "gpt2", "the the the 🦜")
     assert code == 0 and "·the" in out and "<f0>" not in out
+
+
+def test_explain_says_the_cut_off_stopped_merging(capsys, load):
+    # under --max-rank 300 " to" + "k" ... stop because the joining tokens rank at or above 300
+    tok = load("gpt2")
+    code, out, _ = run(capsys, "explain", "-e", "gpt2", " tokenization", "--max-rank", "300", "--no-variants")
+    assert code == 0
+    why = next(line for line in out.splitlines() if line.startswith("  why: "))
+    assert "because of the cut-off" in why and "no adjacent pair of them is a token" not in why
+    rank = tok.rank_of(b"ken")
+    assert rank is not None and rank >= 300 and f'"k" + "en" is token {rank}' in why
+    code, out, _ = run(capsys, "explain", "-e", "gpt2", "zq", "--max-rank", "256", "--no-variants")
+    assert "no merge applies: no adjacent pair of bytes is a token\n" in out  # "zq" is no token at all

@@ -160,7 +160,7 @@ def test_max_bytes_holds_on_a_fifo_and_a_proc_file(tmp_path, tokscope, cli_env):
 
 
 def test_a_file_that_grows_is_cut_at_the_limit(tmp_path):
-    from tokscope.sources.text_input import InputError, read_file_bytes
+    from tokscope.inputs.text_input import InputError, read_file_bytes
 
     path = tmp_path / "growing.txt"
     path.write_bytes(b"a" * 10)
@@ -199,7 +199,7 @@ def test_a_bad_max_bytes_is_a_usage_error(capsys, value, message):
 
 
 def test_input_error_carries_what_a_dialog_needs(tmp_path):
-    from tokscope.sources.text_input import InputError, read_input
+    from tokscope.inputs.text_input import InputError, read_input
 
     big = tmp_path / "big.txt"
     big.write_bytes("é".encode() * 100)

@@ -169,7 +169,7 @@ def test_bert_unknown_word_says_which_word_and_why(capsys, path_of):
     path = path_of("bert")
     out = ok(capsys, "explain", "-e", path, "hello 𓀀x world", "--no-variants")
     unknown = block(out, '"𓀀x"')
-    assert 'so the whole word "𓀀x" is "[UNK]"' in unknown
+    assert 'no match at character 0: no entry matches the start of "𓀀x", not even "𓀀", so the whole word "𓀀x" is [UNK] 100' in unknown
     assert "why: no token matches at character 0 ('𓀀'), so the whole word is [UNK]" in unknown
     assert 'pieces: "[UNK]" 100' in unknown
     assert "[UNK]" not in block(out, '"hello"')
@@ -177,7 +177,8 @@ def test_bert_unknown_word_says_which_word_and_why(capsys, path_of):
     wp = next(c["wordpiece"] for c in doc["chunks"] if c["text"] == "𓀀x")
     assert wp["unknown"] and wp["reason"] == "no_match" and wp["failed_at"] == 0 and wp["word"] == "𓀀x"
     long = ok(capsys, "explain", "-e", path, "a" * 150, "--no-variants")
-    assert "the word has 150 characters; the limit is 100" in long and '"[UNK]" 100' in long
+    assert "150 characters, more than max_input_chars_per_word (100): the whole word is [UNK] 100" in long
+    assert '"[UNK]" 100' in long
     # the form the model saw: BERT lowercases and strips accents
     assert 'form (what the model saw): "naive"' in ok(capsys, "explain", "-e", path, "Naïve", "--no-variants")
 

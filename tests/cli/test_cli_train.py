@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tokscope.cli import main
-from tokscope.commands.train import _ProgressBar
+from tokscope.commands.train_options import MergeProgressBar
 from tokscope.core.formats import saved as serialize
 from tokscope.core.train.trainer import TrainProgress, train
 from tokscope.sample_texts import samples_dir
@@ -146,7 +146,7 @@ def test_baselines_cli(capsys):
 
 def test_progress_bar_draws_on_one_line():
     stream = io.StringIO()
-    bar = _ProgressBar(stream)
+    bar = MergeProgressBar(stream)
     bar(TrainProgress(0, 10, b"", b"", 0, 100))
     bar(TrainProgress(10, 10, b"a", b"b", 7, 90))
     bar.close()

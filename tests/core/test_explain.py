@@ -309,3 +309,18 @@ def test_longest_prefix_respects_the_cutoff(load):
     tok = load("gpt2")
     (c,) = explain(tok, " tokenizers", max_rank=2000).chunks
     assert c.why.longest_prefix_id is not None and c.why.longest_prefix_id < 2000
+
+
+def test_the_cut_off_is_named_when_it_stops_merging():
+    from tokscope.core.explain.ranks import why_not_one_token
+    from tokscope.core.tokenizer.tokenizer import Tokenizer
+
+    tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256, b"cd": 257}, r"\w+")
+    data = b"abcd"
+    without = why_not_one_token(tok, data, (b"ab", b"cd"))
+    assert "because no adjacent pair of them is a token" not in without.summary
+    cut = why_not_one_token(tok, data, (b"a", b"b", b"c", b"d"), max_rank=256)
+    assert cut.summary.startswith('no token has the bytes "abcd": merging stops at 4 parts')
+    assert '"a" + "b" is token 256, "c" + "d" is token 257, at or above the cut-off 256' in cut.summary
+    none = why_not_one_token(tok, b"xyz", (b"x", b"y", b"z"), max_rank=256)
+    assert "because no adjacent pair of them is a token" in none.summary

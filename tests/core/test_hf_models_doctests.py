@@ -8,7 +8,8 @@ import importlib
 
 import pytest
 
-MODULES = ["models.bpe", "models.wordpiece", "models.unigram", "models.wordlevel", "formats.tokenizer_json_models", "processors", "decoders"]
+MODULES = ["models.bpe", "models.wordpiece", "models.unigram", "models.wordlevel", "models.base",
+           "formats.tokenizer_json_models", "processors", "decoders"]
 
 
 @pytest.mark.parametrize("name", MODULES)

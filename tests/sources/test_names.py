@@ -68,9 +68,9 @@ def test_plain_names_pass(good):
 
 
 def test_one_default_training_pattern_for_the_cli_and_the_screen():
-    from tokscope.commands import train
+    from tokscope.commands import train_options
 
-    assert train.DEFAULT_PATTERN == names.DEFAULT_TRAINING_PATTERN
+    assert train_options.DEFAULT_PATTERN == names.DEFAULT_TRAINING_PATTERN
     assert names.DEFAULT_TRAINING_PATTERN in names.PATTERN_NAMES
     assert set(names.PATTERN_HELP) == set(names.PATTERN_NAMES)
     for name in names.PATTERN_NAMES:

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tokscope.core.text.errors import DisallowedSpecialError
 from tokscope.sample_texts import language_text, languages, read_sample
+from tokscope.core.formats import tekken
 from tokscope.sources import open_models
 from tokscope.sources.builtin import SourceError
 
@@ -74,7 +75,7 @@ def test_samples_in_24_languages_match(pair):
 
 
 TEXTS = unicode_texts(lookalikes_of([*open_models.llama3_specials(0), *open_models.llama4_specials(0)][:300]
-                                    + [*open_models.qwen_specials(0)][:20] + list(open_models.TEKKEN_DEFAULT_SPECIALS)))
+                                    + [*open_models.qwen_specials(0)][:20] + list(tekken.DEFAULT_SPECIALS)))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

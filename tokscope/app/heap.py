@@ -1,7 +1,7 @@
 """Keeping the garbage collector off objects that live long: the one heap-freeze helper.
 
 The explorer holds ~100k long-lived objects (the tokenizer, the document's columns, the input
-pane's per-line lists); a full collection walks them all (30-70 ms in the middle of a keystroke).
+pane's per-line lists); a full collection walks them all, in the middle of a keystroke.
 :func:`freeze_long_lived` freezes them once for the app's life; :func:`frozen_heap` freezes what
 exists for the length of a job (a training run allocates hundreds of thousands of small objects,
 so the collector runs full passes while it trains). Unfreezing is all or nothing, so a job never

@@ -22,7 +22,7 @@ class StartupProblem(TokscopeError):
 
 
 def _limit(args: argparse.Namespace) -> int:
-    from ..sources.text_input import DEFAULT_MAX_BYTES
+    from ..inputs.text_input import DEFAULT_MAX_BYTES
 
     given = getattr(args, "max_bytes", None)
     if given is None or given == DEFAULT_MAX_BYTES:
@@ -35,12 +35,12 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
     settles bad input interactively (None: refuse with an error, as a script would want).
 
     The text is read by the one reader the command line uses too
-    (:func:`tokscope.sources.text_input.read_input`); its typed :class:`InputError` says which
+    (:func:`tokscope.inputs.text_input.read_input`); its typed :class:`InputError` says which
     ways on to offer (the head of a large file, U+FFFD replacements, or Latin-1). Every name
     shown comes through :func:`tokscope.core.text.display.safe_text`."""
     from ..core.text.display import safe_text
-    from ..sources.text_input import InputError
-    from ..sources.text_input import read_input as read_text
+    from ..inputs.text_input import InputError
+    from ..inputs.text_input import read_input as read_text
 
     limit = _limit(args)
     path = getattr(args, "file", None)

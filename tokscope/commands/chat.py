@@ -19,7 +19,7 @@ from ..core.chat import chat as core_chat
 from ..core.chat.templates import ChatTemplate
 from ..core.text.display import safe_text
 from ..sources.model_files import chat_template_of, contexts_of
-from ..sources.text_input import InputError, read_input, read_json
+from ..inputs.text_input import InputError, read_input, read_json
 from .common import (
     PROG,
     UsageError,

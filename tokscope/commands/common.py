@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.text.display import safe_text
 from ..core.text.errors import TokscopeError
-from ..sources.text_input import DEFAULT_MAX_BYTES, InputError, decode_argument, parse_max_bytes, read_input
+from ..inputs.text_input import DEFAULT_MAX_BYTES, InputError, decode_argument, parse_max_bytes, read_input
 
 __all__ = ["DEFAULT_MAX_BYTES", "InputError", "PROG", "UsageError", "max_bytes_arg", "read_input"]
 
@@ -54,7 +54,7 @@ def add_input_options(parser: argparse.ArgumentParser, *, text: bool = True) -> 
 
 
 def max_bytes_arg(value: str) -> int:
-    """argparse type for ``--max-bytes`` (:func:`tokscope.sources.text_input.parse_max_bytes`)."""
+    """argparse type for ``--max-bytes`` (:func:`tokscope.inputs.text_input.parse_max_bytes`)."""
     try:
         return parse_max_bytes(value)
     except ValueError as exc:
@@ -82,7 +82,7 @@ def stdin_is_piped() -> bool:
 
 def read_text(args: argparse.Namespace) -> str:
     """The input text from TEXT, ``-f FILE`` or standard input, in that order; the same limit and
-    UTF-8 check for each (:mod:`tokscope.sources.text_input`)."""
+    UTF-8 check for each (:mod:`tokscope.inputs.text_input`)."""
     text = getattr(args, "text", None)
     if text is not None and args.file:
         raise UsageError("give either TEXT or -f FILE, not both")
@@ -305,3 +305,33 @@ def add_special_options(parser: argparse.ArgumentParser, *, default: str = "refu
         help=f"encode these special tokens found in the text as special tokens (default: {default})",
     )
     group.add_argument("--special-as-text", action="store_true", help=as_text)
+
+
+# ----- argument types ----------------------------------------------------------------------------
+
+MAX_RANK_HELP = (
+    "rank cut-off: merges may only build tokens whose rank is below N (0 = single bytes only; "
+    "256+K keeps the first K merges of the built-in encodings)"
+)
+
+
+def non_negative(value: str) -> int:
+    """argparse type: a whole number >= 0."""
+    text = value.strip().replace("_", "")
+    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {safe_text(value)!r}")
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"not a whole number: {safe_text(value)!r}")
+    return int(text)
+
+
+def ascii_int(value: str) -> int:
+    """argparse type: a whole number in ASCII digits (``int()`` would also take ``'١٢٣'``); named
+    ``int`` so that argparse's message stays "invalid int value"."""
+    text = value.strip()
+    if not (text.isascii() and text.lstrip("-").isdigit()):
+        raise ValueError(value)
+    return int(text)
+
+
+ascii_int.__name__ = "int"

@@ -8,7 +8,7 @@ Decisions (also in the README section):
   folder are skipped unless ``--hidden``; ``--glob`` (repeatable: any may match) keeps the files
   inside folders whose name matches, ``--exclude`` drops files and folders; a file named on the
   command line is always counted. Symbolic links are followed, each folder and file once
-  (:mod:`tokscope.sources.walk`).
+  (:mod:`tokscope.inputs.walk`).
 - Binary files (a NUL byte in the first 8 KB) and files that are not UTF-8 are skipped with a note
   and counted as skipped (``--errors replace`` counts the latter with U+FFFD); so are links to
   nothing, devices and FIFOs found in folders, and links back into a folder. A path that does not
@@ -44,8 +44,8 @@ from typing import Any
 
 from ..core.text.display import safe_text
 from ..core.text.errors import DisallowedSpecialError, TokscopeError
-from ..sources.text_input import InputError, read_input
-from ..sources.walk import Found, walk
+from ..inputs.text_input import InputError, read_input
+from ..inputs.walk import Found, walk
 from .common import (
     UsageError,
     add_encoding_option,
@@ -399,7 +399,7 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
             progress()
     else:
         if method == "fork":
-            # what every worker would build for itself on its first text that is not ASCII (~0.1 s)
+            # what every worker would build for itself on its first text that is not ASCII
             for tok in run.tokenizers:
                 tok.encode_ordinary(WARM_UP)
             # the collector of a forked worker would walk (and so copy) every object it inherits

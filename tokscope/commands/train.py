@@ -1,4 +1,4 @@
-"""``tokscope train``, ``tokscope baselines``, ``tokscope import`` and ``tokscope export``.
+"""``tokscope train``: learn a byte-level BPE vocabulary from text files.
 
 Thin shells over :mod:`tokscope.core.train.trainer`, :mod:`tokscope.core.train.baselines` and
 :mod:`tokscope.core.formats.saved`. Every check that can fail (options, names, inputs, output paths,
@@ -12,147 +12,17 @@ name at once only one succeeds.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from ..core.text.display import quoted, safe_text, token_label
-from ..sources.names import DEFAULT_TRAINING_PATTERN, PATTERN_NAMES
-from . import common as cli
-from .common import InputError, UsageError, print_json, read_input, stdin_is_piped
+from .common import UsageError, print_json
+from .train_options import whole_number, read_inputs, file_label, resolve_pattern, add_pattern_option, add_read_options, check_name, check_outputs, note, progress_for, prepare_save, save_named
 
-DEFAULT_PATTERN = DEFAULT_TRAINING_PATTERN
 #: ``--verbose`` shows the corpus after each merge for at most this many characters of it.
 VERBOSE_CHARS = 2000
 #: Merges listed at each end of the plain-text summary (``--json`` lists them all).
 SHOW_MERGES = 10
-
-
-# ----- shared bits -------------------------------------------------------------------------------
-
-
-def _int(text: str) -> int:
-    try:
-        if not text.strip().lstrip("+-").isascii():
-            raise ValueError
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {safe_text(text)!r}") from None
-    return value
-
-
-def _count(text: str) -> int:
-    """argparse type: a whole number >= 0."""
-    value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {safe_text(text)!r}")
-    return value
-
-
-def _read_inputs(paths: list[str], args: argparse.Namespace) -> list[str]:
-    texts = []
-    for path in paths:
-        if path == "-" and not stdin_is_piped():
-            raise UsageError("'-' reads standard input, but nothing is piped in")
-        texts.append(read_input(path, limit=args.max_bytes, errors=args.errors, keep_head=False).text)
-    if not any(texts):
-        names = ", ".join("standard input" if p == "-" else safe_text(p) for p in paths)
-        raise InputError(f"the corpus is empty: {names} {'has' if len(paths) == 1 else 'have'} no text", kind="empty",
-                         where=names)
-    return texts
-
-
-def file_label(path: str) -> str:
-    """A path as text that a tokenizer file can record (bytes that are not UTF-8 become U+FFFD).
-
-    >>> file_label("n\\udcffame.txt")
-    'n\ufffdame.txt'
-    """
-    return os.fsencode(path).decode("utf-8", "replace") if path != "-" else "-"
-
-
-def _resolve_pattern(value: str) -> tuple[str, str | None]:
-    from ..core.train.trainer import TrainingError
-    from ..sources.names import pattern_for
-
-    try:
-        return pattern_for(value)
-    except TrainingError as exc:
-        raise UsageError(f"--pattern: {exc}") from None
-
-
-def _add_pattern_option(parser: argparse.ArgumentParser, default: str | None = DEFAULT_PATTERN) -> None:
-    parser.add_argument(
-        "--pattern", default=default, required=default is None, metavar="|".join(PATTERN_NAMES) + "|REGEX",
-        help="pre-tokenization: none (merges may cross anything), words (runs of non-space and of whitespace), "
-             "an OpenAI encoding's pattern, or a regex" + (f" (default: {default})" if default else ""),
-    )
-
-
-def _add_read_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                        help="how to treat bytes that are not UTF-8: refuse (strict, default) or use U+FFFD")
-    cli.add_max_bytes_option(parser, each=True)
-
-
-def _check_name(name: str, *, for_save: bool, where: str) -> str:
-    """The tokenizer's name, checked before any work: a saved one must be a valid saved name; any
-    name must be text a file can hold (valid UTF-8, no control characters)."""
-    from ..sources.errors import BadNameError
-    from ..sources.names import check_saved_name
-
-    try:
-        if for_save:
-            return check_saved_name(name)
-        if any("\ud800" <= ch <= "\udfff" for ch in name) or not name.isprintable() or not name.strip():
-            raise BadNameError(f"{safe_text(name)!r} is not valid UTF-8 text without control characters")
-        return name
-    except BadNameError as exc:
-        raise UsageError(f"{where}: {exc}" + ("" if where == "--name" else "; give one with --name")) from None
-
-
-def _check_outputs(targets: list[tuple[str, str | None]], inputs: list[str], force: bool) -> list[Path]:
-    """Check every output path now (see the module docstring); returns the files they write."""
-    from ..core.formats import files
-
-    seen: dict[Path, str] = {}
-    resolved = []
-    for option, target in targets:
-        if not target:
-            continue
-        path = files.check_target(target, overwrite=force, inputs=[i for i in inputs if i != "-"])
-        if path in seen:
-            raise UsageError(f"{seen[path]} and {option} name the same file")
-        seen[path] = option
-        resolved.append(path)
-    return resolved
-
-
-def _note(message: str) -> None:
-    cli.note(message)
-
-
-class _ProgressBar(cli.ProgressBar):
-    """The training progress bar: merges done, and the pair just merged."""
-
-    def __init__(self, stream: Any, label: str = "training") -> None:
-        super().__init__(stream, label)
-
-    def __call__(self, p: Any) -> None:
-        pair = f"  {quoted(p.left)} + {quoted(p.right)} x{p.count:,}" if p.merges_done else ""
-        self.draw(p.merges_done / max(p.merges_total, 1), f"{p.merges_done:,}/{p.merges_total:,} merges{pair}",
-                  final=p.merges_done == p.merges_total)
-
-
-def _progress_for(args: argparse.Namespace, label: str = "training") -> _ProgressBar | None:
-    if getattr(args, "verbose", False) or not cli.stderr_is_terminal():
-        return None
-    return _ProgressBar(sys.stderr, label)
-
-
-# ----- train ---------------------------------------------------------------------------------------
-
 
 def _parse_sizes(value: str | None) -> list[int]:
     if value is None:
@@ -180,36 +50,13 @@ def _default_name(args: argparse.Namespace) -> tuple[str, str]:
     return ("stdin" if first == "-" else (Path(first).stem or "trained")), "the name taken from the first file"
 
 
-def _prepare_save(name: str, force: bool) -> Path:
-    from ..core.formats.files import SaveError
-    from ..sources import registry, saved
-    from ..sources.errors import BadNameError, SourceError
-
-    try:
-        return saved.prepare_save(name, registry.saved_dir(), overwrite=force)
-    except BadNameError as exc:
-        raise UsageError(str(exc)) from None
-    except SaveError:
-        raise
-    except SourceError as exc:  # a tokenizer of that name exists
-        raise UsageError(f"{exc} (--force replaces it)") from None
-
-
-def _save_named(tok: Any, name: str, force: bool) -> Path:
-    from ..sources import registry, saved
-
-    path = saved.save_named(tok, name, registry.saved_dir(), overwrite=force)
-    registry.forget(name)
-    return path
-
-
 def cmd_train(args: argparse.Namespace) -> int:
     from ..core.formats import files
     from ..core.formats import saved as serialize
     from ..core.train import trainer
 
     # --- everything that can be refused is refused before training --------------------------------
-    pattern, pattern_name = _resolve_pattern(args.pattern)
+    pattern, pattern_name = resolve_pattern(args.pattern)
     try:
         n_target = trainer.target_merges(args.vocab_size, args.merges)
         if args.min_frequency < 1:
@@ -222,14 +69,14 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not 256 <= size <= 256 + n_target:
             raise UsageError(f"--sweep size {size} is outside 256..{256 + n_target} (the vocabulary being trained)")
     given, where = _default_name(args)
-    name = _check_name(given, for_save=args.save, where=where)
-    _check_outputs([("-o", args.output), ("--export-tiktoken", args.export_tiktoken)], args.files, args.force)
+    name = check_name(given, for_save=args.save, where=where)
+    check_outputs([("-o", args.output), ("--export-tiktoken", args.export_tiktoken)], args.files, args.force)
     if args.save:
-        _prepare_save(name, args.force)
-    texts = _read_inputs(args.files, args)
+        prepare_save(name, args.force)
+    texts = read_inputs(args.files, args)
 
     # --- train -----------------------------------------------------------------------------------
-    bar = _progress_for(args)
+    bar = progress_for(args)
     try:
         result = trainer.train(
             texts, vocab_size=args.vocab_size, merges=args.merges, pattern=pattern, pattern_name=pattern_name, tie=args.tie,
@@ -245,7 +92,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         serialize.save(args.output, saved_tok, exclusive=not args.force)
         written["output"] = str(args.output)
     if args.save:
-        written["saved"] = str(_save_named(saved_tok, name, args.force))
+        written["saved"] = str(save_named(saved_tok, name, args.force))
     if args.export_tiktoken:
         from ..core.formats.tiktoken_ranks import dump_tiktoken_bpe
 
@@ -261,9 +108,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             _print_verbose(result, texts)
         _print_summary(result, name, points, skipped_sizes, written, args)
     if result.stopped_early:
-        _note(result.stop_message)
+        note(result.stop_message)
     if result.stats.dropped_chars:
-        _note(_dropped_message(result.stats.dropped_chars, result.stats.chars))
+        note(_dropped_message(result.stats.dropped_chars, result.stats.chars))
     return 0
 
 
@@ -382,179 +229,6 @@ def _print_verbose(result: Any, texts: list[str]) -> None:
         print(f"{label}: {' '.join(token_label(t) for t in tokens)}  ({len(tokens):,} tokens{note})")
 
 
-# ----- baselines ------------------------------------------------------------------------------------
-
-
-def cmd_baselines(args: argparse.Namespace) -> int:
-    from ..core.train.baselines import baselines
-    from ..core.train.trainer import TrainingError, target_merges
-
-    pattern, pattern_name = _resolve_pattern(args.pattern)
-    try:
-        target_merges(args.vocab_size, None)
-    except TrainingError as exc:
-        raise UsageError(str(exc)) from None
-    if not 0.0 < args.split < 1.0:
-        raise UsageError(f"--split must be between 0 and 1 (exclusive); got {args.split}")
-    text = _read_inputs([args.file], args)[0]
-    bar = _progress_for(args, "baselines")
-    try:
-        report = baselines(
-            text, split=args.split, vocab_size=args.vocab_size, pattern=pattern,
-            pattern_name=pattern_name or "custom", top=args.top,
-            progress=None if bar is None else (lambda stage, p: bar(p)),
-        )
-    finally:
-        if bar is not None:
-            bar.close()
-    if args.json:
-        print_json(_baselines_json(report, args.file))
-    else:
-        _print_baselines(report, args.file)
-    return 0
-
-
-def _figures_json(f: Any) -> dict[str, Any]:
-    return {
-        "vocab_size": f.vocab_size, "tokens": f.tokens, "test_tokens": f.test_tokens,
-        "test_oov": f.test_oov, "oov_rate": round(f.oov_rate, 6), "test_types": f.test_types,
-        "test_unseen_types": f.test_unseen_types, "unseen_type_rate": round(f.unseen_type_rate, 6),
-    }
-
-
-def _baselines_json(r: Any, source: str) -> dict[str, Any]:
-    c = r.crossing
-    return {
-        "file": source,
-        "chars": r.chars,
-        "split": r.split,
-        "split_at": r.split_at,
-        "character": _figures_json(r.char),
-        "word": _figures_json(r.word),
-        "bpe": _figures_json(r.bpe),
-        "unseen_words": [
-            {"word": u.word, "count": u.count, "bpe_pieces": [p.hex() for p in u.pieces],
-             "bpe_text": [p.decode("utf-8", errors="replace") for p in u.pieces]}
-            for u in r.unseen_words
-        ],
-        "crossing": {
-            "pattern": c.pattern_name,
-            "without_pattern": {"merges": c.merges_without, "crossing": c.crossing_without},
-            "with_pattern": {"merges": c.merges_with, "crossing": c.crossing_with},
-            "examples_without": [e.hex() for e in c.examples_without],
-        },
-    }
-
-
-def _print_baselines(r: Any, source: str) -> None:
-    held = r.chars - r.split_at
-    print(f"{safe_text(source)}: {r.chars:,} characters; vocabularies built on the first {r.split_at:,} "
-          f"({r.split:.0%} split), out-of-vocabulary measured on the other {held:,}")
-    print(f"{'tokenizer':<10} {'vocab':>7} {'tokens':>10} {'held-out':>10} {'OOV (held-out)':>22}")
-    for label, f in (("character", r.char), ("word", r.word), ("BPE", r.bpe)):
-        oov = "none: bytes" if label == "BPE" else f"{f.oov_rate:6.2%} ({f.test_oov:,})"
-        print(f"{label:<10} {f.vocab_size:>7,} {f.tokens:>10,} {f.test_tokens:>10,} {oov:>22}")
-    if r.word.test_types:
-        print(f"unseen word types: {r.word.test_unseen_types:,} of {r.word.test_types:,} "
-              f"({r.word.unseen_type_rate:.1%}); BPE spells them with smaller pieces")
-    if r.unseen_words:
-        print("most common unseen words (count, BPE pieces):")
-        for u in r.unseen_words:
-            print(f"  {quoted(u.word.encode()):<24} {u.count:>5,}  {' '.join(token_label(p) for p in u.pieces)}")
-    c = r.crossing
-    print(f"learned tokens crossing a word boundary: {c.crossing_without:,} of {c.merges_without:,} with no "
-          f"pre-tokenization; {c.crossing_with:,} of {c.merges_with:,} with pattern {safe_text(c.pattern_name)}")
-    if c.examples_without:
-        print("  e.g. " + ", ".join(quoted(e) for e in c.examples_without[:6]))
-
-
-# ----- import / export ----------------------------------------------------------------------------------
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    from ..core.formats import saved as serialize
-    from ..core.train import trainer
-    from ..sources.text_input import read_file_bytes
-
-    pattern, pattern_name = _resolve_pattern(args.pattern)
-    if not args.output and not args.save:
-        raise UsageError("say where to put it: -o OUT.json, or --save to keep it in your data directory")
-    given, where = ((args.name, "--name") if args.name is not None else
-                    ((Path(args.output).stem, "the name taken from -o") if args.output else
-                     (Path(args.file).stem, "the name taken from FILE")))
-    name = _check_name(given, for_save=args.save, where=where)
-    try:
-        specials = trainer.check_special_tokens(args.special or [])
-    except trainer.TrainingError as exc:
-        raise UsageError(str(exc)) from None
-    _check_outputs([("-o", args.output)], [args.file], args.force)
-    if args.save:
-        _prepare_save(name, args.force)
-    data = read_file_bytes(args.file, args.max_bytes, keep_head=False)
-    tok = serialize.import_tiktoken(data, name=name, pattern=pattern, pattern_name=pattern_name,
-                                    special_tokens=specials, source=file_label(args.file))
-    written = {}
-    if args.output:
-        serialize.save(args.output, tok, exclusive=not args.force)
-        written["output"] = str(args.output)
-    if args.save:
-        written["saved"] = str(_save_named(tok, name, args.force))
-    dropped = trainer.uncovered_chars(pattern)
-    if args.json:
-        print_json({"name": name, "vocab_size": tok.vocab_size, "n_vocab": tok.n_vocab, "merges": len(tok.merges),
-                    "pattern": pattern, "pattern_name": pattern_name, "special_tokens": tok.special_tokens,
-                    "written": written})
-    else:
-        print(f"imported {safe_text(args.file)}: {tok.vocab_size:,} tokens ({len(tok.merges):,} merges) as "
-              f"{safe_text(name)}")
-        for key, label in (("output", "saved to"), ("saved", "saved as")):
-            if key in written:
-                print(f"{label} {safe_text(written[key])}")
-    if dropped:
-        _note(f"the pattern drops text: on a sample of many scripts it leaves {dropped:,} characters outside every "
-              f"chunk, which this tokenizer will not encode")
-    return 0
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    from ..core.formats import files
-    from ..core.formats.tiktoken_ranks import dump_tiktoken_bpe
-
-    tokenizer = cli.load_encoding(args.encoding)
-    if not tokenizer.ranks:
-        # a .tiktoken file holds byte-level ranks; a merge list, WordPiece or Unigram has none (it
-        # used to write an empty file and say "exported 0 ranks")
-        from ..core.text.errors import NotForThisKindError
-
-        raise NotForThisKindError("a .tiktoken export", safe_text(tokenizer.name), tokenizer.kind,
-                                  "byte-level BPE from ranks")
-    inputs = [p for p in [_encoding_file(args.encoding)] if p]
-    _check_outputs([("-o", args.output)], inputs, args.force)
-    files.write_atomic(args.output, dump_tiktoken_bpe(tokenizer.ranks), exclusive=not args.force)
-    if args.json:
-        print_json({"encoding": tokenizer.name, "ranks": len(tokenizer.ranks), "written": str(args.output),
-                    "special_tokens": tokenizer.special_tokens})
-    else:
-        print(f"exported {len(tokenizer.ranks):,} ranks of {safe_text(tokenizer.name)} to {safe_text(args.output)}")
-        if tokenizer.special_tokens:
-            print("(.tiktoken files hold no special tokens; they were: "
-                  + ", ".join(f"{safe_text(t)} = {i}" for t, i in tokenizer.special_tokens.items()) + ")")
-    return 0
-
-
-def _encoding_file(name: str) -> str | None:
-    """The file an encoding name loads from, when it is a saved tokenizer (an input of export)."""
-    from ..sources import registry, saved
-
-    if registry.canonical_name(name) in registry.builtin_names():
-        return None
-    path = saved.find(name, registry.saved_dir())
-    return None if path is None else str(path)
-
-
-# ----- registration ------------------------------------------------------------------------------------
-
-
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "train", help="learn a byte-level BPE vocabulary from text files",
@@ -563,13 +237,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="training text files ('-' for standard input)")
     size = p.add_mutually_exclusive_group(required=True)
-    size.add_argument("--vocab-size", type=_int, metavar="N",
+    size.add_argument("--vocab-size", type=whole_number, metavar="N",
                       help="target vocabulary: 256 bytes + merges (special tokens come on top)")
-    size.add_argument("--merges", type=_int, metavar="N", help="target number of merges")
-    _add_pattern_option(p)
+    size.add_argument("--merges", type=whole_number, metavar="N", help="target number of merges")
+    add_pattern_option(p)
     p.add_argument("--tie", choices=("first", "lexical"), default="first",
                    help="equal counts: the pair seen first in the corpus (first, default) or the smallest by bytes (lexical)")
-    p.add_argument("--min-frequency", type=_int, default=2, metavar="K",
+    p.add_argument("--min-frequency", type=whole_number, default=2, metavar="K",
                    help="stop when the best pair occurs fewer than K times (default: 2)")
     p.add_argument("--special", action="append", metavar="TOKEN",
                    help="add a special token after the merges (repeat for more); the texts are cut at it")
@@ -582,44 +256,5 @@ def register(subparsers: Any) -> None:
     p.add_argument("--sweep", metavar="SIZES", help="print the corpus length at these vocabulary sizes, e.g. 300,500,1000")
     p.add_argument("--json", action="store_true", help="print JSON: every merge (left/right hex, count), the sweep, ...")
     p.add_argument("--verbose", action="store_true", help="print each merge and the corpus after it (tiny corpora)")
-    _add_read_options(p)
+    add_read_options(p)
     p.set_defaults(func=cmd_train)
-
-    p = subparsers.add_parser(
-        "baselines", help="character and word tokenizers vs BPE on one text, with out-of-vocabulary rates",
-        description="Build character, word and BPE vocabularies on the first part of FILE and measure them "
-                    "on the rest; count learned tokens that cross a word boundary with and without a pattern.",
-    )
-    p.add_argument("file", metavar="FILE", help="a text file ('-' for standard input)")
-    p.add_argument("--split", type=float, default=0.5, metavar="F",
-                   help="the share of the text the vocabularies are built on (default: 0.5)")
-    p.add_argument("--vocab-size", type=_int, default=1000, metavar="N",
-                   help="the BPE vocabulary size (default: 1000)")
-    _add_pattern_option(p)
-    p.add_argument("--top", type=_count, default=10, metavar="N", help="unseen words to list (default: 10)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    _add_read_options(p)
-    p.set_defaults(func=cmd_baselines)
-
-    p = subparsers.add_parser(
-        "import", help="turn a .tiktoken rank file and a pattern into a saved tokenizer",
-        description="Import FILE (tiktoken's 'base64-token rank' format, ranks 0..255 the bytes in order) "
-                    "with a pre-tokenization pattern, as a tokscope tokenizer file.",
-    )
-    p.add_argument("file", metavar="FILE", help="the .tiktoken file")
-    _add_pattern_option(p, default=None)
-    p.add_argument("--special", action="append", metavar="TOKEN", help="add a special token (repeat for more)")
-    p.add_argument("-o", "--output", metavar="OUT", help="write the tokenizer to OUT")
-    p.add_argument("--name", metavar="NAME", help="its name (default: from -o or FILE)")
-    p.add_argument("--save", action="store_true", help="save it in your data directory, usable as -e NAME")
-    p.add_argument("--force", action="store_true", help="replace an existing -o file or saved tokenizer of the same name")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    cli.add_max_bytes_option(p, hidden=True)
-    p.set_defaults(func=cmd_import)
-
-    p = subparsers.add_parser("export", help="write an encoding's ranks as a .tiktoken file")
-    cli.add_encoding_option(p)
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the .tiktoken file to write")
-    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_export)

@@ -60,7 +60,7 @@ class Origin:
         return self.kind != "missing"
 
 
-def _package_dir(package: str) -> Path | None:
+def package_dir(package: str) -> Path | None:
     """A package's folder, found without importing it."""
     try:
         spec = importlib.util.find_spec(package)
@@ -85,7 +85,7 @@ def _carrier_path(basename: str) -> Path | None:
     entry = CARRIERS.get(basename)
     if entry is None:
         return None
-    folder = _package_dir(entry[0])
+    folder = package_dir(entry[0])
     if folder is None:
         return None
     path = folder / entry[1]

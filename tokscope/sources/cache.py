@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import __version__
+from ..version import __version__
 from ..core.tokenizer.tokenizer import Tokenizer
 from .builtin import SourceError, user_cache_dir
 

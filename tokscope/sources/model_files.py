@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.formats import sniff, tekken
 from ..core.formats import tokenizer_json as hf
 from ..core.chat.templates import ChatTemplate
 from ..core.chat.context import ContextWindow, context_window, context_windows_for
@@ -25,6 +26,8 @@ from .hub import tokenizer_file
 
 #: files larger than this are refused before they are read
 MAX_FILE_BYTES = hf.MAX_FILE_BYTES
+#: the key of a tokenizer's :class:`ModelFiles` in :meth:`.Tokenizer.derived`
+MODEL_FILES = "sources.model_files"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,19 +98,14 @@ def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | No
 
 
 def _sniff(path: Path) -> str:
-    """``json`` for a JSON file, ``ranks`` for a tiktoken-format rank file, else ``other``."""
+    """The format of a file by its first bytes (:func:`tokscope.core.formats.sniff.sniff`), ``other``
+    for none."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4096)
+            head = handle.read(sniff.HEAD_BYTES)
     except OSError as exc:
         raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith((b"{", b"[")):
-        return "json"
-    first = head.split(b"\n", 1)[0].split()
-    if len(first) == 2 and first[1].isdigit():
-        return "ranks"
-    return "other"
+    return sniff.sniff(head) or "other"
 
 
 def load_path(path: Path, *, name: str | None = None, model_id: str | None = None) -> Tokenizer:
@@ -119,9 +117,9 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         folder = path
         found = tokenizer_file(path)
         if found is None:
-            raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for tokenizer.json, tekken.json, tokenizer.model)")
+            raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for {', '.join(sniff.FOLDER_FILES)})")
         path = found
-    elif path.name in ("tokenizer.json", "tekken.json", "tokenizer.model") or path.parent.joinpath("tokenizer_config.json").is_file():
+    elif path.name in sniff.FOLDER_FILES or path.parent.joinpath("tokenizer_config.json").is_file():
         folder = path.parent
     try:
         size = path.stat().st_size
@@ -131,8 +129,7 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"{safe_text(path)} is not a regular file")
     if size > MAX_FILE_BYTES:
         raise SourceError(f"{safe_text(path)} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for tokenizer files")
-    label = name or model_id or (folder.name if folder is not None and path.name in ("tokenizer.json", "tekken.json",
-                                                                                  "tokenizer.model") else path.stem)
+    label = name or model_id or (folder.name if folder is not None and path.name in sniff.FOLDER_FILES else path.stem)
     kind = _sniff(path)
     if kind == "ranks":
         tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
@@ -143,7 +140,8 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
                           f"or a known model's tokenizer.model)")
     tokenizer.name = label
     templates, config, context, jinja = folder_facts(folder) if folder is not None else ({}, {}, None, None)
-    tokenizer.model_files = ModelFiles(path, folder, model_id, templates, config, context, jinja)  # type: ignore[attr-defined]
+    files = ModelFiles(path, folder, model_id, templates, config, context, jinja)
+    tokenizer.derived(MODEL_FILES, lambda: files)  # a fresh tokenizer: kept with it from here on
     return tokenizer
 
 
@@ -166,7 +164,7 @@ def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:
             return hf.from_json(obj, label, str(path))
         except TokenizerFileError as exc:
             raise SourceError(str(exc)) from None
-    if open_models.looks_like_tekken(obj):
+    if tekken.looks_like(obj):
         return open_models.tekken_tokenizer(obj, label, str(path))
     if isinstance(obj, dict) and "format" in obj and "merges" in obj:
         raise SourceError(f"{safe_text(path)} is a tokenizer tokscope saved: load it by its name or path through the registry")
@@ -175,7 +173,7 @@ def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:
 
 def describe(tokenizer: Tokenizer) -> ModelFiles | None:
     """The :class:`ModelFiles` a tokenizer was loaded with (None for built-ins and saved ones)."""
-    return getattr(tokenizer, "model_files", None)
+    return tokenizer.derived(MODEL_FILES, lambda: None)
 
 
 def is_tokenizer_path(name: str) -> bool:

@@ -5,7 +5,8 @@ special tokens live in the model's own code. They are facts about each model, wr
 and matched to a file by its sha256, so a file given by path (``-e ~/llama3/tokenizer.model``) is
 recognized, and a known file with a wrong hash is refused rather than used with the wrong pattern.
 A Tekken file (``tekken.json``) describes itself: pattern, vocabulary and special tokens, which sit
-*below* the ranks (ordinary token ids are ``rank + number of special tokens``).
+*below* the ranks (ordinary token ids are ``rank + number of special tokens``); it is read by
+:mod:`tokscope.core.formats.tekken`, and found here (the copies ``mistral-common`` carries).
 
 Where the files come from without a download: registry packages that carry them byte for byte,
 found when installed (``llama-models``, ``dashscope``, ``mistral-common``; none is a dependency of
@@ -14,19 +15,18 @@ tokscope), or any path the user gives.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.text.display import safe_text
+from ..core.formats import tekken
 from ..core.formats.tiktoken_ranks import FormatError, parse_tiktoken_bpe
+from ..core.text.errors import TokenizerFileError
 from ..core.tokenizer.tokenizer import Tokenizer
 from . import cache
-from .builtin import SourceError, _package_dir
+from .builtin import SourceError, package_dir
 from .info import EncodingInfo
 
 #: Llama 3's pattern (and Qwen's, with single digits instead of runs of up to three)
@@ -132,7 +132,7 @@ def _sha256_file(path: Path) -> str:
 
 
 def carrier_path(model: RankFileModel) -> Path | None:
-    folder = _package_dir(model.carrier[0])
+    folder = package_dir(model.carrier[0])
     if folder is None:
         return None
     path = folder / model.carrier[1]
@@ -140,7 +140,7 @@ def carrier_path(model: RankFileModel) -> Path | None:
 
 
 def tekken_carrier_path(name: str) -> Path | None:
-    folder = _package_dir("mistral_common")
+    folder = package_dir("mistral_common")
     if folder is None:
         return None
     path = folder / "data" / TEKKEN_CARRIED[name][0]
@@ -233,18 +233,6 @@ def rank_tokenizer(data: bytes, model: RankFileModel, source: str) -> Tokenizer:
     return Tokenizer(model.name, ranks, model.pattern, model.specials(len(ranks)))
 
 
-def looks_like_tekken(data: dict) -> bool:
-    return isinstance(data, dict) and isinstance(data.get("config"), dict) and isinstance(data.get("vocab"), list) \
-        and "pattern" in data["config"]
-
-
-#: Tekken's special tokens for files of version 7 and older, which do not list them
-TEKKEN_DEFAULT_SPECIALS = ("<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
-                           "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]",
-                           "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]",
-                           "[TOOL_CONTENT]")
-
-
 def load_tekken(path: Path, name: str | None = None) -> Tokenizer:
     """A Tekken file as a tokenizer: ordinary ids are ``rank + num_special_tokens``; the special
     tokens fill the ids below (``<SPECIAL_n>`` for the unnamed ones), as Mistral's own code does."""
@@ -257,40 +245,14 @@ def load_tekken(path: Path, name: str | None = None) -> Tokenizer:
 
 def _json_of(raw: bytes, source: str) -> dict:
     try:
-        return json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise SourceError(f"{safe_text(source)} is not valid JSON") from None
+        return tekken.parse(raw, source)
+    except TokenizerFileError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def tekken_tokenizer(data: dict, name: str, source: str = "tekken file") -> Tokenizer:
-    if not looks_like_tekken(data):
-        raise SourceError(f"{safe_text(source)} is not a Tekken tokenizer file (no config/vocab)")
-    config = data["config"]
+    """A Tekken file's object as a tokenizer (:func:`tokscope.core.formats.tekken.from_json`)."""
     try:
-        n_special = int(config["default_num_special_tokens"])
-        vocab_size = int(config["default_vocab_size"])
-        pattern = str(config["pattern"])
-        inner = vocab_size - n_special
-        vocab = data["vocab"][:inner]
-        ranks: dict[bytes, int] = {}
-        for i, entry in enumerate(vocab):
-            if entry.get("rank") != i:
-                raise SourceError(f"{safe_text(source)}: vocabulary entry {i} has rank {entry.get('rank')!r}")
-            ranks[base64.b64decode(entry["token_bytes"], validate=True)] = i + n_special
-    except (KeyError, TypeError, ValueError, binascii.Error, AttributeError) as exc:
-        raise SourceError(f"{safe_text(source)}: malformed Tekken file ({type(exc).__name__})") from None
-    if len(ranks) != inner:
-        raise SourceError(f"{safe_text(source)}: {inner - len(ranks)} vocabulary entries repeat the bytes of others")
-    listed = data.get("special_tokens")
-    if listed is None:
-        names = list(TEKKEN_DEFAULT_SPECIALS)
-        ids = list(range(len(names)))
-    else:
-        names = [str(t["token_str"]) for t in listed]
-        ids = [int(t["rank"]) for t in listed]
-    specials = dict(zip(names, ids))
-    taken = set(ids)
-    for i in range(n_special):
-        if i not in taken:
-            specials[f"<SPECIAL_{i}>"] = i
-    return Tokenizer(name, ranks, pattern, specials, n_vocab=vocab_size)
+        return tekken.from_json(data, name, source)
+    except TokenizerFileError as exc:
+        raise SourceError(str(exc)) from None

@@ -750,7 +750,7 @@ class ChatScreen(ViewScreen):
 
     @work(thread=True, exclusive=True, group="chat-file", exit_on_error=False, description="read a conversation")
     def _read(self, path: str) -> None:
-        from ...sources.text_input import read_json
+        from ...inputs.text_input import read_json
 
         try:
             draft = ChatDraft.from_json(read_json(path, "the conversation", limit=MAX_JSON_BYTES), path=path)

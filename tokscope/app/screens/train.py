@@ -35,7 +35,7 @@ from ...core.train import trainer
 from ...core.text.display import safe_text, token_label
 from ...core.text.errors import CancelledError, TokscopeError
 from ...sources import names
-from ...sources.text_input import read_input
+from ...inputs.text_input import read_input
 from ..heap import frozen_heap
 from ..widgets.form import Button, Select
 from ..widgets.merge_list import MergeList

@@ -220,7 +220,7 @@ class ScatterPlot(PlotWidget):
                 col, sub_x = divmod(dx, 2)
                 row, sub_y = divmod(dy, 4)
                 if 0 <= row < plot_h and 0 <= col < plot_w:
-                    cell_bits[row][col] |= geo._BRAILLE_BITS[sub_x][sub_y]
+                    cell_bits[row][col] |= geo.BRAILLE_BITS[sub_x][sub_y]
                     if owner >= cell_owner[row][col]:
                         cell_owner[row][col] = owner
         for r in range(plot_h):

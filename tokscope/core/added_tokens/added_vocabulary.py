@@ -74,8 +74,8 @@ class _Trie:
     """Leftmost-longest matching of a set of strings (HF's ``LeftmostLongest`` Aho-Corasick), as
     one regex shaped like a trie: the strings that share a prefix share its branch, and a branch
     that may end tries to go on first. Thousands of tokens (Llama 4 has 2,048 that all start with
-    ``<|``) then compile in milliseconds and scan a megabyte in tens of them, where a plain
-    alternation of the strings takes seconds.
+    ``<|``) then compile and scan at the speed of one short pattern, where a plain alternation of
+    the strings tries every string at every position.
 
     >>> t = _Trie({w: w for w in ["ab", "abc", "b"]})
     >>> [(s, e) for s, e, _ in t.find("abcab b")]

@@ -4,7 +4,7 @@ A :class:`BlockTable` holds rows of ints (a document's pieces: id, start, end, f
 chunks: start, end) in blocks of about :data:`BLOCK` rows, each block with a base added to its
 offset fields. A splice rebuilds the one or two blocks around an edit, shares every other block
 with the table it came from, and moves the offsets after the edit by changing one base per block:
-an edit of 1 MB of text costs a few milliseconds instead of copying and shifting 300k-entry lists.
+an edit of a long text touches a few blocks instead of copying and shifting 300k-entry lists.
 Tables are never mutated once built, so a worker thread can build the next one while the UI reads
 the current one. :class:`Column` is one field as a read-only sequence.
 

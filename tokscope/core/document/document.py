@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 from .blocks import BlockTable, Column
 from ..text.measure import count_words, ratio, utf8_len, word_span
-from ..tokenizer.tokenizer import ADDED, PARTIAL, SPECIAL, UNKNOWN, Rows, fix_surrogates
+from ..tokenizer.rows import ADDED, PARTIAL, SPECIAL, UNKNOWN, Rows
+from ..tokenizer.tokenizer import fix_surrogates
 from ..text.types import Chunk, Piece
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..tokenizer.tokenizer import Rows, Tokenizer, fix_surrogates
+from ..tokenizer.rows import Rows
+from ..tokenizer.tokenizer import Tokenizer, fix_surrogates
 from ..text.types import Piece
 
 #: characters of text per batch

@@ -124,9 +124,9 @@ def _resolve_other(tokenizer: Tokenizer, *, text: str | None = None, data: bytes
         if found is not None:
             return found
         data = text.encode("utf-8", errors="surrogatepass")
-    from .vocab_search import _table
+    from .vocab_search import vocab_table
 
-    found = _table(tokenizer).by_bytes().get(data)  # type: ignore[arg-type]
+    found = vocab_table(tokenizer).by_bytes().get(data)  # type: ignore[arg-type]
     if found is not None:
         return found
     if text is not None:
@@ -208,6 +208,25 @@ def walk(tree: MergeNode, depth: int = 0) -> Iterator[tuple[int, MergeNode]]:
     yield depth, tree
     for child in tree.children:
         yield from walk(child, depth + 1)
+
+
+def draw_tree(tree: MergeNode, label: Callable[[MergeNode], str]) -> list[str]:
+    """The tree drawn with box characters, one node a line, each node written by ``label``.
+
+    >>> tree = MergeNode(2, b"ab", 2, (MergeNode(0, b"a", 0), MergeNode(1, b"b", 1)))
+    >>> draw_tree(tree, lambda n: f"{n.id} {n.text}")
+    ['2 ab', '├─ 0 a', '└─ 1 b']
+    """
+    lines = [label(tree)]
+
+    def add(n: MergeNode, prefix: str) -> None:
+        for i, child in enumerate(n.children):
+            last = i == len(n.children) - 1
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{label(child)}")
+            add(child, prefix + ("   " if last else "│  "))
+
+    add(tree, "")
+    return lines
 
 
 def tree_json(tree: MergeNode) -> dict:
@@ -614,9 +633,9 @@ def _used_in_direct(tokenizer: Tokenizer, token_id: int) -> tuple[Use, ...] | No
     """"Used in" for one token without the full index: a child starts or ends with the token's
     bytes and has a higher rank, so only those tokens' parents are looked up. ``None`` when the
     bytes are too common (a single letter, a space) for this to beat building the index."""
-    from .vocab_search import _table
+    from .vocab_search import vocab_table
 
-    table = _table(tokenizer)
+    table = vocab_table(tokenizer)
     data = tokenizer.token_bytes(token_id)
     found = table.occurrences(data, DIRECT_LIMIT)
     if found is None:

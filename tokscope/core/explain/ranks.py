@@ -499,7 +499,15 @@ def why_not_one_token(
             f"{joined_parts}, which no single merge joins{how}."
         )
         return WhyNotOneToken(False, rank, rank, False, True, parents, missing, prefix, prefix_id, summary)
-    if len(parts) == 2:
+    cut = [m for m in missing if m.rank is not None]  # tokens the replay skipped: the cut-off's doing
+    if cut and max_rank is not None:
+        named = ", ".join(f"{quoted(m.left)} + {quoted(m.right)} is token {m.rank}" for m in cut[:3])
+        more = f" and {len(cut) - 3} more" if len(cut) > 3 else ""
+        summary = (
+            f"no token has the bytes {shown}: merging stops at {len(parts)} parts ({joined_parts}) because of the "
+            f"cut-off: {named}{more}, at or above the cut-off {max_rank}."
+        )
+    elif len(parts) == 2:
         need = f"the merge {quoted(parts[0])} + {quoted(parts[1])}"
         summary = f"no token has the bytes {shown}: joining the final parts would need {need}, which the vocabulary does not have."
     else:

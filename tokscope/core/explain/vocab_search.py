@@ -112,7 +112,7 @@ class _Table:
         return out
 
 
-def _table(tokenizer: Tokenizer) -> _Table:
+def vocab_table(tokenizer: Tokenizer) -> _Table:
     """The search table of ``tokenizer`` (built once per tokenizer and kept with it; shared with
     ``merges``)."""
     return tokenizer.derived("vocab.table", lambda: _Table(tokenizer))
@@ -155,7 +155,7 @@ def search_vocab(
         raise TokscopeError(f"cannot sort by {sort!r}; choose id or length")
     if limit is not None and limit < 0:
         raise TokscopeError(f"the limit must be 0 or more, not {limit}")
-    table = _table(tokenizer)
+    table = vocab_table(tokenizer)
     ids, data, texts = table.ids, table.data, table.texts
     kind = given[0] if given else "all"
     if token_id is not None:

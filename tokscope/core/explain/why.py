@@ -47,10 +47,10 @@ if TYPE_CHECKING:
     from .merge_trees import MergeNode
     from ..tokenizer.tokenizer import Tokenizer
     from ..models.unigram import Segmentation
-    from ..models.wordpiece import WordPieceExplanation
+    from ..models.wordpiece import WordPieceExplanation, WordPieceStep
 
 __all__ = ["ChunkWhy", "TextWhy", "UnigramWhy", "WordLevelWhy", "explain_at", "explain_chunk", "explain_text",
-           "explain_token", "method_of"]
+           "explain_token", "method_of", "unk_words", "wordpiece_heading", "wordpiece_reason", "wordpiece_step_note", "wordpiece_stop"]
 
 #: Chunks longer than this many characters get no n-best search (Unigram) and no merge trees.
 DETAIL_LIMIT = 256
@@ -108,6 +108,7 @@ class TextWhy:
     encoding: str
     text: str
     chunks: tuple[ChunkWhy, ...]
+    max_rank: int | None = None
 
     @property
     def tokens(self) -> tuple[int, ...]:
@@ -127,15 +128,30 @@ def _show(tokenizer: Tokenizer, ids: Collection[int]) -> str:
     return " + ".join(repr(tokenizer.token_str(i)) for i in ids)
 
 
+def _from_ranks(found: ChunkExplanation) -> ChunkWhy:
+    """Byte-level BPE from ranks as one case of :class:`ChunkWhy` (its facts in ``ranks``)."""
+    return ChunkWhy(found.chunk, found.tokens, "byte-level BPE", found.why.summary if found.why else "", ranks=found)
+
+
+def _check_cutoff(tokenizer: Tokenizer, max_rank: int | None) -> None:
+    if max_rank is not None and not tokenizer.ranks:
+        raise NotForThisKindError("a rank cut-off", tokenizer.name, tokenizer.kind, "byte-level BPE from ranks")
+
+
 def explain_chunk(
     tokenizer: Tokenizer, text: str, chunk: Chunk, *, max_rank: int | None = None, nbest: int = NBEST,
-    allowed_special: Any = (),
+    allowed_special: Any = (), with_variants: bool = True,
 ) -> ChunkWhy:
     """Explain one chunk of ``text`` (its offsets are into ``text``; ``allowed_special`` as the
-    text was cut, so that the chunk's form is found in the right part of it)."""
+    text was cut, so that the chunk's form is found in the right part of it). ``with_variants``:
+    byte-level BPE from ranks also encodes the chunk's word in other contexts."""
     method = method_of(tokenizer)
-    if max_rank is not None and method != "byte-level BPE":
-        raise NotForThisKindError("a rank cut-off", tokenizer.name, tokenizer.kind, "byte-level BPE from ranks")
+    _check_cutoff(tokenizer, max_rank)
+    if method == "byte-level BPE":
+        from . import ranks as explain
+
+        item = explain.classify_chunk(tokenizer, text, chunk)
+        return _from_ranks(explain.explain_chunk(tokenizer, item, max_rank=max_rank, with_variants=with_variants))
     if chunk.special:
         token_id = tokenizer.token_to_id(chunk.text)
         if token_id is None:
@@ -143,12 +159,6 @@ def explain_chunk(
         what = "special" if tokenizer.is_special(token_id) else "added"
         return ChunkWhy(chunk, (token_id,), "added",
                         f"{chunk.text!r} is the {what} token {token_id}: cut out of the text before anything else, never merged")
-    if method == "byte-level BPE":
-        from . import ranks as explain
-
-        item = explain.classify_chunk(tokenizer, text, chunk)
-        found = explain.explain_chunk(tokenizer, item, max_rank=max_rank)
-        return ChunkWhy(chunk, found.tokens, method, found.why.summary if found.why else "", ranks=found)
     if chunk.form is None:
         form = tokenizer.chunk_form(text, chunk.start, chunk.end, allowed_special=allowed_special)
         if form is not None:
@@ -201,6 +211,77 @@ def _bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...])
     return ChunkWhy(chunk, tokens, "BPE", summary, bpe=replay, trees=trees)
 
 
+# ----- the words both shells print (the CLI as plain text, the why screen as Rich text) -----------
+
+
+def wordpiece_heading(found: WordPieceExplanation) -> str:
+    """The line above WordPiece's greedy steps.
+
+    >>> from tokscope.core.models.wordpiece import WordPiece
+    >>> wordpiece_heading(WordPiece({"[UNK]": 0, "a": 1}).explain("a"))
+    'greedy longest match from the left (words up to 100 characters)'
+    """
+    return f"greedy longest match from the left (words up to {found.limit} characters)"
+
+
+def wordpiece_step_note(step: WordPieceStep) -> str:
+    """What one greedy step says after its token: how many longer candidates missed, or that the
+    rest of the word is one entry.
+
+    >>> from tokscope.core.models.wordpiece import WordPiece
+    >>> [wordpiece_step_note(s) for s in WordPiece({"[UNK]": 0, "a": 1, "##bc": 2}).explain("abc").steps]
+    ['2 longer not in the vocabulary', 'the whole rest is an entry']
+    """
+    if step.missed:
+        return f"{step.missed} longer not in the vocabulary"
+    return "the whole word is an entry" if step.start == 0 else "the whole rest is an entry"
+
+
+def unk_words(model: Any, tokens: tuple[int, ...] = ()) -> str:
+    """The unknown token as the sentences name it: its spelling, then its id when the word became it.
+
+    >>> class Model:
+    ...     unk_token = "[UNK]"
+    >>> unk_words(Model(), (100,)), unk_words(object())
+    ('[UNK] 100', 'the unknown token')
+    """
+    unk = getattr(model, "unk_token", None) or "the unknown token"
+    return f"{unk} {tokens[0]}" if tokens else unk
+
+
+def wordpiece_stop(found: WordPieceExplanation, prefix: str, unk: str) -> str | None:
+    """Why WordPiece gave up on a word (it is then the unknown token, ``unk`` with its id): too
+    long, or no entry matching at some character; ``None`` for a word it matched.
+
+    >>> from tokscope.core.models.wordpiece import WordPiece
+    >>> wordpiece_stop(WordPiece({"[UNK]": 0, "a": 1}).explain("ab"), "##", "[UNK] 0")
+    'no match at character 1: "##b" is not in the vocabulary, so the whole word "ab" is [UNK] 0'
+    """
+    if found.reason == "too_long":
+        return (f"{found.chars} characters, more than max_input_chars_per_word ({found.limit}): the whole word is "
+                f"{unk} and no match is tried")
+    if found.reason != "no_match" or found.failed_at is None:
+        return None
+    at = found.failed_at
+    rest = (prefix if at else "") + found.word[at:]
+    if len(found.word) - at == 1:
+        what = f'"{rest}" is not in the vocabulary'
+    else:
+        first = (prefix if at else "") + found.word[at]
+        what = f'no entry matches the start of "{rest}", not even "{first}"'
+    return f'no match at character {at}: {what}, so the whole word "{found.word}" is {unk}'
+
+
+def wordpiece_reason(tokenizer: Tokenizer, w: ChunkWhy) -> str | None:
+    """:func:`wordpiece_stop` for a chunk's WordPiece facts, with the model's prefix and unknown
+    token (``None`` when WordPiece matched the whole word)."""
+    if w.wordpiece is None:
+        return None
+    model: Any = tokenizer.model
+    return wordpiece_stop(w.wordpiece, getattr(model, "continuing_subword_prefix", "") or "",
+                          unk_words(model, w.tokens if w.wordpiece.unknown else ()))
+
+
 def _unigram(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...], nbest: int) -> ChunkWhy:
     model: Any = tokenizer.model
     best = model.best(form)
@@ -224,12 +305,18 @@ def explain_text(
     allowed_special: Any = (),
     disallowed_special: Any = (),
     nbest: int = NBEST,
+    with_variants: bool = True,
     progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> TextWhy:
     """Every chunk of ``text`` explained (special tokens are ordinary text unless allowed, as in
     :meth:`.Tokenizer.chunks`). ``progress(done, total)`` is called per chunk (characters);
     setting ``cancel`` stops with :class:`~.errors.CancelledError`."""
+    _check_cutoff(tokenizer, max_rank)
+    if tokenizer.ranks:
+        return _ranks_text(tokenizer, text, max_rank=max_rank, allowed_special=allowed_special,
+                           disallowed_special=disallowed_special, with_variants=with_variants, progress=progress,
+                           cancel=cancel)
     text = fix_surrogates(text)
     out = []
     for chunk in tokenizer.chunks(text, allowed_special=allowed_special, disallowed_special=disallowed_special):
@@ -240,6 +327,15 @@ def explain_text(
         if progress is not None:
             progress(chunk.end, len(text))
     return TextWhy(tokenizer.name, text, tuple(out))
+
+
+def _ranks_text(tokenizer: Tokenizer, text: str, **options: Any) -> TextWhy:
+    """Byte-level BPE from ranks: the chunks are classified in one pass over the text (which
+    pattern alternative matched each), then each is one :class:`ChunkWhy`."""
+    from .ranks import explain
+
+    found = explain(tokenizer, text, **options)
+    return TextWhy(found.encoding, found.text, tuple(_from_ranks(c) for c in found.chunks), found.max_rank)
 
 
 def explain_at(tokenizer: Tokenizer, text: str, offset: int, *, max_rank: int | None = None,
@@ -269,8 +365,7 @@ def explain_token(tokenizer: Tokenizer, token_id: int, *, max_rank: int | None =
     if tokenizer.ranks and not tokenizer.is_added(token_id):
         from . import ranks as explain
 
-        found = explain.explain_token(tokenizer, token_id, max_rank=max_rank)
-        return ChunkWhy(found.chunk, found.tokens, "byte-level BPE", found.why.summary if found.why else "", ranks=found)
+        return _from_ranks(explain.explain_token(tokenizer, token_id, max_rank=max_rank))
     spelling = tokenizer.token_str(token_id)
     if tokenizer.is_added(token_id):
         return explain_chunk(tokenizer, spelling, Chunk(spelling, 0, len(spelling), special=True))

@@ -36,7 +36,8 @@ from ..text.display import safe_text
 from ..document.document import PARTIAL, SPECIAL, Document, byte_ends
 from ..text.errors import TokscopeError
 from ..text.measure import count_words, ratio, utf8_len
-from ..tokenizer.tokenizer import Rows, Tokenizer, fix_surrogates
+from ..tokenizer.rows import Rows
+from ..tokenizer.tokenizer import Tokenizer, fix_surrogates
 
 #: How many tokenizers the comparison screen shows at once (the CLI has no limit).
 MAX_ON_SCREEN = 4

@@ -737,7 +737,7 @@ def axis_for(values: Iterable[float], *, log: bool = False) -> Axis:
 
 
 #: Braille dot bits by (column 0..1, row 0..3) inside one cell.
-_BRAILLE_BITS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
+BRAILLE_BITS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
 
 
 def dot_grid(
@@ -773,7 +773,7 @@ def braille_rows(dots: Iterable[tuple[int, int]], width: int, height: int) -> li
         col, sub_x = divmod(dx, 2)
         row, sub_y = divmod(dy, 4)
         if 0 <= row < height and 0 <= col < width:
-            cells[row][col] |= _BRAILLE_BITS[sub_x][sub_y]
+            cells[row][col] |= BRAILLE_BITS[sub_x][sub_y]
     return ["".join(chr(0x2800 + c) if c else " " for c in row) for row in cells]
 
 

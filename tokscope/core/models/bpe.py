@@ -40,16 +40,13 @@ from typing import Any
 
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.types import Parents
+from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
 
 #: Words with at least this many symbols are merged with a heap instead of the list scan.
 HEAP_THRESHOLD = 48
 #: Words of at least this many characters are first cut where no merge can cross (see
 #: :meth:`BPE._cut_points`), so a long text with no pre-tokenizer is merged word by word.
 CUT_THRESHOLD = 256
-#: Words shorter than this many characters are cached (Hugging Face caches below 256 bytes).
-CACHE_MAX_CHARS = 256
-#: The cache is emptied when it holds this many words.
-CACHE_CAPACITY = 100_000
 #: Words with more symbols than this are not replayed step by step (every step lists every pair).
 REPLAY_LIMIT = 2048
 
@@ -218,62 +215,10 @@ def parse_merges(merges: Iterable[Any]) -> list[tuple[str, str]]:
     return out
 
 
-def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
-    """``vocab`` as a plain ``str -> id`` dict; a key that is not a string or an id that is not a
-    whole number from 0 to 2**32 - 1 is a :class:`TokenizerFileError`.
-
-    >>> check_vocab({"a": 0})
-    {'a': 0}
-    """
-    if not isinstance(vocab, Mapping):
-        raise TokenizerFileError(f"the {what} is not a mapping of tokens to ids")
-    if (type(vocab) is dict and all(type(t) is str for t in vocab)
-            and all(type(i) is int and 0 <= i <= _MASK for i in vocab.values())):
-        return dict(vocab)
-    out: dict[str, int] = {}
-    for token, token_id in vocab.items():
-        if not isinstance(token, str):
-            raise TokenizerFileError(f"{what} entry {token!r} is not a string")
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id <= _MASK:
-            raise TokenizerFileError(f"{what} entry {token!r} has a bad id {token_id!r}")
-        out[token] = token_id
-    return out
-
-
-def reverse_vocab(vocab: Mapping[str, int]) -> dict[int, str]:
-    """``id -> token``; when two tokens share an id (a malformed file) the first one is kept.
-
-    >>> reverse_vocab({"a": 0, "b": 1, "c": 0})
-    {0: 'a', 1: 'b'}
-    """
-    return dict(zip(reversed(vocab.values()), reversed(vocab.keys())))
-
-
-class VocabLookups:
-    """The Model protocol's vocabulary half for a model holding ``_vocab`` (``token -> id``) and
-    ``_vocab_r`` (:func:`reverse_vocab` of it): BPE, WordPiece and WordLevel share it."""
-
-    _vocab: dict[str, int]
-    _vocab_r: dict[int, str]
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, token_id: int) -> str | None:
-        return self._vocab_r.get(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self._vocab)
-
-
 # ----- the model ------------------------------------------------------------------------------------
 
 
-class BPE(VocabLookups):
+class BPE(ChunkCache, VocabLookups):
     """Hugging Face's BPE model (see the module docstring); ids and offsets as ``tokenizers``.
 
     ``vocab`` maps tokens to ids; ``merges`` is the ordered merge list in either format of
@@ -329,7 +274,7 @@ class BPE(VocabLookups):
         # scan would not: such vocabularies always use the heap, which does exactly what it does.
         self._always_heap = len(self._vocab_r) != len(vocab)
         self._plain = self.continuing_subword_prefix is None and self.end_of_word_suffix is None
-        self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
+        self.forget()
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
         self._byte_ids: tuple[int | None, ...] = tuple(vocab.get(name) for name in BYTE_TOKENS)
@@ -393,20 +338,6 @@ class BPE(VocabLookups):
         return keys, results
 
     # ----- the Model protocol -------------------------------------------------------------------
-
-    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
-        """The tokens of one chunk: ``(id, start, end)``, character offsets into ``text``."""
-        if not text:
-            return []
-        hit = self._cache.get(text)
-        if hit is not None:
-            return list(hit)
-        out = self._tokenize(text)
-        if len(text) < CACHE_MAX_CHARS:
-            if len(self._cache) >= CACHE_CAPACITY:
-                self._cache.clear()
-            self._cache[text] = tuple(out)
-        return out
 
 
     # ----- tokenizing ---------------------------------------------------------------------------
@@ -684,13 +615,9 @@ class BPE(VocabLookups):
         start = 0
         for end in [*cuts, len(word)]:
             piece = word[start:end]
-            hit = self._cache.get(piece)
+            hit = self.recall(piece)
             if hit is None:
-                hit = tuple(self._encode_word(piece))
-                if len(piece) < CACHE_MAX_CHARS:
-                    if len(self._cache) >= CACHE_CAPACITY:
-                        self._cache.clear()
-                    self._cache[piece] = hit
+                hit = self.remember(piece, self._encode_word(piece))
             if start:
                 out.extend([(t, s + start, e + start) for t, s, e in hit])
             else:

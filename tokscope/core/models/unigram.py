@@ -27,15 +27,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .base import ChunkCache
 from .bpe import BYTE_TOKENS
 from ..text.errors import TokenizerFileError
 
 #: Hugging Face's penalty under the lowest score for an unknown character.
 UNK_PENALTY = 10.0
-#: Words shorter than this many characters are cached.
-CACHE_MAX_CHARS = 256
-#: The cache is emptied when it holds this many words.
-CACHE_CAPACITY = 100_000
 #: The n-best search stops growing its agenda past this size (Hugging Face's limits).
 _MAX_AGENDA = 100_000
 _MIN_AGENDA = 512
@@ -55,7 +52,7 @@ class Segmentation:
     score: float
 
 
-class Unigram:
+class Unigram(ChunkCache):
     """Hugging Face's Unigram model; ids and offsets as ``tokenizers``.
 
     ``vocab`` is the ordered list of ``(piece, score)``; a piece's id is its index (a piece listed
@@ -104,14 +101,10 @@ class Unigram:
                 node = node.setdefault(ch, {})
             node[_END] = i
             self._longest = max(self._longest, len(piece))
-        self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
+        self.forget()
 
     # ----- the Model protocol -------------------------------------------------------------------
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_cache"] = {}  # caches are not kept in a pickle
-        return state
 
     def token_to_id(self, token: str) -> int | None:
         return self._ids.get(token)
@@ -130,20 +123,6 @@ class Unigram:
         """The score of an entry."""
         return self._scores[token_id]
 
-    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
-        """The tokens of one chunk: ``(id, start, end)``, character offsets into ``text`` (each
-        byte-fallback token of a piece spans the whole piece, as in Hugging Face)."""
-        if not text:
-            return []
-        hit = self._cache.get(text)
-        if hit is not None:
-            return list(hit)
-        out = self._tokenize(text)
-        if len(text) < CACHE_MAX_CHARS:
-            if len(self._cache) >= CACHE_CAPACITY:
-                self._cache.clear()
-            self._cache[text] = tuple(out)
-        return out
 
     def _missing_unk(self) -> TokenizerFileError:
         return TokenizerFileError("the text needs the unknown token but this Unigram model has no unk_id")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .bpe import VocabLookups, check_vocab, reverse_vocab
+from .base import VocabLookups, check_vocab, reverse_vocab
 from ..text.errors import TokenizerFileError
 
 

@@ -19,13 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .bpe import VocabLookups, check_vocab, reverse_vocab
+from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
 from ..text.errors import TokenizerFileError
 
-#: Words shorter than this many characters are cached.
-CACHE_MAX_CHARS = 256
-#: The cache is emptied when it holds this many words.
-CACHE_CAPACITY = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +58,7 @@ class WordPieceExplanation:
     summary: str
 
 
-class WordPiece(VocabLookups):
+class WordPiece(ChunkCache, VocabLookups):
     """Hugging Face's WordPiece model; ids and offsets as ``tokenizers``.
 
     >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2}).tokenize("abb")
@@ -92,12 +88,8 @@ class WordPiece(VocabLookups):
         self._longest_cont = max(
             (len(t) - prefix_len for t in self._vocab if t.startswith(continuing_subword_prefix)), default=0
         )
-        self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
+        self.forget()
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_cache"] = {}  # caches are not kept in a pickle
-        return state
 
     def _unk(self, text: str) -> list[tuple[int, int, int]]:
         unk = self._vocab.get(self.unk_token)
@@ -105,17 +97,6 @@ class WordPiece(VocabLookups):
             raise TokenizerFileError(f"the WordPiece unknown token {self.unk_token!r} is not in the vocabulary")
         return [(unk, 0, len(text))]
 
-    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
-        """The tokens of one word: ``(id, start, end)``, character offsets into ``text``."""
-        hit = self._cache.get(text)
-        if hit is not None:
-            return list(hit)
-        out = self._tokenize(text)
-        if len(text) < CACHE_MAX_CHARS:
-            if len(self._cache) >= CACHE_CAPACITY:
-                self._cache.clear()
-            self._cache[text] = tuple(out)
-        return out
 
     def _tokenize(self, text: str) -> list[tuple[int, int, int]]:
         n = len(text)

@@ -315,7 +315,7 @@ _ASCII_STANDINS = str.maketrans({b: BYTE_TO_CHAR[b] for b in range(128)})
 
 
 #: ``str.translate`` table from a Latin-1 character (one byte) to its byte-level stand-in
-_BYTE_STANDINS = str.maketrans({b: BYTE_TO_CHAR[b] for b in range(256)})
+BYTE_STANDINS = str.maketrans({b: BYTE_TO_CHAR[b] for b in range(256)})
 
 
 def to_byte_level(text: NormalizedText) -> NormalizedText:
@@ -327,10 +327,10 @@ def to_byte_level(text: NormalizedText) -> NormalizedText:
     ('aÃ©', [(3, 4), (4, 5), (4, 5)])
     """
     t = text.text
-    standins = t.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_STANDINS)
+    standins = t.encode("utf-8", "surrogatepass").decode("latin-1").translate(BYTE_STANDINS)
     if len(standins) == len(t):
         return text.with_text(standins)
-    if text._runs is None:
+    if text.linear:
         # build the runs directly: a block of its bytes' stand-ins per character
         o = text.original_start
         sizes = [1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in t]

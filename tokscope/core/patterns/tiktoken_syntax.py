@@ -374,7 +374,7 @@ class ChunkPattern:
                 self.ascii = None
         #: True for patterns whose text may be cut at :data:`_SEGMENT_BREAK` (see LINE_SAFE_PATTERNS)
         self.line_safe = pattern in LINE_SAFE_PATTERNS
-        # the pinned translation is built on first use with non-ASCII text (it costs ~0.1 s)
+        # the pinned translation is built on first use with non-ASCII text (building it is slow)
         self._pinned: regex.Pattern[str] | None = None
         self._suspect: re.Pattern[str] | None = None
         self._lock: threading.Lock | None = threading.Lock()

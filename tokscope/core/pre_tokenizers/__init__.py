@@ -26,7 +26,7 @@ from ..text.byte_alphabet import BYTE_TO_CHAR
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.unicode import WHITESPACE, RangeSet, char_class, parse_ranges, table
 from ..text.normalized import BEHAVIORS, NormalizedText, merge_matches, matches_from_spans
-from ..normalizers import _BYTE_STANDINS, to_byte_level
+from ..normalizers import BYTE_STANDINS, to_byte_level
 from ..patterns.onig import OnigPattern, compile_onig, literal_pattern
 
 __all__ = [
@@ -66,7 +66,7 @@ def split_text(text: NormalizedText, finder: Any, behavior: str, invert: bool = 
     if not invert and behavior == "isolated" and isinstance(getattr(finder, "__self__", None), OnigPattern):
         pieces = finder.__self__.isolated(t)
         if pieces is not None:
-            if text._runs is None:
+            if text.linear:
                 o = text.original_start
                 out = []
                 for piece in pieces:
@@ -129,7 +129,7 @@ def byte_level_str(text: str) -> str:
     """
     if text.isascii():
         return text.translate(_ASCII_STANDINS)
-    return text.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_STANDINS)
+    return text.encode("utf-8", "surrogatepass").decode("latin-1").translate(BYTE_STANDINS)
 
 
 class _Base:

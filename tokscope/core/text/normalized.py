@@ -172,6 +172,16 @@ class NormalizedText:
         return hash((self.text, self.original_start, self.original_end))
 
     @property
+    def linear(self) -> bool:
+        """True when character ``k`` comes from original character ``original_start + k`` (the
+        alignment needs no table of runs).
+
+        >>> NormalizedText.identity("ab", 5).linear
+        True
+        """
+        return self._runs is None
+
+    @property
     def is_identity(self) -> bool:
         """True when every character is the original character at its place."""
         return self._runs is None and len(self.text) == self.original_end - self.original_start

@@ -2,21 +2,22 @@
 
 A text goes through, in order:
 
-1. **added tokens** (:mod:`.added_tokens`): special tokens such as ``<|endoftext|>`` or ``[CLS]``
-   and other added tokens are cut out of the text first; they never reach the stages below.
-2. **normalizer** (:mod:`.normalizers`): NFC, lowercasing, replacing spaces by ``▁`` ... The
-   result is a :class:`~.normalized.NormalizedText`, which keeps every normalized character
-   aligned to the span of the original text it came from, so pieces can always be placed on the
-   text the user typed.
-3. **pre-tokenizer** (:mod:`.pretokenizers`, and :class:`~.unicode_pattern.ChunkPattern` for the
-   tiktoken patterns): cuts the normalized text into *chunks*; a model never merges across one.
-4. **model**: byte-level BPE from ranks (:mod:`.bpe`, the OpenAI encodings and tokenizers trained
-   here), BPE from a merge list (:mod:`.bpe_merges`), WordPiece (:mod:`.wordpiece`), Unigram
-   (:mod:`.unigram`), WordLevel (:mod:`.wordlevel`). It turns one chunk into ids.
-5. **post-processor** (:mod:`.postprocessors`): a template that adds ``<s>``/``[CLS]``... when
-   the caller asks for the model's special tokens.
+1. **added tokens** (:mod:`tokscope.core.added_tokens`): special tokens such as ``<|endoftext|>``
+   or ``[CLS]`` and other added tokens are cut out of the text first; they never reach the stages
+   below.
+2. **normalizer** (:mod:`tokscope.core.normalizers`): NFC, lowercasing, replacing spaces by ``▁``
+   ... The result is a :class:`~tokscope.core.text.normalized.NormalizedText`, which keeps every
+   normalized character aligned to the span of the original text it came from, so pieces can
+   always be placed on the text the user typed.
+3. **pre-tokenizer** (:mod:`tokscope.core.pre_tokenizers`; ``pattern_split`` for the tiktoken
+   patterns): cuts the normalized text into *chunks*; a model never merges across one.
+4. **model** (:mod:`tokscope.core.models`): byte-level BPE from ranks (``ranks``, the OpenAI
+   encodings and tokenizers trained here), BPE from a merge list (``bpe``), WordPiece, Unigram,
+   WordLevel. It turns one chunk into ids.
+5. **post-processor** (:mod:`tokscope.core.processors`): a template that adds ``<s>``/``[CLS]``...
+   when the caller asks for the model's special tokens.
 
-A **decoder** (:mod:`.decoders`) turns tokens back into text.
+A **decoder** (:mod:`tokscope.core.decoders`) turns tokens back into text.
 
 Beyond each protocol's required members, a stage may offer optional ones the tokenizer uses when
 present (a stage without them still works, on the slower or coarser path):
@@ -26,15 +27,16 @@ present (a stage without them still works, on the slower or coarser path):
 * ``PreTokenizer.split_str(text, first)`` (the chunks as strings, for the ids-only path that keeps
   no alignment) and ``needs_start`` (True when the stage reads where a split starts in the
   original text, as Metaspace's ``first`` does).
-* A model's explorer facts, read by :mod:`.why`, :mod:`.facts` and :mod:`.merges`: ``parents``,
-  ``merges_into``, ``merge_rank``, ``replay`` and ``merge_ids`` (a merge list, :mod:`.bpe_merges`),
-  ``explain`` (WordPiece), ``best``/``nbest``/``score`` (Unigram), ``unk_token``/``unk_id``,
-  ``continuing_subword_prefix``/``end_of_word_suffix``/``byte_fallback``.
+* A model's explorer facts: ``parents``, ``merges_into``, ``merge_rank``, ``replay`` and
+  ``merge_ids`` (a merge list), ``explain`` (WordPiece), ``best``/``nbest``/``score`` (Unigram),
+  ``unk_token``/``unk_id``, ``continuing_subword_prefix``/``end_of_word_suffix``/``byte_fallback``.
 
-:class:`~.tokenizer.Tokenizer` composes the stages; every part of tokscope (explorer, compare,
-explain, stats, the command line) works through the tokenizer's public API, never through a stage
-directly. A new kind of stage is a class in its stage's module that satisfies the protocol below
-(and, for ``tokenizer.json`` files, an entry in that module's ``from_json`` table).
+:class:`~tokscope.core.tokenizer.tokenizer.Tokenizer` composes the stages; the explorer, compare,
+stats and the command line work through its public API. The one place that reads a stage directly
+is :mod:`tokscope.core.explain` (why a chunk became its tokens, merge trees, a token's facts): it
+asks the model for the facts above, and the screens and commands that explain go through it, not
+to a stage. A new kind of stage is a module in its stage's folder with a class that satisfies the
+protocol below (and, for ``tokenizer.json`` files, an entry in that folder's ``from_json``).
 """
 
 from __future__ import annotations

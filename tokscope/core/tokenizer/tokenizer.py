@@ -18,21 +18,23 @@ aligned stages, and a :attr:`Tokenizer.restartable` pipeline's scan a window of 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSequence, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..models.ranks import RanksBPE, merge
 from ..text.errors import CancelledError, DisallowedSpecialError, NotForThisKindError, UnknownTokenError
 from ..added_tokens.specials import AllowedSpecial, DisallowedSpecial, SpecialTokens
 from .tiktoken_api import TiktokenAPI
 from ..text.types import Chunk, Parents, Piece, Token, is_continuation
-from ..patterns.tiktoken_syntax import ChunkPattern, compile_pattern
+from ..patterns.tiktoken_syntax import ChunkPattern
+from ..pre_tokenizers.pattern_split import PatternSplit
+from .rows import ADDED, PARTIAL, SPECIAL, UNKNOWN, PieceSink, Rows
 
 if TYPE_CHECKING:
     from ..text.normalized import NormalizedText
     from .stages import Decoder, Model, Normalizer, PostProcessor, PreTokenizer
 
-__all__ = ["AllowedSpecial", "DisallowedSpecial", "PieceSink", "Rows", "Tokenizer", "fix_surrogates"]
+__all__ = ["AllowedSpecial", "DisallowedSpecial", "Tokenizer", "fix_surrogates"]
 
 #: Characters of text kept in the segment cache (whole lines' ids, for line-safe patterns) before
 #: it is emptied; segments longer than SEGMENT_CACHE_MAX_LEN are never cached.
@@ -45,15 +47,6 @@ IDS_CACHE_MAX_LEN = 256
 #: Characters a restartable pipeline normalizes and cuts at a time when it scans (see
 #: :meth:`Tokenizer.scan`).
 SCAN_WINDOW = 4096
-
-#: flags of a piece row in :meth:`Tokenizer.scan` (and in the document's columns)
-PARTIAL = 1
-SPECIAL = 2
-#: the piece is an added token that is not special (matched in the text, never refused)
-ADDED = 4
-#: the piece is the model's unknown token
-UNKNOWN = 8
-
 
 def fix_surrogates(text: str) -> str:
     """Replace lone surrogates with U+FFFD the way tiktoken does (via a UTF-16 round trip).
@@ -72,21 +65,6 @@ def fix_surrogates(text: str) -> str:
             raise TypeError(f"{type(text).__name__!r} object is not an instance of 'str'") from None
         raise
     return text
-
-
-class PieceSink(Protocol):
-    """Where :meth:`Tokenizer.scan` appends rows: plain lists of ints, absolute character offsets.
-
-    ``ids``/``starts``/``ends``/``flags`` get one entry per piece, ``chunk_starts``/``chunk_ends``
-    one per chunk.
-    """
-
-    ids: list[int]
-    starts: list[int]
-    ends: list[int]
-    flags: list[int]
-    chunk_starts: list[int]
-    chunk_ends: list[int]
 
 
 class Tokenizer(TiktokenAPI):
@@ -1174,67 +1152,6 @@ class _TokenLengths(dict):
     def __missing__(self, key: int) -> int:
         value = self[key] = len(self._token_bytes(key))
         return value
-
-
-class PatternSplit:
-    """The pre-tokenizer of byte-level BPE from ranks: matches of a tiktoken-syntax pattern.
-
-    >>> PatternSplit(r"\\S+|\\s+").compiled.findall("a b")
-    ['a', ' ', 'b']
-    """
-
-    local = True
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        self.compiled = compile_pattern(pattern)
-
-    def __reduce__(self):
-        return PatternSplit, (self.pattern,)
-
-    def split_str(self, text: str, first: bool = True) -> list[str]:
-        return self.compiled.findall(text)
-
-    def pre_tokenize(self, splits: list[NormalizedText]) -> list[NormalizedText]:
-        out = []
-        for split in splits:
-            for found in self.compiled.finditer(split.text):
-                out.append(split.slice(found.start(), found.end()))
-        return out
-
-
-class Rows:
-    """A :class:`PieceSink` of plain lists (what the document splices into its blocks); with
-    ``compact``, of ``array('q')`` (a whole text's rows: 8 bytes a value while they are gathered,
-    where a list holds an int object for each)."""
-
-    __slots__ = ("ids", "starts", "ends", "flags", "chunk_starts", "chunk_ends")
-
-    def __init__(self, compact: bool = False) -> None:
-        from array import array
-
-        new = (lambda: array("q")) if compact else list
-        self.ids: MutableSequence[int] = new()
-        self.starts: MutableSequence[int] = new()
-        self.ends: MutableSequence[int] = new()
-        self.flags: MutableSequence[int] = new()
-        self.chunk_starts: MutableSequence[int] = new()
-        self.chunk_ends: MutableSequence[int] = new()
-
-    def pieces(self) -> list[MutableSequence[int]]:
-        return [self.ids, self.starts, self.ends, self.flags]
-
-    def chunks(self) -> list[MutableSequence[int]]:
-        return [self.chunk_starts, self.chunk_ends]
-
-    def add_token(self, start: int, end: int, token_id: int, flags: int) -> None:
-        """One token that is a chunk of its own (an added or special token)."""
-        self.chunk_starts.append(start)
-        self.chunk_ends.append(end)
-        self.ids.append(token_id)
-        self.starts.append(start)
-        self.ends.append(end)
-        self.flags.append(flags)
 
 
 def _has_byte_level(stage: Any) -> bool:

@@ -1,9 +1,12 @@
-"""How ``explain``, ``tree`` and ``vocab`` show tokenizers of every kind but byte-level BPE from
-ranks (which :mod:`.explain` shows as it always has): plain text and ``--json`` over
-:mod:`tokscope.core.explain.why`, :mod:`tokscope.core.explain.facts` and :mod:`tokscope.core.explain.merge_trees`.
+"""Why a text splits as it does, as plain text and ``--json``: the one renderer of
+:class:`~tokscope.core.explain.why.ChunkWhy` for ``explain`` and ``tree`` (the explorer's why
+screen draws the same data, :mod:`tokscope.app.widgets.why_pane`).
 
 What each kind shows, from the core's :class:`~tokscope.core.explain.why.ChunkWhy`:
 
+* **byte-level BPE from ranks** (the OpenAI encodings, tokenizers trained here): the pattern
+  alternative that matched the chunk, every merge step with its rank (``--pairs``: every candidate
+  pair), why the chunk is not one token, and variants; a rank cut-off applies;
 * **BPE from a merge list** (``tokenizer.json``: byte-level, SentencePiece-style, byte fallback):
   the symbols before any merge, every merge with its rank (its line in the merge list, from 0),
   the merge tree of each token, and the characters that fell back to bytes or to the unknown
@@ -26,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 from ..core.text.byte_alphabet import CHAR_TO_BYTE
 from ..core.text.display import hex_label, quoted, safe_text, token_label
 from ..core.explain.facts import token_facts
-from ..core.explain.why import NBEST
+from ..core.explain.why import NBEST, wordpiece_heading, wordpiece_reason, wordpiece_step_note
 
 if TYPE_CHECKING:
     from ..core.explain.merge_trees import MergeNode
+    from ..core.explain.ranks import ChunkExplanation, MergeStep
     from ..core.tokenizer.tokenizer import Tokenizer
     from ..core.explain.why import ChunkWhy, TextWhy
 
@@ -121,18 +125,34 @@ def _chunk_bytes(c: ChunkWhy) -> bytes:
 
 
 def header(tokenizer: Tokenizer, result: TextWhy) -> str:
-    """The first line of ``explain`` for a kind other than byte-level BPE from ranks."""
-    return (f"{safe_text(result.encoding)} ({safe_text(tokenizer.kind)}): {_plural(len(result.chunks), 'chunk')}, "
-            f"{_plural(len(result.tokens), 'token')}")
+    """The first line of ``explain``: the encoding (its kind, when it is not from ranks), how many
+    chunks and tokens, and the rank cut-off when there is one."""
+    from ..core.explain.merge_trees import merges_kept
+
+    kind = "" if tokenizer.ranks else f" ({safe_text(tokenizer.kind)})"
+    cut = ("" if result.max_rank is None else
+           f", cut-off: ranks below {result.max_rank} ({merges_kept(tokenizer, result.max_rank):,} merges)")
+    return (f"{safe_text(result.encoding)}{kind}: {_plural(len(result.chunks), 'chunk')}, "
+            f"{_plural(len(result.tokens), 'token')}{cut}")
+
+
+def chunk_title(number: int, c: ChunkWhy) -> str:
+    """``chunk N: "text"  [start:end]  what``: what is the pattern alternative's category for
+    byte-level BPE from ranks, else the method."""
+    if c.ranks is not None:
+        r = c.ranks
+        alt = "" if r.alternative is None else f", pattern alternative {r.alternative + 1}"
+        return f"chunk {number}: {quoted(r.bytes)}  [{c.chunk.start}:{c.chunk.end}]  {r.category}{alt}"
+    return f"chunk {number}: {quoted(_chunk_bytes(c))}  [{c.chunk.start}:{c.chunk.end}]  {c.method}"
 
 
 def print_text_why(tokenizer: Tokenizer, result: TextWhy, *, pairs: bool, variants: bool, out: Any,
                    nbest: int = NBEST) -> None:
-    """``explain`` for a kind other than byte-level BPE from ranks, chunk by chunk."""
+    """``explain``, chunk by chunk, for every kind."""
     labels = Labels(tokenizer)
     out.write(header(tokenizer, result) + "\n")
     for number, c in enumerate(result.chunks, 1):
-        out.write(f"\nchunk {number}: {quoted(_chunk_bytes(c))}  [{c.chunk.start}:{c.chunk.end}]  {c.method}\n")
+        out.write(f"\n{chunk_title(number, c)}\n")
         print_chunk_body(tokenizer, labels, c, pairs=pairs, variants=variants, out=out, nbest=nbest)
 
 
@@ -142,6 +162,9 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
     the variants. For a vocabulary entry explained on its own (``token``) its spelling stands in
     for the form, so neither the form nor byte fallback is shown."""
     w = out.write
+    if c.ranks is not None:
+        _print_ranks(c.ranks, pairs=pairs, variants=variants, w=w)
+        return
     if c.method == "added":
         w(f"  why: {safe_text(c.summary)}\n")
         return
@@ -151,7 +174,7 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
     if c.bpe is not None:
         _print_bpe(tokenizer, labels, c, pairs, w)
     elif c.wordpiece is not None:
-        _print_wordpiece(labels, c, w)
+        _print_wordpiece(tokenizer, labels, c, w)
     elif c.unigram is not None:
         _print_unigram(tokenizer, labels, c, w, nbest)
     if not token:
@@ -174,6 +197,55 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
                     w(f"    {line}\n")
     if variants:
         _print_variants(tokenizer, c, w)
+
+
+def _parts_line(parts: tuple[bytes, ...]) -> str:
+    return " ".join(f"[{token_label(p, ws=False)}]" for p in parts)
+
+
+def _print_ranks(c: ChunkExplanation, *, pairs: bool, variants: bool, w: Any) -> None:
+    """Byte-level BPE from ranks: the chunk's bytes, each merge step with its rank, the pieces,
+    why it is not one token, and the variants."""
+    if c.chunk.special:
+        w(f"  special token {c.tokens[0]}: never merged\n")
+        return
+    w(f"  bytes: {c.bytes.hex(' ')}\n")
+    if not c.replayed:
+        w(f"  ({len(c.bytes)} bytes: too long to replay step by step)\n")
+    for step in c.steps:
+        w(f"  {step.number:>3}. {quoted(step.left)} + {quoted(step.right)} -> "
+          f"{quoted(step.merged)} (rank {step.rank})   {_parts_line(step.after)}\n")
+        if pairs:
+            listed = ", ".join(
+                f"{quoted(x.left)}+{quoted(x.right)} {x.rank}{'' if x.allowed else ' (cut off)'}"
+                for x in step.candidates if x.rank is not None
+            )
+            w(f"       candidates: {listed}\n")
+    if c.replayed and not c.steps and len(c.bytes) > 1:
+        w(f"  no merge applies: {no_merge_reason(c)}\n")
+    pieces = "  ".join(f"{quoted(p)} {t}" for t, p in zip(c.tokens, c.parts))
+    w(f"  pieces: {pieces}\n")
+    if c.why is not None:
+        w(f"  why: {c.why.summary}\n")
+    if c.variants and variants:
+        _print_variant_rows(c.variants, w)
+
+
+def no_merge_reason(c: ChunkExplanation) -> str:
+    """Why the replay of a chunk of several bytes made no merge at all: no adjacent pair of bytes is
+    a token, or (under a rank cut-off) none is one below it."""
+    if c.why is not None and any(m.rank is not None for m in c.why.missing):
+        return "no adjacent pair of bytes is a token below the cut-off"
+    return "no adjacent pair of bytes is a token"
+
+
+def _print_variant_rows(found: Any, w: Any) -> None:
+    w("  variants:\n")
+    width = max(len(quoted(v.text.encode())) for v in found)
+    for v in found:
+        shown = quoted(v.text.encode())
+        ids = " ".join(str(i) for i in v.tokens)
+        w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
 
 
 def _print_bpe(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, pairs: bool, w: Any) -> None:
@@ -235,19 +307,18 @@ def _print_fallback_runs(labels: Labels, c: ChunkWhy, w: Any) -> None:
           f"are {_plural(len(run), 'byte token')}\n")
 
 
-def _print_wordpiece(labels: Labels, c: ChunkWhy, w: Any) -> None:
+def _print_wordpiece(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any) -> None:
+    """WordPiece's greedy steps in the words the why screen uses (the core's)."""
     found = c.wordpiece
     assert found is not None
-    if found.reason == "too_long":
-        w(f"  the word has {found.chars} characters; the limit is {found.limit}\n")
-        return
-    for number, step in enumerate(found.steps, 1):
-        tried = f"  ({step.missed} longer tried first)" if step.missed else ""
-        w(f"  {number:>3}. [{step.start}:{step.end}] {labels.quoted(step.token)} {step.token}{tried}\n")
-    if found.reason == "no_match" and found.failed_at is not None:
-        rest = found.word[found.failed_at:]
-        w(f'  {len(found.steps) + 1:>3}. [{found.failed_at}:] "{safe_text(rest)}": no entry matches its start, '
-          f'so the whole word "{safe_text(found.word)}" is {labels.quoted(c.tokens[0]) if c.tokens else "unknown"}\n')
+    stop = wordpiece_reason(tokenizer, c)
+    if found.reason != "too_long":
+        w(f"  {wordpiece_heading(found)}\n")
+        for number, step in enumerate(found.steps, 1):
+            w(f"  {number:>3}. [{step.start}:{step.end}] {labels.quoted(step.token)} {step.token}  "
+              f"{wordpiece_step_note(step)}\n")
+    if stop is not None:
+        w(f"  {safe_text(stop)}\n")
 
 
 def _segmentation(tokenizer: Tokenizer, seg: Any) -> str:
@@ -272,14 +343,8 @@ def _print_variants(tokenizer: Tokenizer, c: ChunkWhy, w: Any) -> None:
     if len(c.chunk.text) > VARIANT_LIMIT:
         return
     found = variants(tokenizer, c.chunk.text)
-    if not found:
-        return
-    w("  variants:\n")
-    width = max(len(quoted(v.text.encode())) for v in found)
-    for v in found:
-        shown = quoted(v.text.encode())
-        ids = " ".join(str(i) for i in v.tokens)
-        w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
+    if found:
+        _print_variant_rows(found, w)
 
 
 # ----- explain: JSON ---------------------------------------------------------------------------------
@@ -363,9 +428,79 @@ def chunk_why_json(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, variant
     return value
 
 
-def text_why_json(tokenizer: Tokenizer, result: TextWhy, *, variants: bool) -> dict[str, Any]:
-    from ..core.explain.merge_trees import merges_kept
+def step_json(step: MergeStep) -> dict[str, Any]:
+    """One merge step of byte-level BPE from ranks (parts as hex)."""
+    return {
+        "number": step.number,
+        "left": step.left.hex(),
+        "right": step.right.hex(),
+        "rank": step.rank,
+        "position": step.position,
+        "result": step.merged.hex(),
+        "before": [p.hex() for p in step.before],
+        "after": [p.hex() for p in step.after],
+        "candidates": [
+            {"position": c.position, "left": c.left.hex(), "right": c.right.hex(), "rank": c.rank, "allowed": c.allowed}
+            for c in step.candidates
+        ],
+    }
 
+
+def chunk_json(c: ChunkExplanation) -> dict[str, Any]:
+    """One chunk of byte-level BPE from ranks in JSON (parts and pairs as hex)."""
+    why = c.why
+    return {
+        "text": c.chunk.text,
+        "start": c.chunk.start,
+        "end": c.chunk.end,
+        "byte_start": c.byte_start,
+        "byte_end": c.byte_end,
+        "special": c.chunk.special,
+        "category": c.category,
+        "alternative": c.alternative,
+        "bytes": c.bytes.hex(),
+        "tokens": list(c.tokens),
+        "pieces": [{"id": t, "bytes": p.hex(), "text": p.decode("utf-8", errors="replace")}
+                   for t, p in zip(c.tokens, c.parts)],
+        "replayed": c.replayed,
+        "steps": [step_json(s) for s in c.steps],
+        "why": None if why is None else {
+            "one_token": why.one_token,
+            "token": why.token,
+            "blocked_by_cutoff": why.blocked_by_cutoff,
+            "unreachable": why.unreachable,
+            "parents": None if why.parents is None else [why.parents.left, why.parents.right],
+            "missing": [{"left": m.left.hex(), "right": m.right.hex(), "rank": m.rank} for m in why.missing],
+            "longest_prefix": why.longest_prefix.hex(),
+            "longest_prefix_id": why.longest_prefix_id,
+            "summary": why.summary,
+        },
+        "variants": [{"label": v.label, "text": v.text, "tokens": list(v.tokens)} for v in c.variants],
+    }
+
+
+def any_chunk_json(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, variants: bool) -> dict[str, Any]:
+    """One chunk of any kind in JSON: byte-level BPE from ranks keeps its own (hex) shape."""
+    if c.ranks is not None:
+        return chunk_json(c.ranks)
+    return chunk_why_json(tokenizer, labels, c, variants=variants)
+
+
+def text_why_json(tokenizer: Tokenizer, result: TextWhy, *, variants: bool) -> dict[str, Any]:
+    """``explain --json``: byte-level BPE from ranks gives the cut-off and how many merges it
+    keeps; every other kind its kind and its merges."""
+    from ..core.explain.merge_trees import full_max_rank, merges_kept
+
+    if tokenizer.ranks:
+        return {
+            "encoding": result.encoding,
+            "text": result.text,
+            "max_rank": result.max_rank,
+            "merges_kept": merges_kept(tokenizer, result.max_rank),
+            "full_max_rank": full_max_rank(tokenizer),
+            "tokens": list(result.tokens),
+            "chunks": [chunk_json(c.ranks) for c in result.chunks if c.ranks is not None],
+        }
     labels = Labels(tokenizer)
     return {
         "encoding": result.encoding,
@@ -382,8 +517,10 @@ def text_why_json(tokenizer: Tokenizer, result: TextWhy, *, variants: bool) -> d
 
 
 def node_label(tokenizer: Tokenizer, n: MergeNode, labels: Labels) -> str:
-    """One node of a merge tree from a merge list: its id, how it is written, its bytes in hex,
-    and the rank of the merge that makes it (its line in the merge list)."""
+    """One node of a merge tree: its id, how it is written, its bytes in hex, and its rank (from
+    ranks) or the rank of the merge that makes it (its line in the merge list)."""
+    if tokenizer.ranks:
+        return f"{n.id} {quoted(n.bytes)} {n.bytes.hex()} " + ("special" if n.rank is None else f"rank {n.rank}")
     if tokenizer.is_special(n.id):
         how = " special"
     elif n.merge_rank is not None:
@@ -394,18 +531,11 @@ def node_label(tokenizer: Tokenizer, n: MergeNode, labels: Labels) -> str:
 
 
 def draw_tree(tokenizer: Tokenizer, tree: MergeNode, labels: Labels | None = None) -> list[str]:
-    """The tree drawn with box characters, one node a line (the ranks are merge ranks)."""
+    """The tree drawn with box characters, one node a line (:func:`node_label`)."""
+    from ..core.explain.merge_trees import draw_tree as draw
+
     labels = labels or Labels(tokenizer)
-    lines = [node_label(tokenizer, tree, labels)]
-
-    def add(n: MergeNode, prefix: str) -> None:
-        for i, child in enumerate(n.children):
-            last = i == len(n.children) - 1
-            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{node_label(tokenizer, child, labels)}")
-            add(child, prefix + ("   " if last else "│  "))
-
-    add(tree, "")
-    return lines
+    return draw(tree, lambda n: node_label(tokenizer, n, labels))
 
 
 def node_json(tokenizer: Tokenizer, n: MergeNode) -> dict[str, Any]:

@@ -1,58 +1,23 @@
-"""The core subcommands: ``encodings``, ``encode``, ``decode``.
+"""``tokscope encode [-e NAME] [TEXT | -f FILE] [--json] [--max-rank N] [--add-special-tokens]``:
+text into token ids.
 
 ``encode`` streams: the ids of plain output, and the tokens of ``--json`` (in batches from
 :func:`tokscope.core.document.streaming.iter_pieces`), are written as they are made, so a big input costs
 the text and its ids, not millions of objects at once. ``--json`` therefore writes ``count`` after
-``tokens``.
+``tokens``. ``--max-rank N`` is the rank cut-off (byte-level BPE from ranks; see ``explain``).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from collections.abc import Sequence
 
-from ..core.text.display import safe_text
 from ..core.text.measure import utf8_len
-from .common import (
-    UsageError,
-    add_encoding_option,
-    add_input_options,
-    add_special_options,
-    encode_args,
-    json_text,
-    load_encoding,
-    note_unknown_specials,
-    piece_json,
-    print_json,
-    read_text,
-    special_hint,
-    stdin_is_piped,
-    write_exact,
-)
+from .common import add_encoding_option, add_input_options, add_special_options, encode_args, json_text, load_encoding, note_unknown_specials, piece_json, read_text, special_hint
+
 
 #: ids written per line-buffer flush of plain ``encode``
 ID_BATCH = 1 << 14
-
-
-def cmd_encodings(args: argparse.Namespace) -> int:
-    from ..sources.registry import list_encodings
-
-    infos = list_encodings()
-    if args.json:
-        print_json({"encodings": [
-            {"name": i.name, "n_vocab": i.n_vocab, "kind": i.kind, "source": i.source,
-             "detail": i.detail, "available": i.available} for i in infos
-        ]})
-        return 0
-    names = [safe_text(i.name) for i in infos]
-    width = max(len(n) for n in names)
-    for name, i in zip(names, infos):
-        state = "available" if i.available else "MISSING"
-        size = f"{i.n_vocab:>7,}" if i.n_vocab is not None else "      ?"
-        print(f"{name:<{width}}  {size}  {state:<9}  {safe_text(i.source)}: {safe_text(i.detail)}")
-    return 0
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -122,49 +87,11 @@ def _chain(first, rest):
     yield from rest
 
 
-#: a token id as typed: ASCII digits only (int() would also take '١٢٣' or '1_0')
-_ID = re.compile(r"[0-9]+")
-
-
-def _parse_ids(words: Sequence[str]) -> list[int]:
-    ids = []
-    for word in words:
-        for part in word.replace(",", " ").split():
-            if _ID.fullmatch(part) is None:
-                raise UsageError(f"not a token id: {safe_text(part)!r} (ids are whole numbers, 0 or more)")
-            ids.append(int(part))
-    return ids
-
-
-def cmd_decode(args: argparse.Namespace) -> int:
-    from ..sources.text_input import read_input
-
-    tokenizer = load_encoding(args.encoding)
-    if args.ids:
-        words = args.ids
-    elif stdin_is_piped():
-        words = [read_input(None, limit=args.max_bytes).text]
-    else:
-        raise UsageError("no ids: give IDs as arguments or on standard input")
-    ids = _parse_ids(words)
-    data = tokenizer.decode_bytes(ids)
-    if args.json:
-        print_json({"encoding": tokenizer.name, "text": data.decode("utf-8", errors="replace"), "bytes": data.hex(),
-                    "count": len(ids)})
-        return 0
-    # on a terminal: the text with U+FFFD for bytes that are not UTF-8, controls shown inert; into a
-    # pipe or a file: the exact bytes the tokens stand for
-    write_exact(data)
-    return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from .common import add_max_bytes_option
+    from .common import MAX_RANK_HELP, non_negative
     from .truncate import add_truncate_options
-
-    p = sub.add_parser("encodings", help="list the encodings and where their files come from")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_encodings)
 
     p = sub.add_parser("encode", help="encode text into token ids")
     add_encoding_option(p)
@@ -175,15 +102,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="add the tokens the model's template puts around a text (BOS/EOS, [CLS]/[SEP]), as "
                         "Hugging Face's tokenizers does by default; without it, the text's own tokens")
     add_truncate_options(p)
+    p.add_argument("--max-rank", type=non_negative, metavar="N", help=MAX_RANK_HELP)
     p.set_defaults(func=cmd_encode)
-
-    p = sub.add_parser(
-        "decode", help="decode token ids into text",
-        description="Decode token ids. Into a pipe or a file the exact bytes are written; on a terminal the "
-                    "text, with U+FFFD for bytes that are not UTF-8 and control characters shown as symbols.",
-    )
-    add_encoding_option(p)
-    p.add_argument("ids", nargs="*", metavar="ID", help="token ids (default: read them from standard input)")
-    p.add_argument("--json", action="store_true", help="print JSON with the text and its bytes")
-    add_max_bytes_option(p, hidden=True)
-    p.set_defaults(func=cmd_decode)

@@ -260,7 +260,7 @@ def decode_input(data: bytes, where: str, errors: str = "strict", *, path: str |
     >>> decode_input(b"caf\\xe9", "x")
     Traceback (most recent call last):
     ...
-    tokscope.sources.text_input.InputError: x is not valid UTF-8: byte 0xe9 at offset 3 does not decode (use --errors replace to read it anyway)
+    tokscope.inputs.text_input.InputError: x is not valid UTF-8: byte 0xe9 at offset 3 does not decode (use --errors replace to read it anyway)
     """
     try:
         return InputText(data.decode("utf-8"), where, path, len(data), head=head)
@@ -303,7 +303,7 @@ def read_json(source: str | None, what: str, *, limit: int = DEFAULT_MAX_BYTES, 
     >>> read_json(f.name, "the conversation")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    tokscope.sources.text_input.InputError: the conversation /... is not valid JSON (Expecting ',' delimiter: line 1 column 6 (char 5))
+    tokscope.inputs.text_input.InputError: the conversation /... is not valid JSON (Expecting ',' delimiter: line 1 column 6 (char 5))
     """
     read = read_input(source, limit=limit, keep_head=False, stdin=stdin)
     where = safe_text(read.where)

@@ -1,0 +1,7 @@
+"""``python -m tokscope``: the same as the ``tokscope`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,62 @@
+"""The one table of tokenizer file formats: the names a model folder holds each under, and how its
+first bytes look. Every place that looks for or recognises a tokenizer file asks this table (a
+model folder's file, the hub cache's snapshots, ``-e PATH``).
+
+A new format is a module in this folder with a ``looks_like(head: bytes) -> bool`` and one row in
+:data:`FORMATS`. JSON formats share the ``json`` row: their object tells them apart
+(:func:`tokscope.core.formats.tokenizer_json.looks_like`, :func:`tokscope.core.formats.tekken.looks_like`).
+
+>>> sniff(b'{"model": {}}'), sniff(b"IQ== 0\\nIg== 1\\n"), sniff(b"\\x00\\x01")
+('json', 'ranks', None)
+>>> FOLDER_FILES
+('tokenizer.json', 'tekken.json', 'tokenizer.model', 'tokenizer.tiktoken')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: how many bytes of a file :func:`sniff` looks at
+HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class FileFormat:
+    """A tokenizer file format: its name, the file names a model folder holds it under (in the
+    order a folder's files are preferred), and a test of the file's first :data:`HEAD_BYTES`."""
+
+    name: str
+    file_names: tuple[str, ...]
+    looks_like: Callable[[bytes], bool]
+
+
+def json_looks_like(head: bytes) -> bool:
+    """A JSON document (after a byte-order mark and white space): an object or an array."""
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
+
+
+def ranks_looks_like(head: bytes) -> bool:
+    """tiktoken's rank format: ``base64-token rank`` on the first line."""
+    first = head.split(b"\n", 1)[0].split()
+    return len(first) == 2 and first[1].isdigit()
+
+
+#: the formats, in the order they are tried
+FORMATS: tuple[FileFormat, ...] = (
+    # GGUF (llama.cpp): core/formats/gguf.py's looks_like, its magic bytes, goes first
+    FileFormat("json", ("tokenizer.json", "tekken.json"), json_looks_like),
+    FileFormat("ranks", ("tokenizer.model", "tokenizer.tiktoken"), ranks_looks_like),
+    # SentencePiece's protobuf tokenizer.model: core/formats/sentencepiece_model.py's looks_like
+)
+
+#: the tokenizer file names a model folder may hold, preferred first
+FOLDER_FILES: tuple[str, ...] = tuple(dict.fromkeys(n for f in FORMATS for n in f.file_names))
+
+
+def sniff(head: bytes) -> str | None:
+    """The name of the first format whose test the file's first bytes pass (``None``: none)."""
+    for fmt in FORMATS:
+        if fmt.looks_like(head):
+            return fmt.name
+    return None

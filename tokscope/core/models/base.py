@@ -1,0 +1,129 @@
+"""What the models share: their vocabulary lookups and the per-chunk cache.
+
+* :class:`VocabLookups`: the Model protocol's vocabulary half for a model holding a ``token -> id``
+  dict (BPE from a merge list, WordPiece, WordLevel), with :func:`check_vocab` and
+  :func:`reverse_vocab` to build it;
+* :class:`ChunkCache`: the tokens of each chunk a model has cut, kept (bounded) so a repeated word
+  is looked up instead of cut again; a model writes ``_tokenize`` and inherits ``tokenize``.
+
+>>> class Upper(ChunkCache):
+...     def __init__(self):
+...         self.forget()
+...     def _tokenize(self, text):
+...         return [(ord(c), i, i + 1) for i, c in enumerate(text)]
+>>> m = Upper()
+>>> m.tokenize("ab"), m.recall("ab")
+([(97, 0, 1), (98, 1, 2)], ((97, 0, 1), (98, 1, 2)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..text.errors import TokenizerFileError
+
+#: the largest id a vocabulary may hold (ids are unsigned 32-bit, as in Hugging Face)
+MAX_ID = 0xFFFFFFFF
+#: Chunks shorter than this many characters are cached (Hugging Face caches below 256 bytes).
+CACHE_MAX_CHARS = 256
+#: The cache is emptied when it holds this many chunks.
+CACHE_CAPACITY = 100_000
+
+Tokens = tuple[tuple[int, int, int], ...]
+
+
+def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
+    """``vocab`` as a plain ``str -> id`` dict; a key that is not a string or an id that is not a
+    whole number from 0 to 2**32 - 1 is a :class:`TokenizerFileError`.
+
+    >>> check_vocab({"a": 0})
+    {'a': 0}
+    """
+    if not isinstance(vocab, Mapping):
+        raise TokenizerFileError(f"the {what} is not a mapping of tokens to ids")
+    if (type(vocab) is dict and all(type(t) is str for t in vocab)
+            and all(type(i) is int and 0 <= i <= MAX_ID for i in vocab.values())):
+        return dict(vocab)
+    out: dict[str, int] = {}
+    for token, token_id in vocab.items():
+        if not isinstance(token, str):
+            raise TokenizerFileError(f"{what} entry {token!r} is not a string")
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id <= MAX_ID:
+            raise TokenizerFileError(f"{what} entry {token!r} has a bad id {token_id!r}")
+        out[token] = token_id
+    return out
+
+
+def reverse_vocab(vocab: Mapping[str, int]) -> dict[int, str]:
+    """``id -> token``; when two tokens share an id (a malformed file) the first one is kept.
+
+    >>> reverse_vocab({"a": 0, "b": 1, "c": 0})
+    {0: 'a', 1: 'b'}
+    """
+    return dict(zip(reversed(vocab.values()), reversed(vocab.keys())))
+
+
+class VocabLookups:
+    """The Model protocol's vocabulary half for a model holding ``_vocab`` (``token -> id``) and
+    ``_vocab_r`` (:func:`reverse_vocab` of it): BPE, WordPiece and WordLevel share it."""
+
+    _vocab: dict[str, int]
+    _vocab_r: dict[int, str]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self._vocab_r.get(token_id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+
+class ChunkCache:
+    """The per-chunk cache of a model (see the module docstring). A subclass calls
+    :meth:`forget` when it is built and writes ``_tokenize(text)``; caches are not pickled."""
+
+    _cache: dict[str, Tokens]
+
+    def forget(self) -> None:
+        """Empty the cache (also how a model starts one)."""
+        self._cache = {}
+
+    def recall(self, text: str) -> Tokens | None:
+        """The cached tokens of ``text``, or ``None``."""
+        return self._cache.get(text)
+
+    def remember(self, text: str, tokens: Any) -> Tokens:
+        """Keep ``tokens`` (``(id, start, end)`` triples) as ``text``'s, when ``text`` is short enough;
+        returns them as a tuple."""
+        value = tuple(tokens)
+        if len(text) < CACHE_MAX_CHARS:
+            if len(self._cache) >= CACHE_CAPACITY:
+                self._cache.clear()
+            self._cache[text] = value
+        return value
+
+    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        """The tokens of one chunk: ``(id, start, end)``, character offsets into ``text``."""
+        if not text:
+            return []
+        hit = self._cache.get(text)
+        if hit is not None:
+            return list(hit)
+        out = self._tokenize(text)
+        self.remember(text, out)
+        return out
+
+    def _tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        raise NotImplementedError
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_cache"] = {}  # caches are not kept in a pickle
+        return state
