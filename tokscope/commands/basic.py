@@ -23,6 +23,7 @@ from .common import (
     encode_args,
     json_text,
     load_encoding,
+    note,
     note_unknown_specials,
     piece_json,
     print_json,
@@ -61,7 +62,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
     from .truncate import check_truncate_options, truncate_text
 
     check_truncate_options(args)
+    from ..sources.model_files import notes_of
+
     tokenizer = load_encoding(args.encoding)
+    for line in notes_of(tokenizer):  # e.g. a GGUF file's default pre-tokenizer
+        note(line)
     text = read_text(args)
     max_rank = getattr(args, "max_rank", None)
     note_unknown_specials(tokenizer, args)

@@ -17,6 +17,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..core.tokenizer.tokenizer import Tokenizer
@@ -55,7 +56,25 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer]) -> T
     return tokenizer
 
 
-def _load(entry: Path, header: bytes) -> Tokenizer | None:
+def cached_value(kind: str, digest: str, build: Callable[[], Any], accept: Callable[[Any], bool]) -> Any:
+    """What ``build()`` makes, from the cache entry ``kind``/``digest`` when it holds a value that
+    ``accept`` takes (for a source whose identity is cheaper to compute than its bytes' hash: a
+    multi-gigabyte GGUF file is keyed by its path, size, time and first bytes)."""
+    entry = _entry(kind, digest)
+    header = _header(kind, digest)
+    value = _load(entry, header, accept)
+    if value is not None:
+        return value
+    value = build()
+    _store(entry, header, value)
+    return value
+
+
+def _is_tokenizer(value: Any) -> bool:
+    return isinstance(value, Tokenizer)
+
+
+def _load(entry: Path, header: bytes, accept: Callable[[Any], bool] = _is_tokenizer) -> Any:
     try:
         with open(entry, "rb") as handle:
             if handle.readline() != header:
@@ -64,10 +83,10 @@ def _load(entry: Path, header: bytes) -> Tokenizer | None:
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError, KeyError, MemoryError, RecursionError):
         return None
-    return value if isinstance(value, Tokenizer) else None
+    return value if accept(value) else None
 
 
-def _store(entry: Path, header: bytes, tokenizer: Tokenizer) -> None:
+def _store(entry: Path, header: bytes, tokenizer: Any) -> None:
     tmp = None
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
