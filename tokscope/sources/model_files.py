@@ -213,9 +213,19 @@ def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = Non
 
 def notes_of(tokenizer: Tokenizer) -> tuple[str, ...]:
     """What the user should know about how a tokenizer was read (a GGUF file's ``default``
-    pre-tokenizer ...), one line each; empty for most."""
+    pre-tokenizer ...), one line each; empty for most. A note's words before its first ``": "``
+    are its short form (:func:`short_note`)."""
     files = describe(tokenizer)
     return files.notes if files is not None else ()
+
+
+def short_note(note: str) -> str:
+    """A note's short form, for a status line.
+
+    >>> short_note("default pre-tokenizer: this GGUF says so")
+    'default pre-tokenizer'
+    """
+    return note.split(": ", 1)[0]
 
 
 def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:

@@ -20,7 +20,7 @@ refused by name.
 >>> pre_tokenizer(pre).split_str("Hello world's 123")
 ['Hello', 'Ġworld', "'s", 'Ġ', '1', '2', '3']
 >>> lookup(None).warning
-"this GGUF names no pre-tokenizer; llama.cpp splits it with its default regexes, which may differ from the original model's"
+"default pre-tokenizer: this GGUF names no pre-tokenizer, so llama.cpp splits it with its default regexes, which may differ from the original model's"
 >>> lookup("mystery")
 Traceback (most recent call last):
 ...
@@ -157,8 +157,8 @@ class LlamaCppPre:
         if self.kind != "default":
             return None
         said = "names no pre-tokenizer" if self.name is None else f"says pre-tokenizer {self.name!r}"
-        return (f"this GGUF {said}; llama.cpp splits it with its default regexes, which may differ from "
-                f"the original model's")
+        return (f"default pre-tokenizer: this GGUF {said}, so llama.cpp splits it with its default regexes, "
+                f"which may differ from the original model's")
 
 
 def _names() -> dict[str, LlamaCppPre]:
