@@ -98,3 +98,60 @@ def read_vectors(gguf: Path) -> list[tuple[str, list[int]]]:
         outputs.pop()
     assert len(inputs) == len(outputs), f"{gguf.name}: {len(inputs)} inputs, {len(outputs)} outputs"
     return [(text, [int(t) for t in line.split()]) for text, line in zip(inputs, outputs)]
+
+
+def copy_tokenizer(source: Path, target: Path, *, pre: str | None = "keep", tensor_bytes: int = 0,
+                   chat_template: str | None = None, big_endian: bool = False, **overrides) -> Path:
+    """Write ``target`` with the ``gguf`` package's writer: ``source``'s tokenizer (tokens, types,
+    merges, special ids, flags; ``pre`` replaces its pre-tokenizer name, None drops it) and, with
+    ``tensor_bytes``, one tensor of that many bytes whose data is a hole in a sparse file (the
+    size of a model's weights without their cost on disk)."""
+    import gguf as gguf_package
+    import numpy as np
+
+    from tokscope.core.formats import gguf as reader
+
+    meta = reader.read_metadata(source)
+    endian = gguf_package.GGUFEndian.BIG if big_endian else gguf_package.GGUFEndian.LITTLE
+    writer = gguf_package.GGUFWriter(target, arch=meta.get("general.architecture", "llama"), endianess=endian)
+    writer.add_tokenizer_model(meta["tokenizer.ggml.model"])
+    name = meta.get("tokenizer.ggml.pre") if pre == "keep" else pre
+    if name is not None:
+        writer.add_tokenizer_pre(name)
+    writer.add_token_list(list(meta["tokenizer.ggml.tokens"]))
+    if "tokenizer.ggml.token_type" in meta:
+        writer.add_token_types(list(meta["tokenizer.ggml.token_type"]))
+    if "tokenizer.ggml.merges" in meta:
+        writer.add_token_merges(list(meta["tokenizer.ggml.merges"]))
+    for key, value in meta.items():
+        if key.endswith("_token_id"):
+            writer.add_uint32(key, value)
+        elif key.startswith("tokenizer.ggml.add_") or key.startswith("tokenizer.ggml.normalizer."):
+            writer.add_bool(key, value)
+    if chat_template is not None:
+        writer.add_chat_template(chat_template)
+    for key, value in overrides.items():
+        writer.add_key_value(key.replace("__", "."), value, _value_type(value))
+    if tensor_bytes:
+        writer.add_tensor_info("weights", (tensor_bytes,), np.dtype(np.int8), tensor_bytes)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    writer.close()
+    if tensor_bytes:
+        with open(target, "r+b") as handle:  # the data as a hole: the file has its full size
+            handle.truncate(os.path.getsize(target) + tensor_bytes + 64)
+    return target
+
+
+def _value_type(value):
+    import gguf as gguf_package
+
+    types = gguf_package.GGUFValueType
+    if isinstance(value, bool):
+        return types.BOOL
+    if isinstance(value, int):
+        return types.UINT32
+    if isinstance(value, float):
+        return types.FLOAT32
+    return types.STRING
