@@ -318,8 +318,9 @@ def build_metadata(meta: Mapping[str, Any], *, version: int = 3, tensors: int = 
 
 #: ``tokenizer.ggml.token_type`` values, as llama.cpp numbers them
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-TOKEN_TYPE_NAMES = {0: "undefined", NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control",
-                    USER_DEFINED: "user-defined", UNUSED: "unused", BYTE: "byte"}
+#: how llama.cpp matches each type in text before the model runs: ``special`` (only where special
+#: tokens are allowed), ``always``, or never (None: the model alone makes them)
+MATCHING = {NORMAL: None, UNKNOWN: "special", CONTROL: "special", USER_DEFINED: "always", UNUSED: None, BYTE: None}
 
 #: the special-token ids a GGUF file may give, by the name of a tokenizer_config.json field
 SPECIAL_ID_KEYS = {
@@ -455,8 +456,9 @@ def _added_tokens(tokens: tuple[str, ...], types: list[int]) -> list[dict[str, A
     (special: matched only where special tokens are allowed) and user-defined ones (always)."""
     out = []
     for i, kind in enumerate(types):
-        if kind in (CONTROL, UNKNOWN, USER_DEFINED):
-            out.append({"id": i, "content": tokens[i], "special": kind != USER_DEFINED, "normalized": False,
+        matched = MATCHING.get(kind)
+        if matched is not None:
+            out.append({"id": i, "content": tokens[i], "special": matched == "special", "normalized": False,
                         "lstrip": False, "rstrip": False, "single_word": False})
     return out
 

@@ -142,8 +142,6 @@ class LlamaCppPre:
     #: llama.cpp's default for adding BOS (None: the model type's default; the file's
     #: ``tokenizer.ggml.add_bos_token`` wins over either)
     add_bos: bool | None = None
-    #: llama.cpp adds a separator at the end (RoBERTa-style models)
-    add_sep: bool = False
     #: llama.cpp drops the BOS id (ChatGLM)
     no_bos: bool = False
 
@@ -180,7 +178,7 @@ def _names() -> dict[str, LlamaCppPre]:
     add("falcon", "falcon")
     add("gpt2", "mpt", "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0",
         "mellum", "modern-bert", "olmo", "jais", "exaone4", "trillion", "granite-docling")
-    add("gpt2", "jina-v1-en", "jina-v2-code", "roberta-bpe", add_sep=True)
+    add("gpt2", "jina-v1-en", "jina-v2-code", "roberta-bpe")  # llama.cpp's add_sep is for embeddings only
     add("starcoder", "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2")
     add("jais2", "jais-2")
     add("qwen2", "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "megrez", "stablelm2", "hunyuan", "solar-open")
