@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ollama_store import CHAT_TEMPLATE, GO_TEMPLATE, make_store, tiny_gguf  # noqa: E402
 
-from tokscope.sources import model_files, ollama, registry  # noqa: E402
+from tokscope.sources import cache, model_files, ollama, registry  # noqa: E402
 from tokscope.sources.errors import SourceError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,6 +133,7 @@ def test_a_second_load_comes_from_the_cache_without_reading_the_metadata(store, 
     path = tmp_path / "m.gguf"
     path.write_bytes(tiny_gguf(pre="default"))
     first = model_files.load_path(path)
+    cache.wait_for_writes()
     from tokscope.core.formats import gguf
 
     def fail(*args, **kwargs):

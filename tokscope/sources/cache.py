@@ -15,6 +15,7 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,15 +60,32 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer]) -> T
 def cached_value(kind: str, digest: str, build: Callable[[], Any], accept: Callable[[Any], bool]) -> Any:
     """What ``build()`` makes, from the cache entry ``kind``/``digest`` when it holds a value that
     ``accept`` takes (for a source whose identity is cheaper to compute than its bytes' hash: a
-    multi-gigabyte GGUF file is keyed by its path, size, time and first bytes)."""
+    multi-gigabyte GGUF file is keyed by its path, size, time and first bytes). The entry is
+    written by a thread, so the caller has its value without waiting for the write (the process
+    waits for it before exiting)."""
     entry = _entry(kind, digest)
     header = _header(kind, digest)
     value = _load(entry, header, accept)
     if value is not None:
         return value
     value = build()
-    _store(entry, header, value)
+    writer = threading.Thread(target=_store, args=(entry, header, value), name="tokscope-cache-write")
+    with _writers_lock:
+        _writers[:] = [w for w in _writers if w.is_alive()] + [writer]
+    writer.start()
     return value
+
+
+_writers: list[threading.Thread] = []
+_writers_lock = threading.Lock()
+
+
+def wait_for_writes() -> None:
+    """Wait until the entries :func:`cached_value` is writing are written."""
+    with _writers_lock:
+        pending = list(_writers)
+    for writer in pending:
+        writer.join()
 
 
 def _is_tokenizer(value: Any) -> bool:
@@ -96,8 +114,8 @@ def _store(entry: Path, header: bytes, tokenizer: Any) -> None:
             pickle.dump(tokenizer, out, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, entry)
         tmp = None
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        pass  # a read-only or full cache only costs speed
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError, RuntimeError, ValueError):
+        pass  # a read-only or full cache only costs speed (or a tokenizer changing while it is written)
     finally:
         if tmp is not None:
             try:
