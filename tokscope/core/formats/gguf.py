@@ -13,6 +13,19 @@ claims is checked against what is left of the file before anything is read or al
 corrupt or hostile file costs no more memory than its own size; any fault is one line naming
 the file and what is wrong (:class:`~..text.errors.TokenizerFileError`).
 
+:func:`tokenizer_from_metadata` builds the tokenizer the metadata describes, as llama.cpp runs it,
+from :data:`BUILDERS` by ``tokenizer.ggml.model``: ``gpt2`` (byte-level BPE from the file's merges,
+split by the regexes its ``tokenizer.ggml.pre`` names in llama.cpp's table,
+:mod:`..pre_tokenizers.llama_cpp`) and ``bert`` (WordPiece). Token types decide what is matched in
+the text first: control and unknown tokens are special tokens, user-defined ones always match
+(:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
+(``tokenizer.ggml.add_bos_token``/``add_eos_token``, else its default for the model and
+pre-tokenizer). ``add_space_prefix`` and ``remove_extra_whitespaces`` change nothing here, as in
+llama.cpp, where only SentencePiece models read them. The regexes run with full Unicode classes,
+as the original models' tokenizers do (and llama.cpp's hand-written GPT-2 and Llama 3 splitters);
+llama.cpp's generic regex fallback approximates non-ASCII classes and is not imitated.
+:func:`facts` gives what the file says beside the tokenizer (:class:`GGUFFacts`).
+
 >>> import io
 >>> data = build_metadata({"general.name": "tiny", "tokenizer.ggml.tokens": ["a", "b"],
 ...                        "tokenizer.ggml.token_type": [1, 3]})
@@ -210,7 +223,7 @@ def _array(src: _Source, what: str, depth: int) -> Any:
     else:
         raise src.fail(f"{what} is an array of unknown value type {kind}")
     if count * least > src.available():
-        raise src.fail(f"{what} claims {count:,} elements, more than the file holds")
+        raise src.fail(f"{what} claims {count:,} elements, more than the file holds (truncated or corrupt)")
     if kind == STRING:
         return src.strings(count, what)
     if kind == ARRAY:
@@ -228,8 +241,8 @@ def _array(src: _Source, what: str, depth: int) -> Any:
 
 def read_metadata_from(handle: BinaryIO, name: str, size: int) -> dict[str, Any]:
     """The metadata of the GGUF file open as ``handle`` (positioned at its start; ``size`` its
-    length in bytes), keys verbatim; ``GGUF.version`` and ``GGUF.tensor_count`` are added as the
-    ``gguf`` package adds them."""
+    length in bytes), keys verbatim; ``GGUF.version``, ``GGUF.tensor_count`` and ``GGUF.kv_count``
+    are added as the ``gguf`` package adds them."""
     src = _Source(handle, name, size)
     if size < 4:
         raise src.fail("truncated (shorter than its header)")
@@ -531,13 +544,12 @@ def _wordpiece_token(token: str, kind: int) -> str:
 def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     """WordPiece with BERT's normalization and splits, as llama.cpp runs a ``bert`` vocabulary:
     no limit on a word's length (Hugging Face makes a word over 100 characters one unknown token),
-    ``[CLS] ... [SEP]`` added."""
+    BOS and SEP added around the text (llama.cpp reads no ``cls_token_id``: BOS is the file's
+    ``bos_token_id``, else id 101, bert-base's ``[CLS]``)."""
     tokens = _tokens(meta, source)
     types = _corrected_types(tokens, _types(meta, len(tokens), source))
     ids = _special_ids(meta, len(tokens), {"bos_token": 101, "unk_token": 100, "sep_token": 102, "pad_token": 0,
                                            "mask_token": 103})
-    if "cls_token" in ids and _int(meta, SPECIAL_ID_KEYS["bos_token"]) is None:
-        ids["bos_token"] = ids["cls_token"]
     pieces = [_wordpiece_token(t, k) for t, k in zip(tokens, types)]
     vocab = {piece: i for i, piece in enumerate(pieces)}
     if "unk_token" not in ids:
