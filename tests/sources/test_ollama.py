@@ -170,3 +170,22 @@ def test_the_command_line_lists_encodes_and_counts_a_chat(store, tmp_path):
     assert chat.stderr.count(b"\n") == 1 and b"Go template syntax, not Jinja" in chat.stderr
     missing = _cli(store, tmp_path, "encode", "-e", "ollama:absent", "x")
     assert missing.returncode == 1 and missing.stderr.count(b"\n") == 1 and b"Traceback" not in missing.stderr
+
+
+def test_a_hub_snapshot_holding_one_gguf_loads_by_model_id(store, tmp_path, monkeypatch):
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    folder = tmp_path / "hub" / "models--someone--tiny-GGUF"
+    snap = folder / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (folder / "refs").mkdir()
+    (folder / "refs" / "main").write_text(commit)
+    (snap / "tiny-Q4_K_M.gguf").write_bytes(tiny_gguf())
+    (snap / "README.md").write_text("a model card")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    tokenizer = registry.load("someone/tiny-GGUF")
+    assert tokenizer.encode("hello") == [tokenizer.token_to_id("hello")]
+    assert "someone/tiny-GGUF" in {info.name for info in registry.list_encodings()}
+    (snap / "tiny-Q8_0.gguf").write_bytes(tiny_gguf())  # two quantizations: which one is not guessed
+    registry.forget()
+    with pytest.raises(SourceError, match="not in the local Hugging Face cache"):
+        registry.load("someone/tiny-GGUF")
