@@ -15,9 +15,11 @@ Import the fixture into a test module: ``from gguf_files import llama_cpp_models
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,12 +42,23 @@ def _wanted(name: str) -> bool:
 
 
 def _extract(archive: Path, target: Path) -> None:
-    with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if m.isfile() and _wanted(m.name)]
-        tmp = target.with_name(target.name + ".partial")
-        tar.extractall(tmp, members=members, filter="data")
-    inner = tmp / members[0].name.split("/")[0] / "vendor" / "llama.cpp"
-    inner.rename(target) if not target.exists() else None
+    """Only the wanted files, into a temporary folder beside ``target``, then renamed into place
+    (a run that stops half-way leaves no half-filled ``target``)."""
+    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        with tarfile.open(archive) as tar:
+            members = [m for m in tar.getmembers() if m.isfile() and _wanted(m.name)]
+            if not members:
+                raise tarfile.TarError("no vendor/llama.cpp/models/ggml-vocab-* files in it")
+            tar.extractall(tmp, members=members, filter="data")
+        inner = tmp / members[0].name.split("/")[0] / "vendor" / "llama.cpp"
+        try:
+            inner.rename(target)
+        except OSError:
+            if not target.is_dir():  # another session may have put it there first
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def llama_cpp_dir() -> Path:
@@ -69,7 +82,7 @@ def llama_cpp_dir() -> Path:
             pytest.skip(f"cannot download {REQUIREMENT}'s sdist for llama.cpp's vocab files: {last}")
     try:
         _extract(archive, target)
-    except (OSError, tarfile.TarError, IndexError) as exc:
+    except (OSError, tarfile.TarError) as exc:
         pytest.skip(f"cannot extract llama.cpp's vocab files from {archive}: {exc}")
     return target
 
