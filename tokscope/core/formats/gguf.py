@@ -346,6 +346,15 @@ SPECIAL_ID_KEYS = {
     "mask_token": "tokenizer.ggml.mask_token_id",
 }
 
+#: llama.cpp's special-token ids for each model type where the file gives none (dropped when out
+#: of the vocabulary's range)
+DEFAULT_IDS: dict[str, dict[str, int | None]] = {
+    "gpt2": {"bos_token": 11, "eos_token": 11},
+    "bert": {"bos_token": 101, "unk_token": 100, "sep_token": 102, "pad_token": 0, "mask_token": 103},
+    "llama": {"bos_token": 1, "eos_token": 2, "unk_token": 0},
+    "t5": {"eos_token": 1, "unk_token": 2, "pad_token": 0},
+}
+
 #: tokens llama.cpp makes control tokens whatever the file says (they end generation)
 _END_OF_GENERATION = frozenset({
     "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
@@ -511,7 +520,7 @@ def _gpt2(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     pre = llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre"))
     tokens = _tokens(meta, source)
     types = _corrected_types(tokens, _types(meta, len(tokens), source))
-    ids = _special_ids(meta, len(tokens), {"bos_token": None if pre.no_bos else 11, "eos_token": 11})
+    ids = _special_ids(meta, len(tokens), {**DEFAULT_IDS["gpt2"], "bos_token": None if pre.no_bos else 11})
     add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
     add_bos = add_bos if add_bos is not None else bool(pre.add_bos)
     add_eos = bool(_flag(meta, "tokenizer.ggml.add_eos_token"))
@@ -548,8 +557,7 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     ``bos_token_id``, else id 101, bert-base's ``[CLS]``)."""
     tokens = _tokens(meta, source)
     types = _corrected_types(tokens, _types(meta, len(tokens), source))
-    ids = _special_ids(meta, len(tokens), {"bos_token": 101, "unk_token": 100, "sep_token": 102, "pad_token": 0,
-                                           "mask_token": 103})
+    ids = _special_ids(meta, len(tokens), DEFAULT_IDS["bert"])
     pieces = [_wordpiece_token(t, k) for t, k in zip(tokens, types)]
     vocab = {piece: i for i, piece in enumerate(pieces)}
     if "unk_token" not in ids:
@@ -610,17 +618,18 @@ def facts(meta: Mapping[str, Any], source: str = "GGUF file") -> GGUFFacts:
             templates.append((extra, text))
     tokens = meta.get("tokenizer.ggml.tokens")
     n = len(tokens) if isinstance(tokens, tuple) else 0
-    defaults = {"bert": {"bos_token": 101, "unk_token": 100, "sep_token": 102, "pad_token": 0, "mask_token": 103},
-                "gpt2": {"bos_token": 11, "eos_token": 11}}.get(model, {})
-    specials = tuple((role, tokens[i]) for role, i in _special_ids(meta, n, defaults).items()) if n else ()
+    ids = _special_ids(meta, n, DEFAULT_IDS.get(model, {}))
+    specials = tuple((role, tokens[i]) for role, i in ids.items()) if n else ()
     add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
     if add_bos is None:
-        add_bos = model == "bert" or (model == "gpt2" and _pre_adds_bos(pre_name))
+        add_bos = model in ("bert", "llama") or (model == "gpt2" and _pre_adds_bos(pre_name))
+    add_eos = _flag(meta, "tokenizer.ggml.add_eos_token")
+    if add_eos is None:
+        add_eos = model == "t5"
     arch = _string(meta, "general.architecture")
     context = _int(meta, f"{arch}.context_length") if arch else None
-    return GGUFFacts(model, pre_name, tuple(notes), tuple(templates), specials, add_bos,
-                     bool(_flag(meta, "tokenizer.ggml.add_eos_token")), context if context and context > 0 else None,
-                     arch, _string(meta, "general.name"))
+    return GGUFFacts(model, pre_name, tuple(notes), tuple(templates), specials, add_bos, add_eos,
+                     context if context and context > 0 else None, arch, _string(meta, "general.name"))
 
 
 def _pre_adds_bos(name: str | None) -> bool:
