@@ -284,6 +284,37 @@ def test_unknown_names_are_one_line_errors_that_name_them():
         gguf.tokenizer_from_metadata({"general.name": "weights only"}, "x")
 
 
+_TINY = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "gpt-2", "tokenizer.ggml.tokens": ["a", "b", "ab"],
+         "tokenizer.ggml.merges": ["a b"]}
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"tokenizer.ggml.tokens": [1, 2]}, "tokens is not an array of strings"),
+    ({"tokenizer.ggml.merges": ["a c"]}, "'c' is not in the vocabulary"),
+    ({"tokenizer.ggml.merges": [1]}, "merges is not an array of strings"),
+    ({"tokenizer.ggml.merges": None}, "without tokenizer.ggml.merges"),
+    ({"tokenizer.ggml.token_type": [1]}, "token_type has 1 entries for 3 tokens"),
+    ({"tokenizer.ggml.token_type": [1.0, 2.0, 3.0]}, "token_type is not an array of integers"),
+    ({"tokenizer.ggml.model": "bert", "tokenizer.ggml.unknown_token_id": 7}, "without an unknown token"),
+])
+def test_malformed_tokenizer_metadata_is_one_line_naming_the_file(tmp_path, change, expected):
+    meta = {k: v for k, v in {**_TINY, **change}.items() if v is not None}
+    path = tmp_path / "odd.gguf"
+    path.write_bytes(gguf.build_metadata(meta))
+    with pytest.raises(TokenizerFileError) as caught:
+        gguf.load(path)
+    message = str(caught.value)
+    assert expected in message and str(path) in message and "\n" not in message
+
+
+def test_a_small_gguf_encodes_and_decodes(tmp_path):
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(gguf.build_metadata({**_TINY, "tokenizer.ggml.token_type": [1, 1, 1]}))
+    tokenizer, facts = gguf.load(path, "tiny")
+    assert tokenizer.name == "tiny" and tokenizer.encode("abab") == [2, 2] and tokenizer.decode([2, 0]) == "aba"
+    assert facts.model == "gpt2" and facts.pre == "gpt-2" and facts.notes == () and facts.chat_templates == ()
+
+
 # ----- llama.cpp's test vectors ---------------------------------------------------------------------
 
 

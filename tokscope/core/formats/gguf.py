@@ -650,6 +650,11 @@ def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "G
         raise UnsupportedComponentError("model", model, "a GGUF tokenizer model tokscope does not know")
     try:
         return builder(meta, name, source)
+    except UnsupportedComponentError:
+        raise
+    except TokenizerFileError as exc:  # a stage's own complaint: say which file
+        message = str(exc)
+        raise (exc if safe_text(source) in message else _fail(source, message)) from None
     except TokscopeError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
