@@ -587,6 +587,10 @@ class ExplorerApp(App):
         added = sum(map(len, self.token_view.template))
         if added:
             state += f" · template +{added}"
+        if self._tokenizer is not None and not self._loading:
+            from ..sources.model_files import notes_of, short_note
+
+            state += "".join(f" · ⚠ {short_note(note)}" for note in notes_of(self._tokenizer))
         try:
             self.query_one(StatusLine).show(self._doc, state)
         except Exception:  # noqa: BLE001 - before compose

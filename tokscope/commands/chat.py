@@ -18,7 +18,7 @@ from typing import Any
 from ..core.chat import chat as core_chat
 from ..core.chat.templates import ChatTemplate
 from ..core.text.display import safe_text
-from ..sources.model_files import chat_template_of, contexts_of
+from ..sources.model_files import chat_template_of, contexts_of, describe
 from ..inputs.text_input import InputError, read_input, read_json
 from .common import (
     PROG,
@@ -89,6 +89,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
             template = ChatTemplate.from_jinja(text, origin=args.template)
     count = core_chat.count_chat(tokenizer, conversation, _format(args, template), tools=tools,
                                  add_generation_prompt=args.add_generation_prompt, template=template)
+    files = describe(tokenizer)
+    if files is not None and files.chat_note and not args.template:  # e.g. Ollama's Go template, not used
+        print(f"{PROG}: note: {safe_text(files.chat_note)}", file=sys.stderr)
     for warning in count.warnings:
         print(f"{PROG}: warning: {safe_text(warning.message)}", file=sys.stderr)
     windows = contexts_of(tokenizer)

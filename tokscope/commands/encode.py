@@ -13,8 +13,28 @@ import argparse
 import sys
 
 from ..core.text.measure import utf8_len
+<<<<<<< HEAD:tokscope/commands/encode.py
 from .common import add_encoding_option, add_input_options, add_special_options, encode_args, json_text, load_encoding, note_unknown_specials, piece_json, read_text, special_hint
 
+=======
+from .common import (
+    UsageError,
+    add_encoding_option,
+    add_input_options,
+    add_special_options,
+    encode_args,
+    json_text,
+    load_encoding,
+    note,
+    note_unknown_specials,
+    piece_json,
+    print_json,
+    read_text,
+    special_hint,
+    stdin_is_piped,
+    write_exact,
+)
+>>>>>>> gguf:tokscope/commands/basic.py
 
 #: ids written per line-buffer flush of plain ``encode``
 ID_BATCH = 1 << 14
@@ -26,7 +46,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
     from .truncate import check_truncate_options, truncate_text
 
     check_truncate_options(args)
+    from ..sources.model_files import notes_of
+
     tokenizer = load_encoding(args.encoding)
+    for line in notes_of(tokenizer):  # e.g. a GGUF file's default pre-tokenizer
+        note(line)
     text = read_text(args)
     max_rank = getattr(args, "max_rank", None)
     note_unknown_specials(tokenizer, args)

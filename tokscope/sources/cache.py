@@ -15,8 +15,10 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..version import __version__
 from ..core.tokenizer.tokenizer import Tokenizer
@@ -55,7 +57,42 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer]) -> T
     return tokenizer
 
 
-def _load(entry: Path, header: bytes) -> Tokenizer | None:
+def cached_value(kind: str, digest: str, build: Callable[[], Any], accept: Callable[[Any], bool]) -> Any:
+    """What ``build()`` makes, from the cache entry ``kind``/``digest`` when it holds a value that
+    ``accept`` takes (for a source whose identity is cheaper to compute than its bytes' hash: a
+    multi-gigabyte GGUF file is keyed by its path, size, time and first bytes). The entry is
+    written by a thread, so the caller has its value without waiting for the write (the process
+    waits for it before exiting)."""
+    entry = _entry(kind, digest)
+    header = _header(kind, digest)
+    value = _load(entry, header, accept)
+    if value is not None:
+        return value
+    value = build()
+    writer = threading.Thread(target=_store, args=(entry, header, value), name="tokscope-cache-write")
+    with _writers_lock:
+        _writers[:] = [w for w in _writers if w.is_alive()] + [writer]
+    writer.start()
+    return value
+
+
+_writers: list[threading.Thread] = []
+_writers_lock = threading.Lock()
+
+
+def wait_for_writes() -> None:
+    """Wait until the entries :func:`cached_value` is writing are written."""
+    with _writers_lock:
+        pending = list(_writers)
+    for writer in pending:
+        writer.join()
+
+
+def _is_tokenizer(value: Any) -> bool:
+    return isinstance(value, Tokenizer)
+
+
+def _load(entry: Path, header: bytes, accept: Callable[[Any], bool] = _is_tokenizer) -> Any:
     try:
         with open(entry, "rb") as handle:
             if handle.readline() != header:
@@ -64,10 +101,10 @@ def _load(entry: Path, header: bytes) -> Tokenizer | None:
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
             IndexError, KeyError, MemoryError, RecursionError):
         return None
-    return value if isinstance(value, Tokenizer) else None
+    return value if accept(value) else None
 
 
-def _store(entry: Path, header: bytes, tokenizer: Tokenizer) -> None:
+def _store(entry: Path, header: bytes, tokenizer: Any) -> None:
     tmp = None
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -77,8 +114,8 @@ def _store(entry: Path, header: bytes, tokenizer: Tokenizer) -> None:
             pickle.dump(tokenizer, out, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, entry)
         tmp = None
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        pass  # a read-only or full cache only costs speed
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError, RuntimeError, ValueError):
+        pass  # a read-only or full cache only costs speed (or a tokenizer changing while it is written)
     finally:
         if tmp is not None:
             try:

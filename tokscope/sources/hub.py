@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.formats import gguf
 from ..core.formats.sniff import FOLDER_FILES
 
 #: files that hold a tokenizer, in the order a model folder is searched
@@ -90,12 +91,25 @@ def snapshot(model_id: str, revision: str = "main") -> Path | None:
 
 
 def tokenizer_file(folder: Path) -> Path | None:
-    """The tokenizer file of a model folder (``tokenizer.json`` first)."""
+    """The tokenizer file of a model folder (``tokenizer.json`` first), else its GGUF file when it
+    holds exactly one (told by its content)."""
     for name in TOKENIZER_FILES:
         path = folder / name
         if path.is_file():
             return path
-    return None
+    try:
+        ggufs = [p for p in sorted(folder.glob("*.gguf")) if p.is_file() and _is_gguf(p)]
+    except OSError:
+        return None
+    return ggufs[0] if len(ggufs) == 1 else None
+
+
+def _is_gguf(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return gguf.looks_like(handle.read(4))
+    except OSError:
+        return False
 
 
 def resolve(name: str) -> CachedModel | None:

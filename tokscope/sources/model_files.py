@@ -7,13 +7,14 @@ sha256, so a second load of Llama 3's 9 MB ``tokenizer.json`` skips parsing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.formats import sniff, tekken
+from ..core.formats import gguf, sniff, tekken
 from ..core.formats import tokenizer_json as hf
 from ..core.chat.templates import ChatTemplate
 from ..core.chat.context import ContextWindow, context_window, context_windows_for
@@ -49,6 +50,14 @@ class ModelFiles:
     context: int | None = None
     #: the text of ``chat_template.jinja`` beside the tokenizer, when there is one
     jinja: str | None = None
+    #: what the user should know about how this tokenizer was read (one line each)
+    notes: tuple[str, ...] = ()
+    #: what a GGUF file says beside its tokenizer (None for other files)
+    gguf: gguf.GGUFFacts | None = None
+    #: Ollama's own chat template for the model (Go template syntax, shown, never run)
+    ollama_template: str | None = None
+    #: which chat template a chat count uses, where that needs saying (an Ollama model's)
+    chat_note: str | None = None
 
 
 def _read_json(path: Path) -> Any:
@@ -115,9 +124,10 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     folder: Path | None = None
     if path.is_dir():
         folder = path
-        found = tokenizer_file(path)
+        found = tokenizer_file(path) or gguf_file(path)
         if found is None:
-            raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for {', '.join(sniff.FOLDER_FILES)})")
+            raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for {', '.join(sniff.FOLDER_FILES)}, "
+                              "or one .gguf file)")
         path = found
     elif path.name in sniff.FOLDER_FILES or path.parent.joinpath("tokenizer_config.json").is_file():
         folder = path.parent
@@ -127,10 +137,12 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
     if not path.is_file():
         raise SourceError(f"{safe_text(path)} is not a regular file")
+    kind = _sniff(path)
+    if kind == "gguf":  # a model's weights follow its metadata: no size limit, nothing else read
+        return load_gguf(path, name=name or model_id, model_id=model_id)
     if size > MAX_FILE_BYTES:
         raise SourceError(f"{safe_text(path)} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for tokenizer files")
     label = name or model_id or (folder.name if folder is not None and path.name in sniff.FOLDER_FILES else path.stem)
-    kind = _sniff(path)
     if kind == "ranks":
         tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
     elif kind == "json":
@@ -143,6 +155,71 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     files = ModelFiles(path, folder, model_id, templates, config, context, jinja)
     tokenizer.derived(MODEL_FILES, lambda: files)  # a fresh tokenizer: kept with it from here on
     return tokenizer
+
+
+def gguf_file(folder: Path) -> Path | None:
+    """The GGUF file of a model folder that holds exactly one (told by its content, not its name);
+    a folder of several is an error naming how many."""
+    try:
+        found = [p for p in sorted(folder.glob("*.gguf")) if p.is_file() and _sniff(p) == "gguf"]
+    except OSError:
+        return None
+    if len(found) > 1:
+        raise SourceError(f"{safe_text(folder)} holds {len(found)} GGUF files; give the path of one")
+    return found[0] if found else None
+
+
+def _gguf_key(path: Path) -> str:
+    """A GGUF file's cache key: its path, size, times and inode, and its first megabyte (hashing
+    the whole of a model's weights would cost more than reading its tokenizer)."""
+    info = path.stat()
+    digest = hashlib.sha256(f"{path.resolve()}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0{info.st_dev}".encode())
+    try:
+        with open(path, "rb") as handle:
+            digest.update(handle.read(1 << 20))
+    except OSError as exc:
+        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
+    return digest.hexdigest()
+
+
+def _is_gguf_entry(value: Any) -> bool:
+    return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], Tokenizer)
+            and isinstance(value[1], gguf.GGUFFacts))
+
+
+def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = None, label: str | None = None) -> Tokenizer:
+    """The tokenizer in a GGUF file (its metadata only is read), with the file's chat templates,
+    context length and notes as its :class:`ModelFiles`."""
+    label = label or name or path.name.removesuffix(".gguf")
+
+    def build() -> tuple[Tokenizer, gguf.GGUFFacts]:
+        try:
+            return gguf.load(path, label)
+        except TokscopeError as exc:
+            raise SourceError(str(exc)) from None
+
+    tokenizer, facts = cache.cached_value("gguf-tokenizer", _gguf_key(path), build, _is_gguf_entry)
+    tokenizer.name = label
+    tokenizer.model_files = ModelFiles(path, None, model_id, dict(facts.chat_templates), facts.tokenizer_config(),  # type: ignore[attr-defined]
+                                       facts.context, None, facts.notes, facts)
+    return tokenizer
+
+
+def notes_of(tokenizer: Tokenizer) -> tuple[str, ...]:
+    """What the user should know about how a tokenizer was read (a GGUF file's ``default``
+    pre-tokenizer ...), one line each; empty for most. A note's words before its first ``": "``
+    are its short form (:func:`short_note`)."""
+    files = describe(tokenizer)
+    return files.notes if files is not None else ()
+
+
+def short_note(note: str) -> str:
+    """A note's short form, for a status line.
+
+    >>> short_note("default pre-tokenizer: this GGUF says so")
+    'default pre-tokenizer'
+    """
+    return note.split(": ", 1)[0]
 
 
 def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
@@ -187,8 +264,9 @@ def chat_template_of(tokenizer: Tokenizer) -> ChatTemplate | None:
     files = describe(tokenizer)
     if files is None or not files.chat_templates:
         return None
+    origin = f"tokenizer.chat_template in {files.path}" if files.gguf is not None else str(files.folder or files.path)
     try:
-        return ChatTemplate.from_config(files.config, jinja=files.jinja, origin=str(files.folder or files.path))
+        return ChatTemplate.from_config(files.config, jinja=files.jinja, origin=origin)
     except TokscopeError:
         return None
 

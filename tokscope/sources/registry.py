@@ -8,7 +8,8 @@ A name is, in the order tried:
 3. a path: a tokenizer tokscope saved, a Hugging Face ``tokenizer.json``, a model folder, a Tekken
    file, a known model's ``tokenizer.model``;
 4. the name of a tokenizer saved in the user's data directory;
-5. a model id (``meta-llama/Meta-Llama-3-8B``) found in the local Hugging Face hub cache.
+5. a model id (``meta-llama/Meta-Llama-3-8B``) found in the local Hugging Face hub cache;
+6. ``ollama:NAME[:TAG]``, a model in Ollama's local store (its GGUF's tokenizer).
 
 Nothing is downloaded.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from ..core.text.display import safe_text
 from ..core.tokenizer.tokenizer import Tokenizer
-from . import builtin, hub, model_files, open_models, saved
+from . import builtin, hub, model_files, ollama, open_models, saved
 from . import tiktoken_adapter as tk
 from .errors import SourceError
 from .info import EncodingInfo
@@ -50,7 +51,13 @@ def list_encodings() -> list[EncodingInfo]:
     out.extend(open_models.listing())
     out.extend(list_saved())
     out.extend(list_cached_models())
+    out.extend(list_ollama_models())
     return out
+
+
+def list_ollama_models() -> list[EncodingInfo]:
+    """The models in Ollama's local store (not loaded)."""
+    return [EncodingInfo(m.name, None, "ollama", "ollama", f"GGUF {m.blob}", True) for m in ollama.local_models()]
 
 
 def list_cached_models() -> list[EncodingInfo]:
@@ -101,6 +108,9 @@ def _path_of(name: str) -> Path | None:
     """The file or folder ``name`` stands for: a path, a saved name, or a cached model's snapshot."""
     if model_files.is_tokenizer_path(name):
         return Path(name).expanduser()
+    if ollama.is_ollama_name(name):
+        model = ollama.find(name)
+        return model.manifest if model is not None else None
     found = saved.find(name, saved_dir())
     if found is not None:
         return found
@@ -116,6 +126,8 @@ def _load_uncached(name: str) -> Tokenizer:
     found = open_models.load_named(name)
     if found is not None:
         return found
+    if ollama.is_ollama_name(name) and not model_files.is_tokenizer_path(name):
+        return ollama.load(name)
     if model_files.is_tokenizer_path(name):
         path = Path(name).expanduser()
         if path.is_file() and saved.is_saved_file(path):
@@ -141,6 +153,10 @@ def check(name: str) -> None:
     if name in builtin_names() or name in open_models.names():
         return
     if model_files.is_tokenizer_path(name) or saved.find(name, saved_dir()) is not None:
+        return
+    if ollama.is_ollama_name(name):
+        if ollama.find(name) is None:
+            raise SourceError(ollama.not_found_message(name))
         return
     if hub.is_model_id(name):
         if hub.resolve(name) is None:

@@ -520,6 +520,12 @@ class ChatScreen(ViewScreen):
         out.append("\n" + fit_line(result.windows, count.total))
         if not count.exact and not any(w.kind == "not-special" for w in count.warnings):
             out.append("\nsome format strings are not special tokens here: counted as text")
+        if tokenizer is not None:  # which template counted, where that needs saying (Ollama's is Go)
+            from ...sources.model_files import describe
+
+            files = describe(tokenizer)
+            if files is not None and files.chat_note:
+                out.append("\n" + safe_text(files.chat_note))
         for warning in count.warnings:
             out.append("\n")
             out.append("! ", style="bold")

@@ -182,7 +182,7 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     if doc is None:
         return Text("loading…")
     if index is None or not doc.ids:
-        return Text("No token selected. Tab to the token view and move with ←/→, or click a token.")
+        return _with_notes(Text("No token selected. Tab to the token view and move with ←/→, or click a token."), doc)
     piece = doc.piece(index)
     tok = doc.tokenizer
     ranked = bool(tok.ranks)
@@ -224,7 +224,7 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
         out.append_text(token_text(text.encode("utf-8", "surrogatepass"), style="reverse"))
         if chunk.special:
             out.append(" (special)")
-        return out
+        return _with_notes(out, doc)
     where = f"[{chunk.start}:{chunk.end}] "
     out.append(where)
     form = None if facts is None else facts.form
@@ -238,6 +238,16 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     if form is not None:
         label("\nmodel saw " if spare else "  model saw ")
         out.append_text(clipped(form, room))
+    return _with_notes(out, doc)
+
+
+def _with_notes(out: Text, doc: Document) -> Text:
+    """``out`` and, under it, what the user should know about how the tokenizer was read."""
+    from ...sources.model_files import notes_of
+
+    for note in notes_of(doc.tokenizer):
+        out.append("\n⚠ ", style="bold")
+        out.append(safe_text(note))
     return out
 
 
@@ -401,6 +411,7 @@ class Inspector(Static):
         self._busy = False
         #: tokenizers whose facts have been looked at once (what stays costly after is the form)
         self._warm: weakref.WeakSet = weakref.WeakSet()
+        self._title = "token"
 
     @property
     def facts(self) -> PieceFacts | None:
@@ -425,6 +436,12 @@ class Inspector(Static):
         width = self.content_size.width or 76
         rows = self.content_size.height or None
         self.update(inspect(doc, index, width, facts, rows), layout=False)  # fixed height in the app's CSS
+        if doc is not None:  # a note on how the tokenizer was read stays in sight in the title
+            from ...sources.model_files import notes_of, short_note
+
+            title = "token" + "".join(f" · ⚠ {short_note(note)}" for note in notes_of(doc.tokenizer))
+            if title != self._title:
+                self._title = self.border_title = title
 
     def _quick(self, doc: Document, index: int) -> bool:
         tok = doc.tokenizer

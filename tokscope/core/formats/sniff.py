@@ -6,8 +6,8 @@ A new format is a module in this folder with a ``looks_like(head: bytes) -> bool
 :data:`FORMATS`. JSON formats share the ``json`` row: their object tells them apart
 (:func:`tokscope.core.formats.tokenizer_json.looks_like`, :func:`tokscope.core.formats.tekken.looks_like`).
 
->>> sniff(b'{"model": {}}'), sniff(b"IQ== 0\\nIg== 1\\n"), sniff(b"\\x00\\x01")
-('json', 'ranks', None)
+>>> sniff(b'{"model": {}}'), sniff(b"IQ== 0\\nIg== 1\\n"), sniff(b"\\x00\\x01"), sniff(b"GGUF\\x03\\x00\\x00\\x00")
+('json', 'ranks', None, 'gguf')
 >>> FOLDER_FILES
 ('tokenizer.json', 'tekken.json', 'tokenizer.model', 'tokenizer.tiktoken')
 """
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from . import gguf
 
 #: how many bytes of a file :func:`sniff` looks at
 HEAD_BYTES = 4096
@@ -44,7 +46,8 @@ def ranks_looks_like(head: bytes) -> bool:
 
 #: the formats, in the order they are tried
 FORMATS: tuple[FileFormat, ...] = (
-    # GGUF (llama.cpp): core/formats/gguf.py's looks_like, its magic bytes, goes first
+    # GGUF (llama.cpp) files have no fixed name: a folder's one ``*.gguf`` is found by its magic
+    FileFormat("gguf", (), gguf.looks_like),
     FileFormat("json", ("tokenizer.json", "tekken.json"), json_looks_like),
     FileFormat("ranks", ("tokenizer.model", "tokenizer.tiktoken"), ranks_looks_like),
     # SentencePiece's protobuf tokenizer.model: core/formats/sentencepiece_model.py's looks_like

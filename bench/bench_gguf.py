@@ -1,0 +1,123 @@
+"""GGUF loading: a model-sized file against a vocabulary-only one, cold and cached, against Hugging
+Face ``tokenizers`` loading the same tokenizer as a ``tokenizer.json``; tokscope's reader against
+the ``gguf`` package's (import and read). Prints times and ratios; never asserts.
+
+    python bench/bench_gguf.py [--vocab llama-bpe] [--weights-gb 16] [--repeat 3]
+
+The vocabulary file is llama.cpp's ``ggml-vocab-NAME.gguf`` from the llama-cpp-python sdist
+(tests/gguf_files.py finds or downloads it). The model-sized file is written by the ``gguf``
+package's writer with one tensor of ``--weights-gb`` gigabytes whose data is a hole in a sparse
+file: as large as a real model, cheap on disk. The ``tokenizer.json`` is built from the GGUF's own
+vocabulary and merges with ``tokenizers`` (Llama 3's pre-tokenizer for llama-bpe), so both sides
+load the same tokenizer.
+
+* *cold*: in a fresh process with an empty tokscope cache: import + read + build;
+  ``tokenizers``: import + ``Tokenizer.from_file``.
+* *cached*: a fresh process whose tokscope cache holds the tokenizer.
+* *read*: metadata only, in this process, model-sized vs vocab-only (the weights must cost nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+          r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def _child(code: str, env: dict[str, str], repeat: int) -> float:
+    """The median wall time of ``code`` in fresh processes (the interpreter's start-up excluded:
+    the code times itself and prints the seconds)."""
+    times = []
+    for _ in range(repeat):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                              check=True)
+        times.append(float(done.stdout.strip().splitlines()[-1]))
+    return statistics.median(times)
+
+
+def _tokenizer_json(gguf_path: Path, target: Path) -> None:
+    import tokenizers
+    from tokenizers import Regex, decoders, models, pre_tokenizers
+
+    from tokscope.core.formats import gguf
+
+    meta = gguf.read_metadata(gguf_path)
+    vocab = {t: i for i, t in enumerate(meta["tokenizer.ggml.tokens"])}
+    merges = [tuple(m.split(" ", 1)) for m in meta["tokenizer.ggml.merges"]]
+    tok = tokenizers.Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(LLAMA3), "isolated"),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.decoder = decoders.ByteLevel()
+    tok.save(str(target))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vocab", default="llama-bpe", help="which ggml-vocab-NAME.gguf (default llama-bpe)")
+    parser.add_argument("--weights-gb", type=float, default=16.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    from gguf_files import copy_tokenizer, llama_cpp_dir
+
+    from tokscope.core.formats import gguf
+
+    vocab_file = llama_cpp_dir() / "models" / f"ggml-vocab-{args.vocab}.gguf"
+    work = Path(tempfile.mkdtemp(prefix="bench-gguf-"))
+    model_file = copy_tokenizer(vocab_file, work / "model.gguf", tensor_bytes=int(args.weights_gb * (1 << 30)))
+    json_file = work / "tokenizer.json"
+    _tokenizer_json(vocab_file, json_file)
+    n = len(gguf.read_metadata(vocab_file)["tokenizer.ggml.tokens"])
+    print(f"{vocab_file.name}: {n:,} tokens; model-sized copy {model_file.stat().st_size / 1e9:.1f} GB "
+          f"({model_file.stat().st_blocks * 512 / 1e6:.1f} MB on disk); tokenizer.json {json_file.stat().st_size / 1e6:.1f} MB")
+
+    # metadata only, this process
+    for label, path in (("vocab-only", vocab_file), ("model-sized", model_file)):
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            gguf.read_metadata(path)
+            times.append(time.perf_counter() - start)
+        print(f"read metadata, {label:<11}: {statistics.median(times) * 1000:7.0f} ms")
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TOKSCOPE_CACHE_DIR=str(work / "cache"))
+    timer = "import time; _t = time.perf_counter()\n{}\nprint(time.perf_counter() - _t)"
+    hf = _child(timer.format(f"import tokenizers; tokenizers.Tokenizer.from_file({str(json_file)!r})"), env, args.repeat)
+    print(f"tokenizers, import + from_file(tokenizer.json): {hf:6.2f} s")
+
+    # the gguf package against tokscope's reader: import, then the metadata of the model-sized file
+    package = _child(timer.format(f"import gguf; gguf.GGUFReader({str(model_file)!r})"), env, 1)
+    own = _child(timer.format(f"from tokscope.core.formats import gguf; gguf.read_metadata({str(model_file)!r})"),
+                 env, args.repeat)
+    print(f"gguf package, import + GGUFReader(): {package:6.2f} s; tokscope's reader, import + read: {own:6.2f} s "
+          f"({own / package:.2f}x)")
+
+    load = (f"from pathlib import Path; from tokscope.sources import model_files; "
+            f"model_files.load_path(Path({str(model_file)!r}))")
+    cold_times = []
+    for _ in range(args.repeat):
+        for entry in (work / "cache").rglob("*"):
+            if entry.is_file():
+                entry.unlink()
+        cold_times.append(_child(timer.format(load), env, 1))
+    cold = statistics.median(cold_times)
+    cached = _child(timer.format(load), env, args.repeat)
+    print(f"tokscope, model-sized GGUF, cold:   {cold:6.2f} s  ({cold / hf:.2f}x tokenizers)")
+    print(f"tokscope, model-sized GGUF, cached: {cached:6.2f} s  ({cached / hf:.2f}x tokenizers)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,670 @@
+"""The metadata of a GGUF file (llama.cpp's model format): its header and key-value section only.
+
+A GGUF file is a header (``GGUF``, version, tensor count, key-value count), the key-value
+section (the tokenizer lives here: ``tokenizer.ggml.tokens``, ``tokenizer.ggml.merges`` ...),
+then the tensor infos and the tensor data. :func:`read_metadata` reads the file front to back
+and stops where the key-value section ends, so a 40 GB model loads its tokenizer as fast as a
+vocabulary-only file: no tensor info or data is ever read or mapped.
+
+Versions 2 and 3, little-endian (a big-endian file is refused by name). Every value type is
+read: the integers and floats, ``bool``, strings (as ``str``), and arrays, nested ones too;
+an array of numbers is an :class:`array.array`, any other array a tuple. Every length the file
+claims is checked against what is left of the file before anything is read or allocated, so a
+corrupt or hostile file costs no more memory than its own size; any fault is one line naming
+the file and what is wrong (:class:`~..text.errors.TokenizerFileError`).
+
+:func:`tokenizer_from_metadata` builds the tokenizer the metadata describes, as llama.cpp runs it,
+from :data:`BUILDERS` by ``tokenizer.ggml.model``: ``gpt2`` (byte-level BPE from the file's merges,
+split by the regexes its ``tokenizer.ggml.pre`` names in llama.cpp's table,
+:mod:`..pre_tokenizers.llama_cpp`) and ``bert`` (WordPiece). Token types decide what is matched in
+the text first: control and unknown tokens are special tokens, user-defined ones always match
+(:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
+(``tokenizer.ggml.add_bos_token``/``add_eos_token``, else its default for the model and
+pre-tokenizer). ``add_space_prefix`` and ``remove_extra_whitespaces`` change nothing here, as in
+llama.cpp, where only SentencePiece models read them. The regexes run with full Unicode classes,
+as the original models' tokenizers do (and llama.cpp's hand-written GPT-2 and Llama 3 splitters);
+llama.cpp's generic regex fallback approximates non-ASCII classes and is not imitated.
+:func:`facts` gives what the file says beside the tokenizer (:class:`GGUFFacts`).
+
+>>> import io
+>>> data = build_metadata({"general.name": "tiny", "tokenizer.ggml.tokens": ["a", "b"],
+...                        "tokenizer.ggml.token_type": [1, 3]})
+>>> meta = read_metadata_from(io.BytesIO(data), "tiny.gguf", len(data))
+>>> meta["general.name"], meta["tokenizer.ggml.tokens"], list(meta["tokenizer.ggml.token_type"])
+('tiny', ('a', 'b'), [1, 3])
+>>> looks_like(data[:16]), looks_like(b'{"model": 1}')
+(True, False)
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+import sys
+from array import array
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from .. import decoders, normalizers, processors
+from .. import pre_tokenizers
+from ..added_tokens.added_vocabulary import AddedVocabulary
+from ..models import bpe as bpe_model
+from ..models import wordpiece as wordpiece_model
+from ..pre_tokenizers import llama_cpp
+from ..text.display import safe_text
+from ..text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
+from ..tokenizer.tokenizer import Tokenizer
+
+MAGIC = b"GGUF"
+VERSIONS = (2, 3)
+
+# value types, as the GGUF specification numbers them
+UINT8, INT8, UINT16, INT16, UINT32, INT32, FLOAT32, BOOL, STRING, ARRAY, UINT64, INT64, FLOAT64 = range(13)
+
+#: struct format of each scalar type (little-endian)
+_SCALAR = {UINT8: "<B", INT8: "<b", UINT16: "<H", INT16: "<h", UINT32: "<I", INT32: "<i", FLOAT32: "<f",
+           BOOL: "<?", UINT64: "<Q", INT64: "<q", FLOAT64: "<d"}
+#: array typecode of each numeric type, for arrays of numbers (read at C speed)
+_TYPECODE = {UINT8: "B", INT8: "b", UINT16: "H", INT16: "h", UINT32: "I", INT32: "i", FLOAT32: "f",
+             UINT64: "Q", INT64: "q", FLOAT64: "d"}
+_TYPE_NAMES = {UINT8: "uint8", INT8: "int8", UINT16: "uint16", INT16: "int16", UINT32: "uint32", INT32: "int32",
+               FLOAT32: "float32", BOOL: "bool", STRING: "string", ARRAY: "array", UINT64: "uint64",
+               INT64: "int64", FLOAT64: "float64"}
+
+#: bytes read from the file at a time
+_CHUNK = 1 << 20
+#: arrays nest at most this deep (the format allows any depth; no real file nests more than one)
+MAX_DEPTH = 16
+#: a key longer than this is corrupt (real keys are a few dozen bytes)
+MAX_KEY_BYTES = 1 << 16
+_LITTLE = sys.byteorder == "little"
+_U64 = struct.Struct("<Q")
+
+
+def looks_like(head: bytes) -> bool:
+    """Whether a file's first bytes are GGUF's magic (tell formats apart by content, not name).
+
+    >>> looks_like(b"GGUF\\x03\\x00\\x00\\x00"), looks_like(b"GGML")
+    (True, False)
+    """
+    return head[:4] == MAGIC
+
+
+class _Source:
+    """A file read forward in chunks, with the bytes left in it known, so that no claimed length
+    is ever allocated before the file is known to hold it."""
+
+    __slots__ = ("handle", "name", "left", "buf", "pos")
+
+    def __init__(self, handle: BinaryIO, name: str, size: int) -> None:
+        self.handle = handle
+        self.name = name
+        self.left = size  # bytes of the file not yet in buf
+        self.buf = b""
+        self.pos = 0
+
+    def fail(self, what: str) -> TokenizerFileError:
+        return TokenizerFileError(f"{safe_text(self.name)} is not a usable GGUF file: {what}")
+
+    def available(self) -> int:
+        """Bytes from the current position to the end of the file."""
+        return len(self.buf) - self.pos + self.left
+
+    def need(self, n: int, what: str) -> None:
+        """Make ``n`` bytes from the current position readable in ``buf``; a file too short is
+        an error saying it is truncated."""
+        have = len(self.buf) - self.pos
+        if have >= n:
+            return
+        if n - have > self.left:
+            raise self.fail(f"truncated ({what} runs past the end of the file)")
+        want = min(self.left, max(n - have, _CHUNK))
+        data = self.handle.read(want)
+        if len(data) < n - have:
+            raise self.fail(f"truncated ({what} runs past the end of the file)")
+        self.left -= len(data)
+        self.buf = self.buf[self.pos:] + data
+        self.pos = 0
+
+    def unpack(self, fmt: str, size: int, what: str) -> Any:
+        self.need(size, what)
+        value = struct.unpack_from(fmt, self.buf, self.pos)[0]
+        self.pos += size
+        return value
+
+    def string(self, what: str) -> str:
+        n = self.unpack("<Q", 8, what)
+        if n > self.available():
+            raise self.fail(f"{what} claims {n:,} bytes, more than the file holds")
+        self.need(n, what)
+        raw = self.buf[self.pos:self.pos + n]
+        self.pos += n
+        return _decode(raw)
+
+    def strings(self, count: int, what: str) -> tuple[str, ...]:
+        """``count`` strings (each a u64 length then its bytes), read in a tight loop that only
+        cuts the bytes out; they are decoded at once at the end (see :func:`_decode_all`)."""
+        pieces: list[bytes] = []
+        append = pieces.append
+        unpack = _U64.unpack_from
+        buf, pos = self.buf, self.pos
+        end = len(buf)
+        for _ in range(count):
+            if pos + 8 > end:
+                self.pos = pos
+                self.need(8, what)
+                buf, pos, end = self.buf, self.pos, len(self.buf)
+            stop = pos + 8 + unpack(buf, pos)[0]
+            if stop > end:
+                n = stop - pos - 8
+                self.pos = pos + 8
+                if n > self.available():
+                    raise self.fail(f"a string in {what} claims {n:,} bytes, more than the file holds")
+                self.need(n, what)
+                buf, pos, end = self.buf, self.pos - 8, len(self.buf)
+                stop = pos + 8 + n
+            append(buf[pos + 8:stop])
+            pos = stop
+        self.pos = pos
+        return _decode_all(pieces)
+
+    def block(self, n: int, what: str) -> bytes:
+        self.need(n, what)
+        data = self.buf[self.pos:self.pos + n]
+        self.pos += n
+        return data
+
+
+def _decode_all(pieces: list[bytes]) -> tuple[str, ...]:
+    """Each piece as :func:`_decode` gives it, in one pass at C speed when no piece holds a NUL
+    byte: the pieces joined by NUL, decoded, split again. (A decoder never joins bytes across a
+    NUL, so each piece decodes exactly as it would alone.)
+
+    >>> _decode_all([b"a", "é".encode(), b"\\xff"])
+    ('a', 'é', '\\udcff')
+    """
+    blob = b"\0".join(pieces)
+    if blob.count(0) == len(pieces) - 1:
+        return tuple(blob.decode("utf-8", "surrogateescape").split("\0")) if pieces else ()
+    return tuple(map(_decode, pieces))
+
+
+def _decode(raw: bytes) -> str:
+    """A GGUF string as ``str``: UTF-8, with bytes that are not kept as surrogate escapes (a
+    SentencePiece vocabulary can hold pieces that are not valid UTF-8)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "surrogateescape")
+
+
+def _value(src: _Source, kind: int, what: str, depth: int = 0) -> Any:
+    if kind == STRING:
+        return src.string(what)
+    if kind == ARRAY:
+        return _array(src, what, depth)
+    fmt = _SCALAR.get(kind)
+    if fmt is None:
+        raise src.fail(f"{what} has unknown value type {kind}")
+    return src.unpack(fmt, struct.calcsize(fmt), what)
+
+
+def _array(src: _Source, what: str, depth: int) -> Any:
+    if depth >= MAX_DEPTH:
+        raise src.fail(f"{what} nests arrays more than {MAX_DEPTH} deep")
+    kind = src.unpack("<I", 4, what)
+    count = src.unpack("<Q", 8, what)
+    if kind == STRING or kind == ARRAY:
+        least = 8 if kind == STRING else 12  # a string's length; an array's type and count
+    elif kind in _SCALAR:
+        least = struct.calcsize(_SCALAR[kind])
+    else:
+        raise src.fail(f"{what} is an array of unknown value type {kind}")
+    if count * least > src.available():
+        raise src.fail(f"{what} claims {count:,} elements, more than the file holds (truncated or corrupt)")
+    if kind == STRING:
+        return src.strings(count, what)
+    if kind == ARRAY:
+        return tuple(_array(src, what, depth + 1) for _ in range(count))
+    if kind == BOOL:
+        return tuple(b != 0 for b in src.block(count, what))
+    values = array(_TYPECODE[kind])
+    if values.itemsize != least:  # a platform whose C types differ: read one by one
+        return tuple(_value(src, kind, what) for _ in range(count))
+    values.frombytes(src.block(count * least, what))
+    if not _LITTLE:
+        values.byteswap()
+    return values
+
+
+def read_metadata_from(handle: BinaryIO, name: str, size: int) -> dict[str, Any]:
+    """The metadata of the GGUF file open as ``handle`` (positioned at its start; ``size`` its
+    length in bytes), keys verbatim; ``GGUF.version``, ``GGUF.tensor_count`` and ``GGUF.kv_count``
+    are added as the ``gguf`` package adds them."""
+    src = _Source(handle, name, size)
+    if size < 4:
+        raise src.fail("truncated (shorter than its header)")
+    magic = src.block(4, "the header")
+    if magic != MAGIC:
+        raise TokenizerFileError(f"{safe_text(name)} is not a GGUF file (it does not start with 'GGUF')")
+    raw_version = src.block(4, "the header")
+    version = int.from_bytes(raw_version, "little")
+    if version not in VERSIONS:
+        if int.from_bytes(raw_version, "big") in (*VERSIONS, 1):
+            raise src.fail("it is big-endian, which tokscope does not read (convert it with llama.cpp's tools)")
+        if version == 1:
+            raise src.fail("it is GGUF version 1, which llama.cpp no longer reads (convert it to version 3)")
+        raise src.fail(f"unknown GGUF version {version} (tokscope reads versions 2 and 3)")
+    tensors = src.unpack("<Q", 8, "the header")
+    count = src.unpack("<Q", 8, "the header")
+    if count * 12 > src.available():  # a key's length, a type, and at least a byte of value
+        raise src.fail(f"its header claims {count:,} keys, more than the file holds")
+    meta: dict[str, Any] = {"GGUF.version": version, "GGUF.tensor_count": tensors, "GGUF.kv_count": count}
+    for index in range(count):
+        length = src.unpack("<Q", 8, f"key {index}")
+        if length > MAX_KEY_BYTES or length > src.available():
+            raise src.fail(f"key {index} claims {length:,} bytes")
+        key = _decode(src.block(length, f"key {index}"))
+        kind = src.unpack("<I", 4, f"the type of {key!r}")
+        if kind not in _TYPE_NAMES:
+            raise src.fail(f"{safe_text(key)!r} has unknown value type {kind}")
+        meta[key] = _value(src, kind, repr(safe_text(key)))
+    return meta
+
+
+def read_metadata(path: str | os.PathLike[str]) -> Mapping[str, Any]:
+    """The metadata of the GGUF file at ``path`` (see the module docstring). Only a regular file
+    is opened (a FIFO or a device is refused before it is opened, so nothing blocks)."""
+    name = os.fspath(path)
+    try:
+        info = os.stat(name)
+    except OSError as exc:
+        raise TokenizerFileError(f"cannot read {safe_text(name)}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TokenizerFileError(f"{safe_text(name)} is not a regular file")
+    try:
+        with open(name, "rb") as handle:
+            return read_metadata_from(handle, name, os.fstat(handle.fileno()).st_size)
+    except OSError as exc:
+        raise TokenizerFileError(f"cannot read {safe_text(name)}: {exc.strerror or exc}") from None
+    except MemoryError:
+        raise TokenizerFileError(f"{safe_text(name)} is not a usable GGUF file: its metadata does not fit in memory") from None
+
+
+def _pack_value(value: Any) -> tuple[int, bytes]:
+    if isinstance(value, bool):
+        return BOOL, struct.pack("<?", value)
+    if isinstance(value, int):
+        return (INT32, struct.pack("<i", value)) if -2**31 <= value < 2**31 else (INT64, struct.pack("<q", value))
+    if isinstance(value, float):
+        return FLOAT32, struct.pack("<f", value)
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogateescape")
+        return STRING, struct.pack("<Q", len(data)) + data
+    if isinstance(value, (list, tuple)):
+        kinds = [_pack_value(v) for v in value]
+        kind = kinds[0][0] if kinds else INT32
+        if any(k != kind for k, _ in kinds):
+            raise ValueError("an array's elements must share one type")
+        return ARRAY, struct.pack("<IQ", kind, len(kinds)) + b"".join(d for _, d in kinds)
+    raise TypeError(f"no GGUF type for {type(value).__name__}")
+
+
+def build_metadata(meta: Mapping[str, Any], *, version: int = 3, tensors: int = 0) -> bytes:
+    """A GGUF file's header and metadata holding ``meta`` (ints as int32, floats as float32, lists
+    as arrays): the tests' and examples' writer; it writes no tensor infos.
+
+    >>> build_metadata({})[:8]
+    b'GGUF\\x03\\x00\\x00\\x00'
+    """
+    out = [MAGIC, struct.pack("<IQQ", version, tensors, len(meta))]
+    for key, value in meta.items():
+        raw = key.encode("utf-8")
+        kind, data = _pack_value(value)
+        out.append(struct.pack("<Q", len(raw)) + raw + struct.pack("<I", kind) + data)
+    return b"".join(out)
+
+
+# ----- GGUF -> Tokenizer ------------------------------------------------------------------------------
+
+#: ``tokenizer.ggml.token_type`` values, as llama.cpp numbers them
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+#: how llama.cpp matches each type in text before the model runs: ``special`` (only where special
+#: tokens are allowed), ``always``, or never (None: the model alone makes them)
+MATCHING = {NORMAL: None, UNKNOWN: "special", CONTROL: "special", USER_DEFINED: "always", UNUSED: None, BYTE: None}
+
+#: the special-token ids a GGUF file may give, by the name of a tokenizer_config.json field
+SPECIAL_ID_KEYS = {
+    "bos_token": "tokenizer.ggml.bos_token_id",
+    "eos_token": "tokenizer.ggml.eos_token_id",
+    "unk_token": "tokenizer.ggml.unknown_token_id",
+    "pad_token": "tokenizer.ggml.padding_token_id",
+    "sep_token": "tokenizer.ggml.seperator_token_id",  # sic: llama.cpp's spelling
+    "cls_token": "tokenizer.ggml.cls_token_id",
+    "mask_token": "tokenizer.ggml.mask_token_id",
+}
+
+#: llama.cpp's special-token ids for each model type where the file gives none (dropped when out
+#: of the vocabulary's range)
+DEFAULT_IDS: dict[str, dict[str, int | None]] = {
+    "gpt2": {"bos_token": 11, "eos_token": 11},
+    "bert": {"bos_token": 101, "unk_token": 100, "sep_token": 102, "pad_token": 0, "mask_token": 103},
+    "llama": {"bos_token": 1, "eos_token": 2, "unk_token": 0},
+    "t5": {"eos_token": 1, "unk_token": 2, "pad_token": 0},
+}
+
+#: tokens llama.cpp makes control tokens whatever the file says (they end generation)
+_END_OF_GENERATION = frozenset({
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[",
+})
+#: tokens llama.cpp always matches in text (gpt-oss's message markup)
+_ALWAYS_USER_DEFINED = frozenset({"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})
+
+
+@dataclass(frozen=True, slots=True)
+class GGUFFacts:
+    """What a GGUF file says beside its tokenizer: the tokenizer model and pre-tokenizer names,
+    notes the user should see (a ``default`` pre-tokenizer), the embedded chat templates (Jinja,
+    by name: ``default`` is ``tokenizer.chat_template``), the special tokens by role, whether
+    BOS/EOS are added, and the model's context length."""
+
+    model: str
+    pre: str | None = None
+    notes: tuple[str, ...] = ()
+    chat_templates: tuple[tuple[str, str], ...] = ()
+    special_tokens: tuple[tuple[str, str], ...] = ()
+    add_bos: bool = False
+    add_eos: bool = False
+    context: int | None = None
+    architecture: str | None = None
+    model_name: str | None = None
+
+    def tokenizer_config(self) -> dict[str, Any]:
+        """The facts as a ``tokenizer_config.json`` would give them (chat templates, special
+        tokens, ``add_bos_token``), for the chat code that reads such a config.
+
+        >>> GGUFFacts("gpt2", chat_templates=(("default", "{{ x }}"),), special_tokens=(("eos_token", "</s>"),),
+        ...           add_bos=True).tokenizer_config()
+        {'bos_token': None, 'eos_token': '</s>', 'add_bos_token': True, 'add_eos_token': False, 'chat_template': '{{ x }}'}
+        """
+        config: dict[str, Any] = {"bos_token": None, **dict(self.special_tokens), "add_bos_token": self.add_bos,
+                                  "add_eos_token": self.add_eos}
+        if len(self.chat_templates) == 1 and self.chat_templates[0][0] == "default":
+            config["chat_template"] = self.chat_templates[0][1]
+        elif self.chat_templates:
+            config["chat_template"] = [{"name": n, "template": t} for n, t in self.chat_templates]
+        return config
+
+
+def _fail(source: str, what: str) -> TokenizerFileError:
+    return TokenizerFileError(f"{safe_text(source)} is not a usable GGUF tokenizer: {what}")
+
+
+def _string(meta: Mapping[str, Any], key: str) -> str | None:
+    value = meta.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _flag(meta: Mapping[str, Any], key: str) -> bool | None:
+    value = meta.get(key)
+    return value if isinstance(value, bool) else None
+
+
+def _int(meta: Mapping[str, Any], key: str) -> int | None:
+    value = meta.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _tokens(meta: Mapping[str, Any], source: str) -> tuple[str, ...]:
+    tokens = meta.get("tokenizer.ggml.tokens")
+    if tokens is None:
+        raise _fail(source, "it has no tokenizer.ggml.tokens (a model file converted without its vocabulary)")
+    if not isinstance(tokens, tuple) or not all(isinstance(t, str) for t in tokens[:1]):
+        raise _fail(source, "tokenizer.ggml.tokens is not an array of strings")
+    # llama.cpp names an empty token by its index
+    if "" in tokens:
+        tokens = tuple(t or f"[EMPTY_{i}]" for i, t in enumerate(tokens))
+    return tokens
+
+
+def _types(meta: Mapping[str, Any], n: int, source: str) -> list[int]:
+    """Each token's type after llama.cpp's corrections by text (end-of-generation tokens are
+    control tokens; gpt-oss's markup is matched in text)."""
+    raw = meta.get("tokenizer.ggml.token_type")
+    if raw is None:
+        types = [NORMAL] * n
+    else:
+        if not isinstance(raw, array) or raw.typecode not in "bBhHiIlLqQ":
+            raise _fail(source, "tokenizer.ggml.token_type is not an array of integers")
+        if len(raw) < n:
+            raise _fail(source, f"tokenizer.ggml.token_type has {len(raw):,} entries for {n:,} tokens")
+        types = list(raw[:n])
+    return types
+
+
+def _special_ids(meta: Mapping[str, Any], n: int, defaults: Mapping[str, int | None]) -> dict[str, int]:
+    """Each role's id: the file's where it gives one in range, else llama.cpp's default for the
+    model type (dropped when out of range)."""
+    out: dict[str, int] = {}
+    for role, key in SPECIAL_ID_KEYS.items():
+        value = _int(meta, key)
+        default = defaults.get(role)
+        if value is not None and 0 <= value < n:
+            out[role] = value
+        elif default is not None and 0 <= default < n:
+            out[role] = default
+    return out
+
+
+def _corrected_types(tokens: tuple[str, ...], types: list[int]) -> list[int]:
+    # llama.cpp keeps token attributes as bits; a type here stands for the same matching rule
+    for i, text in enumerate(tokens):
+        if text in _END_OF_GENERATION and types[i] != CONTROL:
+            types[i] = CONTROL
+        elif text in _ALWAYS_USER_DEFINED:
+            types[i] = USER_DEFINED
+    present = _END_OF_GENERATION.intersection(tokens)
+    if {"<|return|>", "<|call|>", "<|end|>"} <= present or {"<|calls|>", "<|flush|>", "<|end|>"} <= present:
+        types[tokens.index("<|end|>")] = USER_DEFINED
+    return types
+
+
+def _added_tokens(tokens: tuple[str, ...], types: list[int]) -> list[dict[str, Any]]:
+    """The tokens llama.cpp matches in text before the model runs: control and unknown tokens
+    (special: matched only where special tokens are allowed) and user-defined ones (always)."""
+    out = []
+    for i, kind in enumerate(types):
+        matched = MATCHING.get(kind)
+        if matched is not None:
+            out.append({"id": i, "content": tokens[i], "special": matched == "special", "normalized": False,
+                        "lstrip": False, "rstrip": False, "single_word": False})
+    return out
+
+
+def _template(ids: Sequence[int], tokens: tuple[str, ...], after: Sequence[int] = ()) -> dict[str, Any] | None:
+    """A TemplateProcessing object adding ``ids`` before and ``after`` after the text."""
+    if not ids and not after:
+        return None
+    single = ([{"SpecialToken": {"id": tokens[i], "type_id": 0}} for i in ids] + [{"Sequence": {"id": "A", "type_id": 0}}]
+              + [{"SpecialToken": {"id": tokens[i], "type_id": 0}} for i in after])
+    pair = single + [{"Sequence": {"id": "B", "type_id": 1}}] + [{"SpecialToken": {"id": tokens[i], "type_id": 1}}
+                                                               for i in after]
+    specials = {tokens[i]: {"id": tokens[i], "ids": [i], "tokens": [tokens[i]]} for i in (*ids, *after)}
+    return {"type": "TemplateProcessing", "single": single, "pair": pair, "special_tokens": specials}
+
+
+def _merges(meta: Mapping[str, Any], source: str) -> list[Any]:
+    merges = meta.get("tokenizer.ggml.merges")
+    if merges is None:
+        raise _fail(source, "a gpt2 tokenizer without tokenizer.ggml.merges")
+    if not isinstance(merges, tuple) or not all(isinstance(m, str) for m in merges[:1]):
+        raise _fail(source, "tokenizer.ggml.merges is not an array of strings")
+    # the common case, checked at C speed: one space in each merge, never at its start
+    joined = "\n".join(merges)
+    if joined.count(" ") == len(merges) and "\n " not in joined and not joined.startswith(" "):
+        return list(merges)
+    # llama.cpp cuts a merge at its first space after the first byte
+    out: list[Any] = []
+    for m in merges:
+        cut = m.find(" ", 1)
+        out.append([m[:cut], m[cut + 1:]] if cut > 0 else ["", ""])
+    return out
+
+
+def _gpt2(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+    """Byte-level BPE: the merges of the file, the pre-tokenizer its ``tokenizer.ggml.pre`` names."""
+    pre = llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre"))
+    tokens = _tokens(meta, source)
+    types = _corrected_types(tokens, _types(meta, len(tokens), source))
+    ids = _special_ids(meta, len(tokens), {**DEFAULT_IDS["gpt2"], "bos_token": None if pre.no_bos else 11})
+    add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
+    add_bos = add_bos if add_bos is not None else bool(pre.add_bos)
+    add_eos = bool(_flag(meta, "tokenizer.ggml.add_eos_token"))
+    vocab = {token: i for i, token in enumerate(tokens)}
+    model = bpe_model.BPE(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges)
+    before = [ids["bos_token"]] if add_bos and "bos_token" in ids else []
+    after = [ids["eos_token"]] if add_eos and "eos_token" in ids else []
+    added = AddedVocabulary.from_json(_added_tokens(tokens, types))
+    return Tokenizer.from_stages(name, model=model, pre_tokenizer=llama_cpp.pre_tokenizer(pre), added_tokens=added,
+                                 post_processor=processors.from_json(_template(before, tokens, after)),
+                                 decoder=decoders.from_json({"type": "ByteLevel", "add_prefix_space": False,
+                                                             "trim_offsets": False, "use_regex": False}))
+
+
+def _wordpiece_token(token: str, kind: int) -> str:
+    """A GGUF BERT token in ``vocab.txt``'s spelling: llama.cpp's converter writes a word's first
+    piece with a phantom space (``▁hello``) and a continuation bare (``llo``, for ``##llo``);
+    bracketed and special tokens stay as they are.
+
+    >>> _wordpiece_token("▁hello", NORMAL), _wordpiece_token("llo", NORMAL), _wordpiece_token("[CLS]", CONTROL)
+    ('hello', '##llo', '[CLS]')
+    """
+    if kind in (CONTROL, UNKNOWN, USER_DEFINED) or (token.startswith("[") and token.endswith("]")):
+        return token
+    if token.startswith("\u2581") and len(token) > 1:
+        return token[1:]
+    return "##" + token
+
+
+def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+    """WordPiece with BERT's normalization and splits, as llama.cpp runs a ``bert`` vocabulary:
+    no limit on a word's length (Hugging Face makes a word over 100 characters one unknown token),
+    BOS and SEP added around the text (llama.cpp reads no ``cls_token_id``: BOS is the file's
+    ``bos_token_id``, else id 101, bert-base's ``[CLS]``)."""
+    tokens = _tokens(meta, source)
+    types = _corrected_types(tokens, _types(meta, len(tokens), source))
+    ids = _special_ids(meta, len(tokens), DEFAULT_IDS["bert"])
+    pieces = [_wordpiece_token(t, k) for t, k in zip(tokens, types)]
+    vocab = {piece: i for i, piece in enumerate(pieces)}
+    if "unk_token" not in ids:
+        raise _fail(source, "a bert tokenizer without an unknown token")
+    lowercase = _flag(meta, "tokenizer.ggml.normalizer.lowercase")
+    lowercase = True if lowercase is None else lowercase
+    strip_accents = _flag(meta, "tokenizer.ggml.normalizer.strip_accents")
+    model = wordpiece_model.WordPiece(vocab, unk_token=pieces[ids["unk_token"]], continuing_subword_prefix="##",
+                                      max_input_chars_per_word=2**31 - 1)
+    before = [ids["bos_token"]] if "bos_token" in ids else []
+    after = [ids["sep_token"]] if "sep_token" in ids else []
+    added = [dict(item, content=pieces[item["id"]]) for item in _added_tokens(tokens, types)]
+    normalizer = normalizers.from_json({"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                                        "strip_accents": lowercase if strip_accents is None else strip_accents,
+                                        "lowercase": lowercase})
+    return Tokenizer.from_stages(name, model=model, normalizer=normalizer,
+                                 pre_tokenizer=pre_tokenizers.BertPreTokenizer(),
+                                 added_tokens=AddedVocabulary.from_json(added, normalizer),
+                                 post_processor=processors.from_json(_template(before, pieces, after)),
+                                 decoder=decoders.from_json({"type": "WordPiece", "prefix": "##", "cleanup": True}))
+
+
+def _not_yet(model: str) -> Callable[[Mapping[str, Any], str, str], Tokenizer]:
+    def refuse(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+        raise UnsupportedComponentError("model", model, "GGUF tokenizer model not supported yet")
+    return refuse
+
+
+#: ``tokenizer.ggml.model`` -> the builder of its tokenizer (metadata, name, source)
+BUILDERS: dict[str, Callable[[Mapping[str, Any], str, str], Tokenizer]] = {
+    "gpt2": _gpt2,
+    "bert": _bert,
+    "llama": _not_yet("llama"),
+    "t5": _not_yet("t5"),
+}
+
+
+def facts(meta: Mapping[str, Any], source: str = "GGUF file") -> GGUFFacts:
+    """What the file says beside the tokenizer (see :class:`GGUFFacts`)."""
+    model = _string(meta, "tokenizer.ggml.model") or ""
+    pre_name = _string(meta, "tokenizer.ggml.pre")
+    notes: list[str] = []
+    if model == "gpt2":
+        try:
+            warning = llama_cpp.lookup(pre_name).warning
+        except UnsupportedComponentError:
+            warning = None
+        if warning:
+            notes.append(warning)
+    templates: list[tuple[str, str]] = []
+    default = _string(meta, "tokenizer.chat_template")
+    if default:
+        templates.append(("default", default))
+    names = meta.get("tokenizer.chat_templates")
+    for extra in names if isinstance(names, tuple) else ():
+        text = _string(meta, f"tokenizer.chat_template.{extra}") if isinstance(extra, str) else None
+        if text:
+            templates.append((extra, text))
+    tokens = meta.get("tokenizer.ggml.tokens")
+    n = len(tokens) if isinstance(tokens, tuple) else 0
+    ids = _special_ids(meta, n, DEFAULT_IDS.get(model, {}))
+    specials = tuple((role, tokens[i]) for role, i in ids.items()) if n else ()
+    add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
+    if add_bos is None:
+        add_bos = model in ("bert", "llama") or (model == "gpt2" and _pre_adds_bos(pre_name))
+    add_eos = _flag(meta, "tokenizer.ggml.add_eos_token")
+    if add_eos is None:
+        add_eos = model == "t5"
+    arch = _string(meta, "general.architecture")
+    context = _int(meta, f"{arch}.context_length") if arch else None
+    return GGUFFacts(model, pre_name, tuple(notes), tuple(templates), specials, add_bos, add_eos,
+                     context if context and context > 0 else None, arch, _string(meta, "general.name"))
+
+
+def _pre_adds_bos(name: str | None) -> bool:
+    try:
+        return bool(llama_cpp.lookup(name).add_bos)
+    except UnsupportedComponentError:
+        return False
+
+
+def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "GGUF file") -> Tokenizer:
+    """The tokenizer a GGUF file's metadata describes, as llama.cpp runs it. An unknown
+    ``tokenizer.ggml.model`` (or pre-tokenizer) is a one-line error naming it."""
+    model = meta.get("tokenizer.ggml.model")
+    if not isinstance(model, str):
+        raise _fail(source, "it has no tokenizer.ggml.model (it holds no tokenizer)")
+    builder = BUILDERS.get(model)
+    if builder is None:
+        raise UnsupportedComponentError("model", model, "a GGUF tokenizer model tokscope does not know")
+    try:
+        return builder(meta, name, source)
+    except UnsupportedComponentError:
+        raise
+    except TokenizerFileError as exc:  # a stage's own complaint: say which file
+        message = str(exc)
+        raise (exc if safe_text(source) in message else _fail(source, message)) from None
+    except TokscopeError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        raise _fail(source, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+
+
+def load(path: str | os.PathLike[str], name: str | None = None) -> tuple[Tokenizer, GGUFFacts]:
+    """The tokenizer of the GGUF file at ``path`` and the facts beside it, reading only the file's
+    metadata."""
+    source = os.fspath(path)
+    meta = read_metadata(source)
+    label = name or os.path.basename(source).removesuffix(".gguf")
+    return tokenizer_from_metadata(meta, label, source), facts(meta, source)
