@@ -13,28 +13,8 @@ import argparse
 import sys
 
 from ..core.text.measure import utf8_len
-<<<<<<< HEAD:tokscope/commands/encode.py
-from .common import add_encoding_option, add_input_options, add_special_options, encode_args, json_text, load_encoding, note_unknown_specials, piece_json, read_text, special_hint
+from .common import add_encoding_option, add_input_options, add_special_options, encode_args, json_text, load_encoding, note, note_unknown_specials, piece_json, read_text, special_hint
 
-=======
-from .common import (
-    UsageError,
-    add_encoding_option,
-    add_input_options,
-    add_special_options,
-    encode_args,
-    json_text,
-    load_encoding,
-    note,
-    note_unknown_specials,
-    piece_json,
-    print_json,
-    read_text,
-    special_hint,
-    stdin_is_piped,
-    write_exact,
-)
->>>>>>> gguf:tokscope/commands/basic.py
 
 #: ids written per line-buffer flush of plain ``encode``
 ID_BATCH = 1 << 14
