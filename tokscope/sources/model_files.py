@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,9 +188,11 @@ def _is_gguf_entry(value: Any) -> bool:
             and isinstance(value[1], gguf.GGUFFacts))
 
 
-def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = None, label: str | None = None) -> Tokenizer:
+def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = None, label: str | None = None,
+              amend: Callable[[ModelFiles], ModelFiles] | None = None) -> Tokenizer:
     """The tokenizer in a GGUF file (its metadata only is read), with the file's chat templates,
-    context length and notes as its :class:`ModelFiles`."""
+    context length and notes as its :class:`ModelFiles` (passed through ``amend`` first: Ollama's
+    store adds its template layer)."""
     label = label or name or path.name.removesuffix(".gguf")
 
     def build() -> tuple[Tokenizer, gguf.GGUFFacts]:
@@ -200,8 +203,11 @@ def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = Non
 
     tokenizer, facts = cache.cached_value("gguf-tokenizer", _gguf_key(path), build, _is_gguf_entry)
     tokenizer.name = label
-    tokenizer.model_files = ModelFiles(path, None, model_id, dict(facts.chat_templates), facts.tokenizer_config(),  # type: ignore[attr-defined]
-                                       facts.context, None, facts.notes, facts)
+    files = ModelFiles(path, None, model_id, dict(facts.chat_templates), facts.tokenizer_config(),
+                       facts.context, None, facts.notes, facts)
+    if amend is not None:
+        files = amend(files)
+    tokenizer.derived(MODEL_FILES, lambda: files)  # a fresh tokenizer: kept with it from here on
     return tokenizer
 
 

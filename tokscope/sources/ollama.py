@@ -249,9 +249,7 @@ def load(name: str) -> Tokenizer:
         raise SourceError(not_found_message(name))
     if not model.blob.is_file():
         raise SourceError(f"{model.name}: its model blob {safe_text(model.blob)} is missing (a partial pull?)")
-    tokenizer = model_files.load_gguf(model.blob, label=model.name)
-    files = model_files.describe(tokenizer)
-    if files is not None:
-        note = chat_note(model, bool(files.chat_templates))
-        tokenizer.model_files = replace(files, ollama_template=model.template, chat_note=note)  # type: ignore[attr-defined]
-    return tokenizer
+    def amend(files: model_files.ModelFiles) -> model_files.ModelFiles:
+        return replace(files, ollama_template=model.template, chat_note=chat_note(model, bool(files.chat_templates)))
+
+    return model_files.load_gguf(model.blob, label=model.name, amend=amend)
