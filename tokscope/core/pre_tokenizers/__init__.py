@@ -26,7 +26,7 @@ from ..text.byte_alphabet import BYTE_TO_CHAR
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.unicode import WHITESPACE, RangeSet, char_class, parse_ranges, table
 from ..text.normalized import BEHAVIORS, NormalizedText, merge_matches, matches_from_spans
-from ..normalizers import BYTE_STANDINS, to_byte_level
+from ..normalizers.byte_level import BYTE_STANDINS, to_byte_level
 from ..patterns.onig import OnigPattern, compile_onig, literal_pattern
 
 __all__ = [
