@@ -1,4 +1,4 @@
-"""Whitespace (``\w+|[^\w\s]+``) and WhitespaceSplit (on white space), as Hugging Face's
+r"""Whitespace (``\w+|[^\w\s]+``) and WhitespaceSplit (on white space), as Hugging Face's
 ``pre_tokenizers/whitespace.rs``."""
 
 from __future__ import annotations
