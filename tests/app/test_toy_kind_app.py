@@ -66,3 +66,41 @@ async def test_every_view_opens_on_it(toy_encoding, view, notes):
         assert not [m for m, severity in notes if severity == "error"], notes
         text = "\n".join(str(w.render()) for w in app.screen.query("Static"))
         assert "Traceback" not in text
+
+
+@pytest.fixture()
+def toy_file(tmp_path, monkeypatch):
+    """The toy file format (tests/core/toy_format.py) as one row of the sniffing table, and a file."""
+    import toy_format
+
+    from tokscope.core.formats import sniff
+
+    monkeypatch.setattr(sniff, "FORMATS", (*sniff.FORMATS, toy_format.ROW))
+    path = tmp_path / "tokenizer.toy"
+    path.write_bytes(toy_format.dump())
+    yield str(path)
+    registry.forget()
+
+
+async def test_e_file_of_a_toy_format_opens_the_explorer_inspector_why_and_compare(toy_file, notes):
+    from tokscope.app.screens.compare import CompareScreen
+    from tokscope.app.screens.why import WhyScreen
+
+    app = ExplorerApp(TEXT, encoding=toy_file, palette="truecolor")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.tokenizer.kind == "per-character"
+        assert app.doc.ids == app.tokenizer.encode(TEXT, disallowed_special=())
+        app.select_piece(app.doc.piece_at(TEXT.index("é")))
+        await pilot.pause()
+        assert "é" in str(app.query_one(Inspector).render()) or "É" in str(app.query_one(Inspector).render())
+        app.open_view("why")
+        await idle(pilot)
+        assert isinstance(app.screen, WhyScreen) and app.screen.why is not None
+        assert app.screen.why.method == "model" and "per-character" in app.screen.why.summary
+        await pilot.press("escape")
+        await idle(pilot)
+        app.open_view("compare")
+        await idle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+        assert not [m for m, severity in notes if severity == "error"], notes

@@ -107,15 +107,27 @@ def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | No
     return templates, config, context, jinja
 
 
-def _sniff(path: Path) -> str:
-    """The format of a file by its first bytes (:func:`tokscope.core.formats.sniff.sniff`), ``other``
-    for none."""
+def _sniff(path: Path) -> sniff.FileFormat | None:
+    """The format of a file by its first bytes (:func:`tokscope.core.formats.sniff.format_of`)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(sniff.HEAD_BYTES)
     except OSError as exc:
         raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
-    return sniff.sniff(head) or "other"
+    return sniff.format_of(head)
+
+
+def _read_format(path: Path, fmt: sniff.FileFormat, label: str) -> Tokenizer:
+    """A file of a format the core reads alone (a row of the sniffing table with a ``load``)."""
+    assert fmt.load is not None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
+    try:
+        return fmt.load(data, label, str(path))
+    except TokenizerFileError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def load_path(path: Path, *, name: str | None = None, model_id: str | None = None) -> Tokenizer:
@@ -138,7 +150,8 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
     if not path.is_file():
         raise SourceError(f"{safe_text(path)} is not a regular file")
-    kind = _sniff(path)
+    fmt = _sniff(path)
+    kind = fmt.name if fmt is not None else None
     if kind == "gguf":  # a model's weights follow its metadata: no size limit, nothing else read
         return load_gguf(path, name=name or model_id, model_id=model_id)
     if size > MAX_FILE_BYTES:
@@ -148,6 +161,8 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
     elif kind == "json":
         tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label))
+    elif fmt is not None and fmt.load is not None:
+        tokenizer = _read_format(path, fmt, label)
     else:
         raise SourceError(f"{safe_text(path)} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
                           f"or a known model's tokenizer.model)")
@@ -158,11 +173,16 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     return tokenizer
 
 
+def _is_gguf(path: Path) -> bool:
+    fmt = _sniff(path)
+    return fmt is not None and fmt.name == "gguf"
+
+
 def gguf_file(folder: Path) -> Path | None:
     """The GGUF file of a model folder that holds exactly one (told by its content, not its name);
     a folder of several is an error naming how many."""
     try:
-        found = [p for p in sorted(folder.glob("*.gguf")) if p.is_file() and _sniff(p) == "gguf"]
+        found = [p for p in sorted(folder.glob("*.gguf")) if p.is_file() and _is_gguf(p)]
     except OSError:
         return None
     if len(found) > 1:

@@ -2,9 +2,13 @@
 first bytes look. Every place that looks for or recognises a tokenizer file asks this table (a
 model folder's file, the hub cache's snapshots, ``-e PATH``).
 
-A new format is a module in this folder with a ``looks_like(head: bytes) -> bool`` and one row in
-:data:`FORMATS`. JSON formats share the ``json`` row: their object tells them apart
-(:func:`tokscope.core.formats.tokenizer_json.looks_like`, :func:`tokscope.core.formats.tekken.looks_like`).
+A new format is a module in this folder with a ``looks_like(head: bytes) -> bool`` and a
+``load(data: bytes, name: str, source: str) -> Tokenizer``, and one row in :data:`FORMATS` (a test
+adds a toy format this way: ``tests/core/toy_format.py``). JSON formats share the ``json`` row: their
+object tells them apart (:func:`tokscope.core.formats.tokenizer_json.looks_like`,
+:func:`tokscope.core.formats.tekken.looks_like`); the ``json`` and ``ranks`` rows have no ``load``
+because :mod:`tokscope.sources.model_files` reads them (a rank file is matched to a known model by
+its sha256).
 
 >>> sniff(b'{"model": {}}'), sniff(b"IQ== 0\\nIg== 1\\n"), sniff(b"\\x00\\x01"), sniff(b"GGUF\\x03\\x00\\x00\\x00")
 ('json', 'ranks', None, 'gguf')
@@ -16,6 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..tokenizer.tokenizer import Tokenizer
 
 from . import gguf
 
@@ -26,11 +34,13 @@ HEAD_BYTES = 4096
 @dataclass(frozen=True, slots=True)
 class FileFormat:
     """A tokenizer file format: its name, the file names a model folder holds it under (in the
-    order a folder's files are preferred), and a test of the file's first :data:`HEAD_BYTES`."""
+    order a folder's files are preferred), a test of the file's first :data:`HEAD_BYTES`, and the
+    reader of the whole file's bytes (``load(data, name, source)``), when the core reads it alone."""
 
     name: str
     file_names: tuple[str, ...]
     looks_like: Callable[[bytes], bool]
+    load: Callable[[bytes, str, str], Tokenizer] | None = None
 
 
 def json_looks_like(head: bytes) -> bool:
@@ -57,9 +67,15 @@ FORMATS: tuple[FileFormat, ...] = (
 FOLDER_FILES: tuple[str, ...] = tuple(dict.fromkeys(n for f in FORMATS for n in f.file_names))
 
 
-def sniff(head: bytes) -> str | None:
-    """The name of the first format whose test the file's first bytes pass (``None``: none)."""
+def format_of(head: bytes) -> FileFormat | None:
+    """The first format whose test the file's first bytes pass (``None``: none)."""
     for fmt in FORMATS:
         if fmt.looks_like(head):
-            return fmt.name
+            return fmt
     return None
+
+
+def sniff(head: bytes) -> str | None:
+    """The name of :func:`format_of`'s format (``None``: none)."""
+    found = format_of(head)
+    return None if found is None else found.name

@@ -29,7 +29,9 @@ from ..models.wordpiece import WordPiece
 
 HFModel = BPE | WordPiece | Unigram | WordLevel
 
-_READERS = {
+#: the reader of each model kind a tokenizer.json may name ("model": {"type": ...}): a new kind is a
+#: module in core/models/ and a line here
+MODEL_READERS = {
     "BPE": bpe_merges.from_json,
     "WordPiece": wordpiece.from_json,
     "WordLevel": wordlevel.from_json,
@@ -150,7 +152,7 @@ def from_json(obj: Any) -> HFModel:
         kind = _legacy_type(obj)
     if not isinstance(kind, str):
         raise TokenizerFileError(f"model type {kind!r} is not a string")
-    reader = _READERS.get(kind)
+    reader = MODEL_READERS.get(kind)
     if reader is None:
         raise UnsupportedComponentError("model", kind)
     return reader(obj)

@@ -32,6 +32,7 @@ import regex
 from ..text.errors import TokenizerFileError
 from ..text.unicode import chars
 from ..text.normalized import NormalizedText
+from .base import NormalizerBase
 
 # A grapheme cluster can only continue into an ASCII character after a Prepend character; the
 # table is the regex module's Prepend plus the Unicode 15-17 list, so it covers both versions.
@@ -390,3 +391,23 @@ def _build_double_array(values: dict[bytes, int]) -> list[int]:
     used_bases: set[int] = set()
     place(root, 0)
     return array
+
+
+class Precompiled(NormalizerBase):
+    """SentencePiece's precompiled character map (see :mod:`.precompiled`)."""
+
+    def __init__(self, charsmap: bytes) -> None:
+        self._map = CharsMap(charsmap)
+
+    def normalize(self, text: NormalizedText) -> NormalizedText:
+        return self._map.normalize(text)
+
+    def normalize_str(self, text: str) -> str:
+        return self._map.normalize_str(text)
+
+    def safe_start(self, text: str, pos: int) -> bool:
+        if pos <= 0 or pos >= len(text):
+            return True
+        # a charsmap rewrites whole graphemes: start only where one starts (and not between
+        # the \r and \n of a line break)
+        return len(graphemes(text[pos - 1 : pos + 1])) == 2 and text[pos - 1 : pos + 1] != "\r\n"

@@ -1,0 +1,89 @@
+"""BertNormalizer (clean text, CJK spacing, accents, lower case), as Hugging Face's
+``normalizers/bert.rs``."""
+
+from __future__ import annotations
+
+import regex
+
+from ..text.unicode import WHITESPACE, table, lowercase_str
+from ..text.unicode import normalize_str as _nf_str
+from ..text.normalized import NormalizedText
+from .base import NormalizerBase
+from .strip import _remove_class, _remove_str
+from .unicode import NFD
+from .utils import Lowercase
+
+
+class BertNormalizer(NormalizerBase):
+    """BERT's cleanup: controls removed and whitespace made ``" "`` (``clean_text``), spaces put
+    around CJK ideographs (``handle_chinese_chars``), accents stripped (``strip_accents``; when
+    ``None``, it follows ``lowercase``), lowercased (``lowercase``).
+
+    >>> BertNormalizer().normalize_str("Héllo\\t中国")
+    'hello  中  国 '
+    """
+
+    _CJK = regex.compile(
+        "[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f"
+        "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]"
+    )
+    _SPACES = str.maketrans({c: " " for c in WHITESPACE})
+
+    def __init__(
+        self,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        strip_accents: bool | None = None,
+        lowercase: bool = True,
+    ) -> None:
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+
+    def normalize(self, text: NormalizedText) -> NormalizedText:
+        if self.clean_text:
+            if not text.text.isascii() or _ASCII_CONTROL.search(text.text):
+                text = _remove_class(text, table("BERT_REMOVED"))
+            text = text.with_text(text.text.translate(self._SPACES))
+        if self.handle_chinese_chars and not text.text.isascii():
+            pieces: list[tuple[int, int] | tuple[str, int]] = []
+            last = 0
+            for m in self._CJK.finditer(text.text):
+                s = m.start()
+                pieces.append((last, s))
+                pieces.append((" " + text.text[s] + " ", s))
+                last = s + 1
+            if pieces:
+                pieces.append((last, len(text.text)))
+                text = text.rebuild(pieces)
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        if strip and not text.text.isascii():
+            text = NFD().normalize(text)
+            text = _remove_class(text, table("MN"))
+        if self.lowercase:
+            text = Lowercase().normalize(text)
+        return text
+
+    def safe_start(self, text: str, pos: int) -> bool:
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        if not strip or pos <= 0 or pos >= len(text) or text[pos] < "\x80":
+            return True
+        return text[pos] not in table("D_MAYBE")
+
+    def normalize_str(self, text: str) -> str:
+        if self.clean_text:
+            if not text.isascii() or _ASCII_CONTROL.search(text):
+                text = _remove_str(text, table("BERT_REMOVED"))
+            text = text.translate(self._SPACES)
+        if self.handle_chinese_chars and not text.isascii():
+            text = self._CJK.sub(lambda m: " " + m.group() + " ", text)
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        if strip and not text.isascii():
+            text = _remove_str(_nf_str("NFD", text), table("MN"))
+        if self.lowercase:
+            text = lowercase_str(text)
+        return text
+
+
+_ASCII_CONTROL = regex.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

@@ -1,0 +1,52 @@
+"""Replace (a string or an Oniguruma pattern by a string), as Hugging Face's
+``normalizers/replace.rs``."""
+
+from __future__ import annotations
+
+import regex
+
+from ..text.normalized import NormalizedText
+from ..patterns.onig import compile_onig, literal_pattern
+from .base import NormalizerBase
+
+
+class Replace(NormalizerBase):
+    """Every match of ``pattern`` (a plain string, or an Oniguruma regex with ``regex=True``)
+    replaced by ``content``; each new character aligns to the match's last character.
+
+    >>> Replace(" ", "▁").normalize_str("a b")
+    'a▁b'
+    """
+
+    def __init__(self, pattern: str, content: str, regex: bool = False) -> None:
+        self.pattern = pattern
+        self.content = content
+        self.regex = regex
+        source = pattern if regex else literal_pattern(pattern)
+        self._onig = compile_onig(source, "normalizer", "Replace")
+        # a plain one-character pattern replaced by one character is a 1:1 map
+        self._one_to_one = not regex and len(pattern) == 1 and len(content) == 1
+        self._plain = not regex and bool(pattern)
+        self.local = self._plain
+
+    def normalize(self, text: NormalizedText) -> NormalizedText:
+        t = text.text
+        if self._plain and self.pattern not in t:
+            return text
+        if self._one_to_one:
+            return text.with_text(t.replace(self.pattern, self.content))
+        return text.replace_matches(self._onig.find_matches(t), self.content)
+
+    def normalize_str(self, text: str) -> str:
+        if self._plain:
+            return text.replace(self.pattern, self.content)
+        return self.normalize(NormalizedText.identity(text)).text
+
+    def safe_start(self, text: str, pos: int) -> bool:
+        n = len(self.pattern)
+        if n <= 1 or pos <= 0:
+            return True
+        # no match of the pattern runs across pos (matches are found left to right from the start)
+        lo = max(0, pos - n + 1)
+        found = text.find(self.pattern, lo, pos + n - 1)
+        return found < 0 or found >= pos

@@ -1,0 +1,70 @@
+"""The Unicode normalization forms (NFD, NFKD, NFC, NFKC) and Nmt, as Hugging Face's
+``normalizers/unicode.rs``."""
+
+from __future__ import annotations
+
+import regex
+
+from ..text.unicode import table, normalize_changes, unstable_runs
+from ..text.unicode import normalize_str as _nf_str
+from ..text.normalized import NormalizedText
+from .base import NormalizerBase, apply_changes
+from .strip import _remove_class
+
+
+class UnicodeForm(NormalizerBase):
+    form = ""
+
+    def safe_start(self, text: str, pos: int) -> bool:
+        # a character outside the form's "may change" table never joins the one before it
+        return pos <= 0 or pos >= len(text) or text[pos] < "\x80" or text[pos] not in table(MAYBE_TABLE[self.form])
+
+    def normalize(self, text: NormalizedText) -> NormalizedText:
+        runs = unstable_runs(self.form, text.text)
+        if not runs:
+            return text
+        return apply_changes(text, [(s, e, normalize_changes(self.form, text.text[s:e])) for s, e in runs])
+
+    def normalize_str(self, text: str) -> str:
+        return _nf_str(self.form, text)
+
+
+MAYBE_TABLE = {"NFD": "D_MAYBE", "NFKD": "D_MAYBE", "NFC": "C_MAYBE", "NFKC": "KC_MAYBE"}
+
+
+class NFD(UnicodeForm):
+    """Canonical decomposition (HF's Unicode 9.0 tables)."""
+
+    form = "NFD"
+
+
+class NFKD(UnicodeForm):
+    """Compatibility decomposition (HF's Unicode 9.0 tables)."""
+
+    form = "NFKD"
+
+
+class NFC(UnicodeForm):
+    """Canonical composition (HF's Unicode 9.0 tables)."""
+
+    form = "NFC"
+
+
+class NFKC(UnicodeForm):
+    """Compatibility composition (HF's Unicode 9.0 tables)."""
+
+    form = "NFKC"
+
+
+class Nmt(NormalizerBase):
+    """SentencePiece's NMT cleanup: ASCII controls removed, other spaces made ``" "``."""
+
+    _REMOVE = regex.compile("[\x01-\x08\x0b\x0e-\x1f\x7f\x8f\x9f]+")
+    _SPACES = str.maketrans({c: " " for c in "\t\n\x0c\r\u1680\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u2581\ufeff\ufffd"})
+
+    def normalize(self, text: NormalizedText) -> NormalizedText:
+        text = _remove_class(text, self._REMOVE)
+        return text.with_text(text.text.translate(self._SPACES))
+
+    def normalize_str(self, text: str) -> str:
+        return self._REMOVE.sub("", text).translate(self._SPACES)

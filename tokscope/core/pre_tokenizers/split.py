@@ -1,0 +1,39 @@
+"""Split: the matches of a pattern (string or Oniguruma regex) and a split behavior, as Hugging
+Face's ``pre_tokenizers/split.rs``."""
+
+from __future__ import annotations
+
+import regex
+
+from ..text.errors import TokenizerFileError
+from ..text.normalized import BEHAVIORS, NormalizedText, merge_matches, matches_from_spans
+from ..patterns.onig import OnigPattern, compile_onig, literal_pattern
+from .base import PreTokenizerBase, isolated_strs, pattern_is_local, split_text
+
+
+class Split(PreTokenizerBase):
+    """Split on a pattern (a plain string, or an Oniguruma regex with ``regex=True``) with one of
+    HF's behaviors for the delimiters; ``invert`` splits on what does not match."""
+
+    def __init__(self, pattern: str, behavior: str = "isolated", invert: bool = False, regex: bool = False) -> None:
+        if behavior not in BEHAVIORS:
+            raise TokenizerFileError(f"pre-tokenizer 'Split': unknown behavior {behavior!r}")
+        self.pattern = pattern
+        self.behavior = behavior
+        self.invert = invert
+        self.regex = regex
+        self._onig: OnigPattern = compile_onig(pattern if regex else literal_pattern(pattern), "pre-tokenizer", "Split")
+        self.local = (not regex and bool(pattern)) or (regex and pattern_is_local(pattern))
+
+    def _one(self, split: NormalizedText) -> list[NormalizedText]:
+        return split_text(split, self._onig.spans, self.behavior, self.invert)
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        if not text:
+            return []
+        if self.behavior == "isolated" and not self.invert:
+            return isolated_strs(self._onig, text)
+        matches = matches_from_spans(self._onig.spans(text), len(text))
+        if self.invert:
+            matches = [(s, e, not m) for s, e, m in matches]
+        return [text[s:e] for s, e in merge_matches(matches, self.behavior) if s < e]
