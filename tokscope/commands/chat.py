@@ -18,6 +18,7 @@ from typing import Any
 from ..core.chat import chat as core_chat
 from ..core.chat.templates import ChatTemplate
 from ..core.text.display import safe_text
+from ..core.text.errors import TokscopeError
 from ..sources.model_files import chat_template_of, contexts_of
 from ..sources.text_input import InputError, read_input, read_json
 from .common import (
@@ -38,6 +39,17 @@ def _read_json_file(path: str, what: str, limit: int) -> Any:
         if exc.kind == "not-json":
             raise UsageError(str(exc)) from None
         raise
+
+
+class TemplateNestingError(TokscopeError):
+    """A chat template nested deeper than Python can compile (about 20 ``for`` or 100 ``if``).
+
+    >>> str(TemplateNestingError(SyntaxError("too many statically nested blocks")))
+    'the chat template is nested too deeply to run (too many statically nested blocks); flatten its for/if blocks'
+    """
+
+    def __init__(self, exc: SyntaxError) -> None:
+        super().__init__(f"the chat template is nested too deeply to run ({exc.msg}); flatten its for/if blocks")
 
 
 def _variables(pairs: list[str] | None) -> dict[str, Any]:
@@ -87,8 +99,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
             template = ChatTemplate.from_config(text, origin=args.template)
         else:
             template = ChatTemplate.from_jinja(text, origin=args.template)
-    count = core_chat.count_chat(tokenizer, conversation, _format(args, template), tools=tools,
-                                 add_generation_prompt=args.add_generation_prompt, template=template)
+    try:
+        count = core_chat.count_chat(tokenizer, conversation, _format(args, template), tools=tools,
+                                     add_generation_prompt=args.add_generation_prompt, template=template)
+    except SyntaxError as exc:  # Python's compiler refused the code Jinja made of a deeply nested template
+        raise TemplateNestingError(exc) from None
     for warning in count.warnings:
         print(f"{PROG}: warning: {safe_text(warning.message)}", file=sys.stderr)
     windows = contexts_of(tokenizer)

@@ -20,7 +20,7 @@ from typing import Any
 from ..core.text.display import quoted, safe_text, token_label
 from ..sources.names import DEFAULT_TRAINING_PATTERN, PATTERN_NAMES
 from . import common as cli
-from .common import InputError, UsageError, print_json, read_input, stdin_is_piped
+from .common import MAX_DIGITS, InputError, UsageError, print_json, read_input, stdin_is_piped
 
 DEFAULT_PATTERN = DEFAULT_TRAINING_PATTERN
 #: ``--verbose`` shows the corpus after each merge for at most this many characters of it.
@@ -33,8 +33,11 @@ SHOW_MERGES = 10
 
 
 def _int(text: str) -> int:
+    digits = text.strip().lstrip("+-")
+    if len(digits) > MAX_DIGITS and digits.isascii() and digits.isdigit():
+        raise argparse.ArgumentTypeError(f"too large: {digits[:12]}… ({len(digits):,} digits)")
     try:
-        if not text.strip().lstrip("+-").isascii():
+        if not digits.isascii():
             raise ValueError
         value = int(text)
     except ValueError:
@@ -164,6 +167,8 @@ def _parse_sizes(value: str | None) -> list[int]:
         if not (part.isascii() and part.isdigit()):
             raise UsageError(f"--sweep takes vocabulary sizes separated by commas, e.g. 300,500,1000; "
                              f"got {safe_text(part)!r}")
+        if len(part) > MAX_DIGITS:
+            raise UsageError(f"--sweep size {part[:12]}… ({len(part):,} digits) is too large")
         sizes.append(int(part))
     if not sizes:
         raise UsageError("--sweep needs at least one vocabulary size, e.g. 300,500,1000")
