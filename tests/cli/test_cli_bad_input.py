@@ -7,8 +7,20 @@ import json
 
 import pytest
 
+from tokscope.cli import main
+
 NINES_5000 = "9" * 5000
 NINES_4000 = "9" * 4000
+
+
+def run(capsys, *argv):
+    """``tokscope ARGV`` in this process: (exit code, standard output, standard error)."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def _one_line_error(result, code: int, *words: str) -> str:
@@ -54,3 +66,62 @@ def test_a_chat_template_nested_too_deeply_is_named(tokscope, tmp_path, template
     jinja.write_text(template)
     _one_line_error(tokscope("chat", "-f", str(conversation), "--template", str(jinja)), 1,
                     "chat template is nested too deeply")
+
+
+# ----- item 17: chat -f on odd JSON is an input error (exit 1); a --save race loser exits as a
+# ----- name taken before the run would ----------------------------------------------------------
+
+HI = '[{"role": "user", "content": "hi"}]'
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (HI + " trailing", ("not valid JSON", "more after the value", "line 1")),
+    ('[{"role": "user", "content": "hi", "n": ' + "9" * 5000 + "}]", ("number of 5,000 digits",)),
+    ("[" * 100_000 + "]" * 100_000, ("nests too deeply",)),
+    ('"hello"', ("is a JSON string", "not a list of messages")),
+    ("3", ("is a JSON number",)),
+    ("[1,", ("not valid JSON", "line 1, column 4")),
+], ids=["trailing data", "huge int", "deep nesting", "a string", "a number", "cut short"])
+def test_chat_file_that_is_not_a_conversation_exits_1(tokscope, tmp_path, content, words):
+    path = tmp_path / "c.json"
+    path.write_text(content, encoding="utf-8")
+    result = tokscope("chat", "-f", str(path))
+    _one_line_error(result, 1, str(path), *words)
+    assert result.stdout == b""
+
+
+def test_chat_file_with_a_byte_order_mark_is_read(tokscope, tmp_path):
+    path = tmp_path / "c.json"
+    path.write_bytes(b"\xef\xbb\xbf" + HI.encode())
+    plain = tmp_path / "plain.json"
+    plain.write_text(HI)
+    result = tokscope("chat", "-f", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["ids"] == json.loads(tokscope("chat", "-f", str(plain), "--json").stdout)["ids"]
+
+
+def test_a_save_race_loser_exits_as_a_name_taken_before_the_run(tmp_path, monkeypatch, capsys):
+    """The loser of two runs saving one new name (the other saves it between the check and the
+    write) exits 2 with the same words as a run started after the name was taken."""
+    from tokscope.core.train import trainer
+    from tokscope.sources import registry, saved
+
+    monkeypatch.setenv("TOKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world, hello there " * 20)
+    real_train = trainer.train
+
+    def train_while_another_saves(*args, **kwargs):
+        result = real_train(*args, **kwargs)
+        from tokscope.core.formats import saved as serialize
+
+        saved.save_named(serialize.from_result(result, "race"), "race", registry.saved_dir())
+        return result
+
+    monkeypatch.setattr(trainer, "train", train_while_another_saves)
+    late = run(capsys, "train", str(corpus), "--merges", "5", "--save", "--name", "race")
+    monkeypatch.setattr(trainer, "train", real_train)
+    early = run(capsys, "train", str(corpus), "--merges", "5", "--save", "--name", "race")
+    assert late[0] == early[0] == 2
+    assert "already exists" in late[2] and late[2].count("\n") == 1
+    assert late[2] == early[2]

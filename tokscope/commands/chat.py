@@ -20,7 +20,8 @@ from ..core.chat.templates import ChatTemplate
 from ..core.text.display import safe_text
 from ..core.text.errors import TokscopeError
 from ..sources.model_files import chat_template_of, contexts_of
-from ..sources.text_input import InputError, read_input, read_json
+from ..sources.json_input import read_document
+from ..sources.text_input import InputError, read_input
 from .common import (
     PROG,
     UsageError,
@@ -33,12 +34,16 @@ from .common import (
 
 
 def _read_json_file(path: str, what: str, limit: int) -> Any:
-    try:
-        return read_json(path, what, limit=limit)
-    except InputError as exc:
-        if exc.kind == "not-json":
-            raise UsageError(str(exc)) from None
-        raise
+    """The JSON in ``path``: what cannot be read is an error in the input (exit 1), and a value
+    that is a string or a number is not a conversation (nor tools)."""
+    value = read_document(path, what, limit=limit)
+    if isinstance(value, (list, dict)):
+        return value
+    kind = {str: "string", bool: "true/false", type(None): "null"}.get(type(value), "number")
+    wanted = "a list of messages (or an object with messages and tools)" if what == "the conversation" else "a list"
+    where = "standard input" if path == "-" else path
+    raise InputError(f"{what} {safe_text(where)} is a JSON {kind}, not {wanted}", kind="not-json", where=where,
+                     path=None if path == "-" else path)
 
 
 class TemplateNestingError(TokscopeError):

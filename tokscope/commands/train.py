@@ -203,7 +203,12 @@ def _prepare_save(name: str, force: bool) -> Path:
 def _save_named(tok: Any, name: str, force: bool) -> Path:
     from ..sources import registry, saved
 
-    path = saved.save_named(tok, name, registry.saved_dir(), overwrite=force)
+    from ..sources.errors import SourceError
+
+    try:
+        path = saved.save_named(tok, name, registry.saved_dir(), overwrite=force)
+    except SourceError as exc:  # another run saved the name meanwhile: as when it existed before (exit 2)
+        raise UsageError(f"{exc} (--force replaces it)") from None
     registry.forget(name)
     return path
 
