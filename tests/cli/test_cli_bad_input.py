@@ -125,3 +125,25 @@ def test_a_save_race_loser_exits_as_a_name_taken_before_the_run(tmp_path, monkey
     assert late[0] == early[0] == 2
     assert "already exists" in late[2] and late[2].count("\n") == 1
     assert late[2] == early[2]
+
+
+# ----- item 18: a reader that goes away does not swallow the gate's verdict ------------------------
+
+
+@pytest.mark.parametrize(("limit", "code"), [("1", 3), ("100000", 0)])
+def test_count_over_the_limit_exits_3_when_the_reader_goes_away(tmp_path, cli_env, limit, code):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(1500):  # JSON of more than a pipe's 64 KB, so the writer meets the closed pipe
+        (folder / f"file_with_a_rather_long_name_number_{i:05d}.txt").write_text("hello")
+    proc = subprocess.Popen([sys.executable, "-m", "tokscope.cli", "count", "--max-tokens", limit, "--json",
+                             str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env)
+    assert proc.stdout.read(10) == b'{"encoding'
+    proc.stdout.close()  # as `| head -c 10` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == code, err
+    assert "Traceback" not in err and "Exception ignored" not in err
+    assert ("over the limit of 1 tokens" in err) == (code == 3)

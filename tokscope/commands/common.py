@@ -138,6 +138,21 @@ def is_terminal(stream: Any) -> bool:
         return False
 
 
+def silence_stdout() -> None:
+    """Point standard output at the null device, so what is still buffered for a reader that went
+    away (``| head``) is flushed quietly, and the command can still return its own exit code."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+        finally:
+            os.close(devnull)
+    except OSError:
+        pass
+
+
 def write_exact(data: bytes) -> None:
     """Write ``data`` to standard output: into a pipe or a file the exact bytes; on a terminal the
     text (U+FFFD for bytes that are not UTF-8), made safe by the output guard, ending in a newline."""

@@ -55,6 +55,7 @@ from .common import (
     print_json,
     progress_bar,
     stdin_is_piped,
+    silence_stdout,
     token_budget,
     unique_encodings,
 )
@@ -468,20 +469,26 @@ def _report(args: argparse.Namespace, names: list[str], entries: list[Entry]) ->
     totals = _totals(names, entries)
     limit = args.max_tokens
     over = [(name, total) for name, total in zip(names, totals) if limit is not None and total > limit]
-    if args.json:
-        print_json(_json(names, counted, skipped, totals, limit, over))
-    elif args.total:
-        print(" ".join(str(t) for t in totals))
-    else:
-        _table(names, counted, totals)
-    _notes(entries, skipped)
     failed = any(e.error for e in skipped)
+    code = 1 if failed else EXIT_OVER_LIMIT if over else 0
+    try:
+        if args.json:
+            print_json(_json(names, counted, skipped, totals, limit, over))
+        elif args.total:
+            print(" ".join(str(t) for t in totals))
+        else:
+            _table(names, counted, totals)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (`| head`): the verdict stands, a gate must not read 0 for "over"
+        if code == 0:
+            raise
+        silence_stdout()
+    _notes(entries, skipped)
     if over:
         listed = ", ".join(f"{safe_text(name)} {total:,}" for name, total in over)
         print(f"tokscope: over the limit of {limit:,} tokens (--max-tokens): {listed}", file=sys.stderr)
-    if failed:
-        return 1
-    return EXIT_OVER_LIMIT if over else 0
+    return code
 
 
 def _table(names: list[str], counted: list[Entry], totals: list[int]) -> None:
