@@ -147,3 +147,45 @@ def test_count_over_the_limit_exits_3_when_the_reader_goes_away(tmp_path, cli_en
     assert proc.wait(timeout=120) == code, err
     assert "Traceback" not in err and "Exception ignored" not in err
     assert ("over the limit of 1 tokens" in err) == (code == 3)
+
+
+# ----- item 19 (and 21's name with a space): names -e would take for something else are refused ---
+
+PROSE_LINE = "the museum opened its doors to the public, and the public came in numbers. "
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("llama3", ("open model llama3", "Llama 3")),
+    ("Qwen", ("open model qwen",)),
+    ("tekken", ("open model tekken",)),
+    ("o200k", ("built-in encoding o200k_base",)),
+    ("my bpe", ("no spaces",)),
+    ("tab\there", ("control",)),
+])
+def test_train_save_refuses_a_name_another_tokenizer_takes(tmp_path, capsys, monkeypatch, name, words):
+    monkeypatch.setenv("TOKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(PROSE_LINE * 5)
+    code, out, err = run(capsys, "train", str(corpus), "--merges", "3", "--save", "--name", name)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    for word in words:
+        assert word in err
+    assert not (tmp_path / "data" / "tokenizers").exists() or not any((tmp_path / "data" / "tokenizers").iterdir())
+
+
+def test_a_saved_file_named_like_an_open_model_is_listed_as_unusable(tmp_path, capsys, monkeypatch):
+    """A file saved as llama3.json by an earlier version: -e llama3 loads Meta's Llama 3, so the
+    listing (the CLI's and the explorer's F2) says so instead of offering it under that name."""
+    monkeypatch.setenv("TOKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(PROSE_LINE * 5)
+    assert run(capsys, "train", str(corpus), "--merges", "3", "--save", "--name", "mine")[0] == 0
+    folder = tmp_path / "data" / "tokenizers"
+    (folder / "mine.json").rename(folder / "llama3.json")
+    from tokscope.sources import registry
+
+    registry.forget()
+    code, out, err = run(capsys, "encodings", "--json")
+    assert code == 0, err
+    entry = next(e for e in json.loads(out)["encodings"] if e["name"] == "llama3.json")
+    assert not entry["available"] and "open model llama3" in entry["detail"], entry

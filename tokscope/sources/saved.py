@@ -25,7 +25,7 @@ from ..core.formats.files import ExistsError, SaveError, check_target
 from ..core.tokenizer.tokenizer import Tokenizer
 from .errors import SourceError
 from .info import EncodingInfo
-from .names import ALIASES, builtin_names, check_saved_name
+from .names import builtin_names, check_saved_name, taken_by
 
 #: The file suffix of saved tokenizers in the data directory.
 SUFFIX = ".json"
@@ -50,13 +50,6 @@ def find(name: str, folder: Path) -> Path | None:
     return None
 
 
-def _shadowed(stem: str) -> str | None:
-    """The built-in encoding a saved file's name collides with (``-e NAME`` picks the built-in)."""
-    folded = stem.casefold()
-    for name in [*builtin_names(), *ALIASES]:
-        if folded == name.casefold():
-            return name
-    return None
 
 
 def list_saved(folder: Path) -> list[EncodingInfo]:
@@ -75,10 +68,10 @@ def list_saved(folder: Path) -> list[EncodingInfo]:
     for path in paths:
         stem = path.stem
         shown_path = safe_text(str(path))
-        builtin = _shadowed(stem)
-        if builtin is not None or stem in seen:
-            reason = (f"named like the built-in encoding {builtin}, which -e {safe_text(stem)} picks; rename the file"
-                      if builtin is not None else "listed twice")
+        taken = taken_by(stem)  # -e NAME picks that instead
+        if taken is not None or stem in seen:
+            reason = (f"named like the {taken}, which -e {safe_text(stem)} picks; rename the file"
+                      if taken is not None else "listed twice")
             out.append(EncodingInfo(path.name, None, "saved", "file", f"{shown_path} (unusable: {reason})", False))
             seen.add(path.name)
             continue
