@@ -4,6 +4,8 @@ wrong, with the right exit code, never "internal error ... please report it" (is
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -189,3 +191,63 @@ def test_a_saved_file_named_like_an_open_model_is_listed_as_unusable(tmp_path, c
     assert code == 0, err
     entry = next(e for e in json.loads(out)["encodings"] if e["name"] == "llama3.json")
     assert not entry["available"] and "open model llama3" in entry["detail"], entry
+
+
+# ----- item 21: the small things -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["loop", "pair", "dangling"])
+def test_a_symbolic_link_that_leads_nowhere_is_named_as_such_not_as_an_unknown_encoding(tokscope, tmp_path, how):
+    import os
+
+    link = tmp_path / "tok.json"
+    if how == "loop":
+        os.symlink(link, link)
+    elif how == "pair":
+        os.symlink(tmp_path / "other.json", link)
+        os.symlink(link, tmp_path / "other.json")
+    else:
+        os.symlink(tmp_path / "gone.json", link)
+    err = _one_line_error(tokscope("encode", "-e", str(link), "hi"), 1, str(link))
+    assert "unknown encoding" not in err
+    assert ("a symbolic link to nothing" if how == "dangling" else "a symbolic link that loops") in err
+
+
+def test_count_names_a_looping_link_in_a_folder(tokscope, tmp_path):
+    import os
+
+    (tmp_path / "a.txt").write_text("hello")
+    os.symlink(tmp_path / "loop.txt", tmp_path / "loop.txt")
+    result = tokscope("count", str(tmp_path))
+    assert result.returncode == 1
+    assert b"loop.txt: a symbolic link that loops" in result.stderr and b"Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "x", "9" * 5000])
+def test_count_jobs_that_are_not_a_number_of_workers(tokscope, value):
+    err = _one_line_error(tokscope("count", "-j", value, "x"), 2, "-j/--jobs", "worker processes")
+    assert "tokens" not in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["encode", "--help"], ["count", "--help"]])
+def test_help_that_cannot_be_written_exits_1(tokscope, argv):
+    with open("/dev/full", "wb") as full:
+        result = tokscope(*argv, stdout=full, stderr=subprocess.PIPE)
+    _one_line_error(result, 1, "cannot write the output")
+
+
+def test_help_into_a_pipe_that_closes_exits_0(cli_env):
+    proc = subprocess.Popen([sys.executable, "-m", "tokscope.cli", "--help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=cli_env)
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
+
+
+@pytest.mark.parametrize("command", ["encode", "stats", "truncate --max-tokens 1", "explain"])
+def test_max_bytes_holds_for_a_text_argument_as_for_a_file(tokscope, tmp_path, command):
+    words = command.split()
+    err = _one_line_error(tokscope(*words, "--max-bytes", "4", "hello"), 1, "TEXT is 5 bytes", "4-byte limit")
+    path = tmp_path / "hello.txt"
+    path.write_text("hello")
+    _one_line_error(tokscope(*words, "--max-bytes", "4", "-f", str(path)), 1, "5 bytes", "4-byte limit")
+    assert tokscope(*words, "--max-bytes", "5", "hello").returncode == 0, err

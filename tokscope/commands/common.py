@@ -87,7 +87,13 @@ def read_text(args: argparse.Namespace) -> str:
     if text is not None and args.file:
         raise UsageError("give either TEXT or -f FILE, not both")
     if text is not None:
-        return decode_argument(text, "TEXT", args.errors)
+        text = decode_argument(text, "TEXT", args.errors)
+        limit = getattr(args, "max_bytes", None)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if limit is not None and size > limit:  # the same limit as for a file
+            raise InputError(f"TEXT is {size:,} bytes, over the {limit:,}-byte limit (raise it with --max-bytes)",
+                             kind="too-large", where="TEXT", limit=limit, size=size)
+        return text
     if args.file:
         return read_input(args.file, limit=args.max_bytes, errors=args.errors, keep_head=False).text
     if not stdin_is_piped():

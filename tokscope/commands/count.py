@@ -47,6 +47,7 @@ from ..core.text.errors import DisallowedSpecialError, TokscopeError
 from ..sources.text_input import InputError, read_input
 from ..sources.walk import Found, walk
 from .common import (
+    MAX_DIGITS,
     UsageError,
     add_encoding_option,
     add_max_bytes_option,
@@ -556,10 +557,18 @@ def _notes(entries: list[Entry], skipped: list[Entry]) -> None:
 
 
 def _jobs_arg(value: str) -> int:
-    n = token_budget(value)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return n
+    """argparse type of ``-j``: a number of worker processes, 1 or more.
+
+    >>> _jobs_arg("2")
+    2
+    >>> _jobs_arg("-1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: not a number of worker processes (1 or more): '-1'
+    """
+    text = value.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_DIGITS or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of worker processes (1 or more): {safe_text(value)[:40]!r}")
+    return int(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
