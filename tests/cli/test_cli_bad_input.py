@@ -251,3 +251,65 @@ def test_max_bytes_holds_for_a_text_argument_as_for_a_file(tokscope, tmp_path, c
     path.write_text("hello")
     _one_line_error(tokscope(*words, "--max-bytes", "4", "-f", str(path)), 1, "5 bytes", "4-byte limit")
     assert tokscope(*words, "--max-bytes", "5", "hello").returncode == 0, err
+
+
+# ----- item 9 (Medium): a worker that dies is an error naming its file; the count goes on ----------
+
+
+def _children(pid: int) -> list[int]:
+    import os
+
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the workers in /proc")
+def test_count_names_the_file_of_a_worker_killed_with_sigkill_and_counts_the_rest(tmp_path, cli_env):
+    import os
+    import random
+    import signal
+    import time
+
+    rng = random.Random(1)
+    words = ["token", "museum", "the", "of", "naïve", "日本語", "count", "42", "and", "a"]
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for i in range(4):  # under the size at which count cuts a file into parts: one file per batch
+        (folder / f"f{i}.txt").write_text(" ".join(rng.choice(words) for _ in range(330_000))[:1_900_000])
+    proc = subprocess.Popen([sys.executable, "-m", "tokscope.cli", "count", "-j", "2", str(folder)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env)
+    victim = None
+    deadline = time.monotonic() + 60
+    while victim is None and time.monotonic() < deadline and proc.poll() is None:
+        busy = [c for c in _children(proc.pid) if _cpu_ticks(c) >= 5]  # counting a file by now
+        victim = busy[0] if busy else None
+        time.sleep(0.01)
+    assert victim is not None, "no worker was seen counting"
+    os.kill(victim, signal.SIGKILL)
+    out, err = proc.communicate(timeout=120)
+    out, err = out.decode(), err.decode()
+    assert proc.returncode == 1, err
+    died = [line for line in err.splitlines() if "a worker process died while counting it (killed by SIGKILL)" in line]
+    assert len(died) == 1 and any(f"f{i}.txt" in died[0] for i in range(4)), err
+    dead_file = next(f"f{i}.txt" for i in range(4) if f"f{i}.txt" in died[0])
+    counted = [line for line in out.splitlines() if line.rstrip().endswith(".txt")]
+    assert len(counted) == 3 and all(dead_file not in line for line in counted), out
+    assert "total (3 files)" in out and "Traceback" not in err

@@ -362,6 +362,17 @@ class _Run:
             entry.add(which, counts, found, n)
             self.bytes_done += chars * len(which) // n
 
+    def fail_batch(self, batch: list[tuple], reason: str) -> None:
+        """Fail the inputs of a batch that was never counted (its worker died), naming each."""
+        for job in batch:
+            index = job[1]
+            entry = self.entries[index]
+            where = "standard input" if entry.path == STDIN_PATH else safe_text(entry.path)
+            if job[0] == "file":
+                self.take(("skip", index, "failed", f"{where}: {reason}"))
+            elif entry.counted:  # a part of a big file: the file fails once
+                entry.skip, entry.message, entry.error = "failed", f"{where}: {reason}", True
+
     def take_early(self) -> None:
         with self.lock:
             early, self.early = self.early, []
@@ -406,18 +417,111 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
                 tok.encode_ordinary(WARM_UP)
             # the collector of a forked worker would walk (and so copy) every object it inherits
             gc.freeze()
-        ctx = multiprocessing.get_context(method)
         try:
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(run.tokenizers, run.settings, True)) as pool:
-                for results in pool.imap_unordered(_run_batch, run.jobs()):
-                    run.take_early()
-                    for result in results:
-                        run.take(result)
-                    progress()
+            _run_workers(run, workers, multiprocessing.get_context(method), progress)
         finally:
             gc.unfreeze()
     run.take_early()
     progress(final=True)
+
+
+def _serve(conn: Any, tokenizers: list[Any], settings: Settings) -> None:
+    """A worker process: count each batch the main process sends, until it sends None."""
+    _init_worker(tokenizers, settings, True)
+    while True:
+        try:
+            batch = conn.recv()
+        except (EOFError, OSError):
+            return
+        if batch is None:
+            return
+        try:
+            results = _run_batch(batch)
+        except Exception as exc:  # noqa: BLE001 - out of memory, or worse: these inputs fail, by name
+            results = [("skip", job[1], "failed", f"{'standard input' if job[-1] == STDIN_PATH else safe_text(job[-1])}: "
+                        f"cannot count it ({type(exc).__name__}: {exc})") for job in batch]
+        conn.send(results)
+
+
+def _death(code: int | None) -> str:
+    """How a worker process ended, for a message.
+
+    >>> _death(-9), _death(1)
+    ('killed by SIGKILL', 'exit code 1')
+    """
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: Any
+    conn: Any
+    batch: list[tuple] | None = None
+
+
+def _run_workers(run: _Run, workers: int, ctx: Any, progress: Any) -> None:
+    """Count the jobs on ``workers`` processes, each sent one batch at a time through its own pipe,
+    so the main process always knows what each is counting: a worker that dies (killed, out of
+    memory) fails the files of its batch, by name, and a new worker takes its place; the others go on."""
+    from multiprocessing.connection import wait
+
+    def start() -> _Worker:
+        mine, theirs = ctx.Pipe()
+        process = ctx.Process(target=_serve, args=(theirs, run.tokenizers, run.settings), daemon=True)
+        process.start()
+        theirs.close()
+        return _Worker(process, mine)
+
+    pool = [start() for _ in range(workers)]
+    feed = run.jobs()
+    more = True
+    try:
+        while True:
+            for worker in pool:
+                if worker.batch is None and more:
+                    worker.batch = next(feed, None)
+                    if worker.batch is None:
+                        more = False
+                    else:
+                        worker.conn.send(worker.batch)
+            busy = [w for w in pool if w.batch is not None]
+            if not busy:
+                break
+            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=0.2))
+            run.take_early()
+            for k, worker in enumerate(pool):
+                if worker.batch is None or not ready & {worker.conn, worker.process.sentinel}:
+                    continue
+                try:
+                    results = worker.conn.recv()
+                except (EOFError, OSError):  # it died before answering
+                    worker.process.join(5)
+                    run.fail_batch(worker.batch, f"a worker process died while counting it "
+                                                 f"({_death(worker.process.exitcode)})")
+                    worker.conn.close()
+                    pool[k] = start()
+                    continue
+                worker.batch = None
+                for result in results:
+                    run.take(result)
+            progress()
+    finally:
+        for worker in pool:
+            try:
+                worker.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for worker in pool:
+            worker.process.join(0.5 if worker.batch is None else 0)
+            if worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join(1)
+            worker.conn.close()
 
 
 def cmd_count(args: argparse.Namespace) -> int:
