@@ -313,3 +313,32 @@ def test_count_names_the_file_of_a_worker_killed_with_sigkill_and_counts_the_res
     counted = [line for line in out.splitlines() if line.rstrip().endswith(".txt")]
     assert len(counted) == 3 and all(dead_file not in line for line in counted), out
     assert "total (3 files)" in out and "Traceback" not in err
+
+
+# ----- item 14 (Medium): a rank file with one long token is read in linear time ------------------
+
+
+def _rank_file(path, tokens: list[bytes]) -> None:
+    import base64
+
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)]
+    lines += [f"{base64.b64encode(t).decode()} {256 + k}" for k, t in enumerate(tokens)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_import_of_one_long_token_that_is_not_two_tokens_is_a_short_error(tokscope, tmp_path):
+    ranks = tmp_path / "long.tiktoken"
+    _rank_file(ranks, [b"a" * 1_000_000])  # the probe's file: 1 MB in one token (minutes before)
+    err = _one_line_error(tokscope("import", str(ranks), "--pattern", "gpt2", "-o", str(tmp_path / "t.json")), 1,
+                          "rank 256", "1,000,000 bytes", "is not two lower-ranked tokens joined")
+    assert len(err) < 300  # the token's hex is cut short
+
+
+def test_import_of_long_tokens_made_by_doubling_encodes_as_the_ranks_say(tokscope, tmp_path):
+    ranks = tmp_path / "doubling.tiktoken"
+    _rank_file(ranks, [b"a" * 2**k for k in range(1, 15)] + [b"b" + b"a" * 2])  # up to 16 KB
+    out = tmp_path / "t.json"
+    assert tokscope("import", str(ranks), "--pattern", "none", "-o", str(out)).returncode == 0
+    result = tokscope("encode", "-e", str(out), "a" * 2**14 + "baa")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(256 + 13).encode(), str(256 + 14).encode()]
