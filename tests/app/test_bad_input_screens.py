@@ -43,3 +43,24 @@ async def test_languages_names_a_tokenizer_that_fails_and_counts_the_others(tmp_
         assert "wl_unk_missing" in note and "cannot count" in note and "not in the WordLevel vocabulary" in note
         assert screen.table_data is not None and len(screen.table_data.encodings) == 2  # the defaults still count
         assert [name for name, _ in screen.failed] == [app.tokenizer.name]
+
+
+# ----- item 11: keys reach the widget that had the focus after the terminal was too small --------
+
+
+async def test_typing_after_a_resize_below_the_minimum_and_back_reaches_the_input():
+    app = ExplorerApp("hello", tokenizer=registry.load("o200k_base"), palette="truecolor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        editor = app.query_one("#input")
+        editor.focus()
+        await idle(pilot)
+        for small in [(10, 5), (59, 24), (80, 15)]:
+            await pilot.resize_terminal(*small)
+            await idle(pilot)
+            await pilot.resize_terminal(80, 24)
+            await idle(pilot)
+            assert app.focused is editor, small
+        await pilot.press("end", "x", "y")
+        await idle(pilot)
+        assert editor.text.endswith("xy")
