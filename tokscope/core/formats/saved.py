@@ -391,10 +391,12 @@ def merges_from_ranks(ranks: Mapping[bytes, int], source: str = "rank file") -> 
     lengths = sorted({len(token) for token in ranks})
     length_set = set(lengths)
     merges: list[tuple[bytes, bytes]] = []
+    longest = 1  # the longest token ranked so far: two of them are the longest the next can be
     for expected, (rank, token) in enumerate(order, 256):
         if rank != expected:
             raise SavedFormatError(f"{source}: ranks are not consecutive (rank {expected} is missing)")
-        parts = bpe_merge(token, ranks, max_rank=rank)
+        parts = bpe_merge(token, ranks, max_rank=rank) if len(token) <= 2 * longest else []
+        longest = max(longest, len(token))
         if len(parts) != 2:
             parts = _two_lower(token, rank, ranks, lengths, length_set)
             if parts is None:
