@@ -96,6 +96,24 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {safe_text(message)} (see --help)\n")
 
+    def _print_message(self, message: str, file: Any = None) -> None:  # noqa: PLW3201 - argparse's hook
+        # argparse writes --help, --version and usage here and ignores a failed write: a help that
+        # cannot be written (a full disk, a closed output) is an error, exit 1
+        if not message:
+            return
+        stream = file or sys.stderr
+        try:
+            stream.write(message)
+            stream.flush()
+        except BrokenPipeError:  # the reader went away (| head): as for any command
+            _silence_stdout()
+        except (OSError, ValueError) as exc:
+            if stream is not sys.stdout:
+                return  # a message for standard error that cannot be written: the exit code says it
+            _silence_stdout()
+            _say(f"error: cannot write the output: {getattr(exc, 'strerror', None) or exc}")
+            raise SystemExit(1) from None
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or of the one named ``only`` (the others unloaded)."""

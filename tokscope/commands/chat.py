@@ -18,8 +18,10 @@ from typing import Any
 from ..core.chat import chat as core_chat
 from ..core.chat.templates import ChatTemplate
 from ..core.text.display import safe_text
+from ..core.text.errors import TokscopeError
+from ..inputs.json_input import read_document
+from ..inputs.text_input import InputError, read_input
 from ..sources.model_files import chat_template_of, contexts_of, describe
-from ..inputs.text_input import InputError, read_input, read_json
 from .common import (
     PROG,
     UsageError,
@@ -32,12 +34,27 @@ from .common import (
 
 
 def _read_json_file(path: str, what: str, limit: int) -> Any:
-    try:
-        return read_json(path, what, limit=limit)
-    except InputError as exc:
-        if exc.kind == "not-json":
-            raise UsageError(str(exc)) from None
-        raise
+    """The JSON in ``path``: what cannot be read is an error in the input (exit 1), and a value
+    that is a string or a number is not a conversation (nor tools)."""
+    value = read_document(path, what, limit=limit)
+    if isinstance(value, (list, dict)):
+        return value
+    kind = {str: "string", bool: "true/false", type(None): "null"}.get(type(value), "number")
+    wanted = "a list of messages (or an object with messages and tools)" if what == "the conversation" else "a list"
+    where = "standard input" if path == "-" else path
+    raise InputError(f"{what} {safe_text(where)} is a JSON {kind}, not {wanted}", kind="not-json", where=where,
+                     path=None if path == "-" else path)
+
+
+class TemplateNestingError(TokscopeError):
+    """A chat template nested deeper than Python can compile (about 20 ``for`` or 100 ``if``).
+
+    >>> str(TemplateNestingError(SyntaxError("too many statically nested blocks")))
+    'the chat template is nested too deeply to run (too many statically nested blocks); flatten its for/if blocks'
+    """
+
+    def __init__(self, exc: SyntaxError) -> None:
+        super().__init__(f"the chat template is nested too deeply to run ({exc.msg}); flatten its for/if blocks")
 
 
 def _variables(pairs: list[str] | None) -> dict[str, Any]:
@@ -87,8 +104,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
             template = ChatTemplate.from_config(text, origin=args.template)
         else:
             template = ChatTemplate.from_jinja(text, origin=args.template)
-    count = core_chat.count_chat(tokenizer, conversation, _format(args, template), tools=tools,
-                                 add_generation_prompt=args.add_generation_prompt, template=template)
+    try:
+        count = core_chat.count_chat(tokenizer, conversation, _format(args, template), tools=tools,
+                                     add_generation_prompt=args.add_generation_prompt, template=template)
+    except SyntaxError as exc:  # Python's compiler refused the code Jinja made of a deeply nested template
+        raise TemplateNestingError(exc) from None
     files = describe(tokenizer)
     if files is not None and files.chat_note and not args.template:  # e.g. Ollama's Go template, not used
         print(f"{PROG}: note: {safe_text(files.chat_note)}", file=sys.stderr)

@@ -87,7 +87,13 @@ def read_text(args: argparse.Namespace) -> str:
     if text is not None and args.file:
         raise UsageError("give either TEXT or -f FILE, not both")
     if text is not None:
-        return decode_argument(text, "TEXT", args.errors)
+        text = decode_argument(text, "TEXT", args.errors)
+        limit = getattr(args, "max_bytes", None)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if limit is not None and size > limit:  # the same limit as for a file
+            raise InputError(f"TEXT is {size:,} bytes, over the {limit:,}-byte limit (raise it with --max-bytes)",
+                             kind="too-large", where="TEXT", limit=limit, size=size)
+        return text
     if args.file:
         return read_input(args.file, limit=args.max_bytes, errors=args.errors, keep_head=False).text
     if not stdin_is_piped():
@@ -107,11 +113,50 @@ def token_budget(value: str) -> int:
     return int(text)
 
 
+#: the most digits a number on the command line may have: more is a typo, not a size or an id
+MAX_DIGITS = 18
+
+
+def positive_number(value: str) -> int:
+    """argparse type: a whole number >= 1 of at most :data:`MAX_DIGITS` digits.
+
+    >>> positive_number("768")
+    768
+    >>> positive_number("9" * 4000)
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: too large: 999999999999… (4,000 digits)
+    >>> positive_number("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a whole number >= 1, not '0'
+    """
+    text = value.strip().replace("_", "")
+    if len(text) > MAX_DIGITS and text.isascii() and text.isdigit():
+        raise argparse.ArgumentTypeError(f"too large: {text[:12]}… ({len(text):,} digits)")
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, not {safe_text(value)[:40]!r}")
+    return int(text)
+
+
 def is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())
     except (ValueError, OSError, AttributeError):
         return False
+
+
+def silence_stdout() -> None:
+    """Point standard output at the null device, so what is still buffered for a reader that went
+    away (``| head``) is flushed quietly, and the command can still return its own exit code."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+        finally:
+            os.close(devnull)
+    except OSError:
+        pass
 
 
 def write_exact(data: bytes) -> None:

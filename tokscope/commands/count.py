@@ -47,6 +47,7 @@ from ..core.text.errors import DisallowedSpecialError, TokscopeError
 from ..inputs.text_input import InputError, read_input
 from ..inputs.walk import Found, walk
 from .common import (
+    MAX_DIGITS,
     UsageError,
     add_encoding_option,
     add_max_bytes_option,
@@ -55,6 +56,7 @@ from .common import (
     print_json,
     progress_bar,
     stdin_is_piped,
+    silence_stdout,
     token_budget,
     unique_encodings,
 )
@@ -360,6 +362,17 @@ class _Run:
             entry.add(which, counts, found, n)
             self.bytes_done += chars * len(which) // n
 
+    def fail_batch(self, batch: list[tuple], reason: str) -> None:
+        """Fail the inputs of a batch that was never counted (its worker died), naming each."""
+        for job in batch:
+            index = job[1]
+            entry = self.entries[index]
+            where = "standard input" if entry.path == STDIN_PATH else safe_text(entry.path)
+            if job[0] == "file":
+                self.take(("skip", index, "failed", f"{where}: {reason}"))
+            elif entry.counted:  # a part of a big file: the file fails once
+                entry.skip, entry.message, entry.error = "failed", f"{where}: {reason}", True
+
     def take_early(self) -> None:
         with self.lock:
             early, self.early = self.early, []
@@ -404,18 +417,111 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
                 tok.encode_ordinary(WARM_UP)
             # the collector of a forked worker would walk (and so copy) every object it inherits
             gc.freeze()
-        ctx = multiprocessing.get_context(method)
         try:
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(run.tokenizers, run.settings, True)) as pool:
-                for results in pool.imap_unordered(_run_batch, run.jobs()):
-                    run.take_early()
-                    for result in results:
-                        run.take(result)
-                    progress()
+            _run_workers(run, workers, multiprocessing.get_context(method), progress)
         finally:
             gc.unfreeze()
     run.take_early()
     progress(final=True)
+
+
+def _serve(conn: Any, tokenizers: list[Any], settings: Settings) -> None:
+    """A worker process: count each batch the main process sends, until it sends None."""
+    _init_worker(tokenizers, settings, True)
+    while True:
+        try:
+            batch = conn.recv()
+        except (EOFError, OSError):
+            return
+        if batch is None:
+            return
+        try:
+            results = _run_batch(batch)
+        except Exception as exc:  # noqa: BLE001 - out of memory, or worse: these inputs fail, by name
+            results = [("skip", job[1], "failed", f"{'standard input' if job[-1] == STDIN_PATH else safe_text(job[-1])}: "
+                        f"cannot count it ({type(exc).__name__}: {exc})") for job in batch]
+        conn.send(results)
+
+
+def _death(code: int | None) -> str:
+    """How a worker process ended, for a message.
+
+    >>> _death(-9), _death(1)
+    ('killed by SIGKILL', 'exit code 1')
+    """
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: Any
+    conn: Any
+    batch: list[tuple] | None = None
+
+
+def _run_workers(run: _Run, workers: int, ctx: Any, progress: Any) -> None:
+    """Count the jobs on ``workers`` processes, each sent one batch at a time through its own pipe,
+    so the main process always knows what each is counting: a worker that dies (killed, out of
+    memory) fails the files of its batch, by name, and a new worker takes its place; the others go on."""
+    from multiprocessing.connection import wait
+
+    def start() -> _Worker:
+        mine, theirs = ctx.Pipe()
+        process = ctx.Process(target=_serve, args=(theirs, run.tokenizers, run.settings), daemon=True)
+        process.start()
+        theirs.close()
+        return _Worker(process, mine)
+
+    pool = [start() for _ in range(workers)]
+    feed = run.jobs()
+    more = True
+    try:
+        while True:
+            for worker in pool:
+                if worker.batch is None and more:
+                    worker.batch = next(feed, None)
+                    if worker.batch is None:
+                        more = False
+                    else:
+                        worker.conn.send(worker.batch)
+            busy = [w for w in pool if w.batch is not None]
+            if not busy:
+                break
+            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=0.2))
+            run.take_early()
+            for k, worker in enumerate(pool):
+                if worker.batch is None or not ready & {worker.conn, worker.process.sentinel}:
+                    continue
+                try:
+                    results = worker.conn.recv()
+                except (EOFError, OSError):  # it died before answering
+                    worker.process.join(5)
+                    run.fail_batch(worker.batch, f"a worker process died while counting it "
+                                                 f"({_death(worker.process.exitcode)})")
+                    worker.conn.close()
+                    pool[k] = start()
+                    continue
+                worker.batch = None
+                for result in results:
+                    run.take(result)
+            progress()
+    finally:
+        for worker in pool:
+            try:
+                worker.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for worker in pool:
+            worker.process.join(0.5 if worker.batch is None else 0)
+            if worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join(1)
+            worker.conn.close()
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -468,20 +574,26 @@ def _report(args: argparse.Namespace, names: list[str], entries: list[Entry]) ->
     totals = _totals(names, entries)
     limit = args.max_tokens
     over = [(name, total) for name, total in zip(names, totals) if limit is not None and total > limit]
-    if args.json:
-        print_json(_json(names, counted, skipped, totals, limit, over))
-    elif args.total:
-        print(" ".join(str(t) for t in totals))
-    else:
-        _table(names, counted, totals)
-    _notes(entries, skipped)
     failed = any(e.error for e in skipped)
+    code = 1 if failed else EXIT_OVER_LIMIT if over else 0
+    try:
+        if args.json:
+            print_json(_json(names, counted, skipped, totals, limit, over))
+        elif args.total:
+            print(" ".join(str(t) for t in totals))
+        else:
+            _table(names, counted, totals)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (`| head`): the verdict stands, a gate must not read 0 for "over"
+        if code == 0:
+            raise
+        silence_stdout()
+    _notes(entries, skipped)
     if over:
         listed = ", ".join(f"{safe_text(name)} {total:,}" for name, total in over)
         print(f"tokscope: over the limit of {limit:,} tokens (--max-tokens): {listed}", file=sys.stderr)
-    if failed:
-        return 1
-    return EXIT_OVER_LIMIT if over else 0
+    return code
 
 
 def _table(names: list[str], counted: list[Entry], totals: list[int]) -> None:
@@ -549,10 +661,18 @@ def _notes(entries: list[Entry], skipped: list[Entry]) -> None:
 
 
 def _jobs_arg(value: str) -> int:
-    n = token_budget(value)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return n
+    """argparse type of ``-j``: a number of worker processes, 1 or more.
+
+    >>> _jobs_arg("2")
+    2
+    >>> _jobs_arg("-1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: not a number of worker processes (1 or more): '-1'
+    """
+    text = value.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_DIGITS or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of worker processes (1 or more): {safe_text(value)[:40]!r}")
+    return int(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -46,12 +46,17 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from .common import UsageError, encode_args, load_encoding, note_unknown_specials, print_json, read_text, special_hint
+    from .common import (MAX_DIGITS, UsageError, encode_args, load_encoding, note_unknown_specials, print_json,
+                         read_text, special_hint)
 
-    if args.width < 1:
-        raise UsageError(f"--width must be a positive number, not {args.width}")
-    if args.top < 0:
-        raise UsageError(f"--top must be zero or more, not {args.top}")
+    def shown(n: int) -> str:  # argparse's int() took at most 4300 digits; a long number is cut
+        text = str(n)
+        return text if len(text) <= MAX_DIGITS else f"{text[:12]}… ({len(text.lstrip('-')):,} digits)"
+
+    if not 1 <= args.width < 10**MAX_DIGITS:
+        raise UsageError(f"--width must be a positive number below 10^{MAX_DIGITS}, not {shown(args.width)}")
+    if not 0 <= args.top < 10**MAX_DIGITS:
+        raise UsageError(f"--top must be zero or more (below 10^{MAX_DIGITS}), not {shown(args.top)}")
     tokenizer = load_encoding(args.encoding)
     text = read_text(args)
     note_unknown_specials(tokenizer, args)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.text.display import quoted, safe_text, token_label
-from .common import UsageError, print_json
+from .common import MAX_DIGITS, UsageError, print_json
 from .train_options import whole_number, read_inputs, file_label, resolve_pattern, add_pattern_option, add_read_options, check_name, check_outputs, note, progress_for, prepare_save, save_named
 
 #: ``--verbose`` shows the corpus after each merge for at most this many characters of it.
@@ -34,6 +34,8 @@ def _parse_sizes(value: str | None) -> list[int]:
         if not (part.isascii() and part.isdigit()):
             raise UsageError(f"--sweep takes vocabulary sizes separated by commas, e.g. 300,500,1000; "
                              f"got {safe_text(part)!r}")
+        if len(part) > MAX_DIGITS:
+            raise UsageError(f"--sweep size {part[:12]}… ({len(part):,} digits) is too large")
         sizes.append(int(part))
     if not sizes:
         raise UsageError("--sweep needs at least one vocabulary size, e.g. 300,500,1000")

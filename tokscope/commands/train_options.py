@@ -14,14 +14,17 @@ from typing import Any
 from ..core.text.display import quoted, safe_text
 from ..sources.names import DEFAULT_TRAINING_PATTERN, PATTERN_NAMES
 from . import common as cli
-from .common import InputError, UsageError, read_input, stdin_is_piped
+from .common import MAX_DIGITS, InputError, UsageError, read_input, stdin_is_piped
 
 DEFAULT_PATTERN = DEFAULT_TRAINING_PATTERN
 
 
 def whole_number(text: str) -> int:
+    digits = text.strip().lstrip("+-")
+    if len(digits) > MAX_DIGITS and digits.isascii() and digits.isdigit():
+        raise argparse.ArgumentTypeError(f"too large: {digits[:12]}… ({len(digits):,} digits)")
     try:
-        if not text.strip().lstrip("+-").isascii():
+        if not digits.isascii():
             raise ValueError
         value = int(text)
     except ValueError:
@@ -87,7 +90,7 @@ def check_name(name: str, *, for_save: bool, where: str) -> str:
     """The tokenizer's name, checked before any work: a saved one must be a valid saved name; any
     name must be text a file can hold (valid UTF-8, no control characters)."""
     from ..sources.errors import BadNameError
-    from ..sources.names import check_saved_name
+    from ..sources.saved import check_saved_name
 
     try:
         if for_save:
@@ -156,6 +159,11 @@ def prepare_save(name: str, force: bool) -> Path:
 def save_named(tok: Any, name: str, force: bool) -> Path:
     from ..sources import registry, saved
 
-    path = saved.save_named(tok, name, registry.saved_dir(), overwrite=force)
+    from ..sources.errors import SourceError
+
+    try:
+        path = saved.save_named(tok, name, registry.saved_dir(), overwrite=force)
+    except SourceError as exc:  # another run saved the name meanwhile: as when it existed before (exit 2)
+        raise UsageError(f"{exc} (--force replaces it)") from None
     registry.forget(name)
     return path

@@ -24,6 +24,7 @@ depth first. Messages are one line, with the path made safe to print.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -70,10 +71,43 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def link_problem(path: str) -> str | None:
+    """Why ``path`` names nothing although something is there: a symbolic link that loops or
+    leads nowhere (one line, safe to print); ``None`` when that is not the case.
+
+    >>> import os, tempfile
+    >>> loop = os.path.join(tempfile.mkdtemp(), "loop")
+    >>> os.symlink(loop, loop)
+    >>> link_problem(loop).endswith("loop: a symbolic link that loops (it leads back to itself)")
+    True
+    >>> link_problem(os.devnull) is None
+    True
+    """
+    try:
+        if not os.path.islink(path):
+            return None
+        os.stat(path)
+    except FileNotFoundError:
+        return f"{safe_text(path)}: a symbolic link to nothing"
+    except OSError as exc:
+        return _list_error(path, exc).message
+    except ValueError:  # a NUL byte
+        return None
+    return None
+
+
 def _list_error(path: str, exc: OSError) -> Skipped:
+    """What a path that cannot be looked at is skipped as.
+
+    >>> import errno
+    >>> _list_error("a", OSError(errno.ELOOP, "Too many levels of symbolic links")).message
+    'a: a symbolic link that loops (it leads back to itself)'
+    """
     shown = safe_text(path)
     if isinstance(exc, PermissionError):
         return Skipped(path, "permission", f"{shown}: permission denied", True)
+    if exc.errno == errno.ELOOP:
+        return Skipped(path, "unreadable", f"{shown}: a symbolic link that loops (it leads back to itself)", True)
     return Skipped(path, "unreadable", f"{shown}: cannot list it ({exc.strerror or type(exc).__name__})", True)
 
 

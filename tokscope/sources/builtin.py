@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
-import importlib.util
 import marshal
 import os
 import sys
@@ -40,6 +39,7 @@ from ..core.formats.tiktoken_ranks import (
 )
 from . import tiktoken_adapter as tk
 from .errors import SourceError
+from .packages import package_dir
 from .names import user_cache_dir
 
 __all__ = ["CARRIERS", "Origin", "SourceError", "load_ranks", "origin", "user_cache_dir"]
@@ -58,17 +58,6 @@ class Origin:
     @property
     def available(self) -> bool:
         return self.kind != "missing"
-
-
-def package_dir(package: str) -> Path | None:
-    """A package's folder, found without importing it."""
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0])
 
 
 #: carrier files by the basename of the official file they carry

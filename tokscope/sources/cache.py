@@ -22,7 +22,8 @@ from typing import Any
 
 from ..version import __version__
 from ..core.tokenizer.tokenizer import Tokenizer
-from .builtin import SourceError, user_cache_dir
+from .errors import SourceError
+from .names import user_cache_dir
 
 CACHE_FORMAT = 1
 

@@ -137,16 +137,20 @@ MAX_NAME_BYTES = 200
 def check_saved_name(name: object, what: str = "name") -> str:
     """``name`` if it can be a saved tokenizer's name, else :class:`BadNameError` saying why.
 
-    A name is a plain file name (no ``/``, no leading ``.`` or ``-``, no space at either end), valid
-    UTF-8 with no control, format or bidirectional characters, and not the name or alias of a
-    built-in encoding (which ``-e NAME`` would pick instead), in any letter case.
+    A name is a plain file name (no ``/``, no leading ``.`` or ``-``, no spaces), valid UTF-8 with
+    no control, format or bidirectional characters, and not a name that ``-e NAME`` would take for
+    something else (:func:`taken_by`), in any letter case.
 
     >>> check_saved_name("my-bpe_v2.1")
     'my-bpe_v2.1'
     >>> check_saved_name("GPT2")
     Traceback (most recent call last):
     ...
-    tokscope.sources.errors.BadNameError: 'GPT2' is the name of a built-in encoding (gpt2); choose another name
+    tokscope.sources.errors.BadNameError: 'GPT2' is the name of the built-in encoding gpt2; choose another name
+    >>> check_saved_name("my bpe")
+    Traceback (most recent call last):
+    ...
+    tokscope.sources.errors.BadNameError: 'my bpe' cannot be a saved tokenizer's name (use letters, digits, '-', '_' or '.'; no spaces, no leading '.' or '-', no path)
     """
     if not isinstance(name, str) or not name:
         raise BadNameError(f"the {what} is empty")
@@ -156,14 +160,28 @@ def check_saved_name(name: object, what: str = "name") -> str:
     if not name.isprintable():
         raise BadNameError(f"{shown!r} holds control or invisible characters; choose a plain {what}")
     bad = sorted(set(name) & _NOT_IN_NAMES)
-    if bad or name.startswith((".", "-")) or name != name.strip():
+    if bad or name.startswith((".", "-")) or any(ch.isspace() for ch in name):
         raise BadNameError(f"{shown!r} cannot be a saved tokenizer's name (use letters, digits, '-', '_' or '.'; "
-                         f"no leading '.' or '-', no path)")
+                         f"no spaces, no leading '.' or '-', no path)")
     if len(name.encode("utf-8")) > MAX_NAME_BYTES:
         raise BadNameError(f"the {what} is too long ({len(name.encode('utf-8'))} bytes; at most {MAX_NAME_BYTES})")
+    taken = taken_by(name)
+    if taken is not None:
+        raise BadNameError(f"{shown!r} is the name of the {taken}; choose another {what}")
+    return name
+
+
+def taken_by(name: str) -> str | None:
+    """The built-in encoding (or alias) that ``-e NAME`` loads before a saved tokenizer of that name,
+    in any letter case; ``None`` when no built-in takes it. (Open models' names are checked by
+    :func:`tokscope.sources.saved.taken_by`; a model id of the hub holds a ``/``, which a saved
+    name cannot.)
+
+    >>> taken_by("O200K"), taken_by("mine")
+    ('built-in encoding o200k_base', None)
+    """
     folded = name.casefold()
     for builtin in [*builtin_names(), *ALIASES]:
         if folded == builtin.casefold():
-            raise BadNameError(f"{shown!r} is the name of a built-in encoding ({canonical_name(builtin)}); "
-                             f"choose another {what}")
-    return name
+            return f"built-in encoding {canonical_name(builtin)}"
+    return None

@@ -26,7 +26,8 @@ from ..core.formats.tiktoken_ranks import FormatError, parse_tiktoken_bpe
 from ..core.text.errors import TokenizerFileError
 from ..core.tokenizer.tokenizer import Tokenizer
 from . import cache
-from .builtin import SourceError, package_dir
+from .errors import SourceError
+from .packages import package_dir
 from .info import EncodingInfo
 
 #: Llama 3's pattern (and Qwen's, with single digits instead of runs of up to three)

@@ -16,11 +16,13 @@ Nothing is downloaded.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
 from ..core.text.display import safe_text
 from ..core.tokenizer.tokenizer import Tokenizer
+from ..inputs import walk
 from . import builtin, hub, model_files, ollama, open_models, saved
 from . import tiktoken_adapter as tk
 from .errors import SourceError
@@ -141,6 +143,9 @@ def _load_uncached(name: str) -> Tokenizer:
         if cached is None:
             raise SourceError(hub.not_found_message(name))
         return model_files.load_path(cached.path, name=cached.id, model_id=cached.id)
+    link = walk.link_problem(os.path.expanduser(name))
+    if link is not None:  # a path that is there but leads nowhere is no unknown encoding
+        raise SourceError(link)
     known = ", ".join([*builtin_names(), *open_models.names()])
     raise SourceError(f"unknown encoding {safe_text(name)!r}; choose one of {known}, or give a path to a tokenizer "
                       f"file or folder, a saved tokenizer's name, or a model id in the Hugging Face cache")

@@ -25,9 +25,47 @@ from ..core.formats.files import ExistsError, SaveError, check_target
 from ..core.tokenizer.tokenizer import Tokenizer
 from .errors import SourceError
 from .info import EncodingInfo
-from .names import ALIASES, builtin_names, check_saved_name
+from . import names, open_models
+from .errors import BadNameError
+from .names import builtin_names
 
 #: The file suffix of saved tokenizers in the data directory.
+
+def taken_by(name: str) -> str | None:
+    """What ``-e NAME`` loads before a saved tokenizer of that name, in any letter case: a
+    built-in encoding or its alias, or an open model tokscope knows by name (Meta's Llama 3,
+    Qwen, Mistral's Tekken). ``None`` when the name is free.
+
+    >>> taken_by("O200K"), taken_by("qwen"), taken_by("mine")
+    ('built-in encoding o200k_base', 'open model qwen (Qwen (Alibaba; Qwen-7B/14B/72B))', None)
+    """
+    taken = names.taken_by(name)
+    if taken is not None:
+        return taken
+    folded = name.casefold()
+    for model in open_models.names():
+        if folded == model.casefold():
+            by_name = open_models.by_name(model)
+            title = by_name.title if by_name is not None else open_models.TEKKEN_CARRIED[model][1]
+            return f"open model {model} ({title})"
+    return None
+
+
+def check_saved_name(name: object, what: str = "name") -> str:
+    """``name`` if it can be a saved tokenizer's name (:func:`tokscope.sources.names.check_saved_name`)
+    and no open model takes it for ``-e`` (:func:`taken_by`), else :class:`BadNameError`.
+
+    >>> check_saved_name("llama3")
+    Traceback (most recent call last):
+    ...
+    tokscope.sources.errors.BadNameError: 'llama3' is the name of the open model llama3 (Llama 3.1-3.3 (Meta)); choose another name
+    """
+    checked = names.check_saved_name(name, what)
+    taken = taken_by(checked)
+    if taken is not None:
+        raise BadNameError(f"{safe_text(checked)!r} is the name of the {taken}; choose another {what}")
+    return checked
+
 SUFFIX = ".json"
 
 
@@ -50,13 +88,6 @@ def find(name: str, folder: Path) -> Path | None:
     return None
 
 
-def _shadowed(stem: str) -> str | None:
-    """The built-in encoding a saved file's name collides with (``-e NAME`` picks the built-in)."""
-    folded = stem.casefold()
-    for name in [*builtin_names(), *ALIASES]:
-        if folded == name.casefold():
-            return name
-    return None
 
 
 def list_saved(folder: Path) -> list[EncodingInfo]:
@@ -75,10 +106,10 @@ def list_saved(folder: Path) -> list[EncodingInfo]:
     for path in paths:
         stem = path.stem
         shown_path = safe_text(str(path))
-        builtin = _shadowed(stem)
-        if builtin is not None or stem in seen:
-            reason = (f"named like the built-in encoding {builtin}, which -e {safe_text(stem)} picks; rename the file"
-                      if builtin is not None else "listed twice")
+        taken = taken_by(stem)  # -e NAME picks that instead
+        if taken is not None or stem in seen:
+            reason = (f"named like the {taken}, which -e {safe_text(stem)} picks; rename the file"
+                      if taken is not None else "listed twice")
             out.append(EncodingInfo(path.name, None, "saved", "file", f"{shown_path} (unusable: {reason})", False))
             seen.add(path.name)
             continue

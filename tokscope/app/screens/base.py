@@ -8,8 +8,11 @@ footer, which shows the view's own keys.
 
 from __future__ import annotations
 
+import weakref
+
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 #: the keys the app gives the views (see tokscope.app.views)
@@ -41,12 +44,29 @@ def view_bindings(*skip: str) -> list[Binding]:
     return [Binding(key, f"app.view_key('{key}')", key, show=False) for key in VIEW_KEYS if key not in skip]
 
 
+#: the widget that had the focus when its screen became too small (hidden widgets lose it)
+_FOCUS_BEFORE: "weakref.WeakKeyDictionary[Screen, Widget]" = weakref.WeakKeyDictionary()
+
+
 def check_size(screen: Screen, size: tuple[int, int], minimum: tuple[int, int]) -> bool:
-    """Mark ``screen`` too small (``-too-small``) when ``size`` is under ``minimum``; True if it fits."""
+    """Mark ``screen`` too small (``-too-small``) when ``size`` is under ``minimum``; True if it fits.
+    The widget that had the focus gets it back when the screen fits again (keys typed then reach it)."""
     width, height = size
     small = width < minimum[0] or height < minimum[1]
+    was_small = screen.has_class("-too-small")
+    if small and not was_small and screen.focused is not None:
+        _FOCUS_BEFORE[screen] = screen.focused
     screen.set_class(small, "-too-small")
+    if was_small and not small:
+        widget = _FOCUS_BEFORE.pop(screen, None)
+        if widget is not None:
+            screen.call_after_refresh(_refocus, screen, widget)
     return not small
+
+
+def _refocus(screen: Screen, widget: Widget) -> None:
+    if widget.is_attached and screen.focused is None and not screen.has_class("-too-small"):
+        screen.set_focus(widget)
 
 
 class ViewScreen(Screen):

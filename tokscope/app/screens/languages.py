@@ -148,13 +148,37 @@ class LanguagesScreen(ViewScreen):
         tokenizers, failed = [], []
         for name in names:
             try:
-                tokenizers.append((given or {}).get(name) or registry.load(name))
+                tokenizers.append((name, (given or {}).get(name) or registry.load(name)))
             except Exception as exc:  # noqa: BLE001 - said in the note line, the others still count
                 failed.append((name, str(exc) or type(exc).__name__))
         index = languages()
         texts = {lang["code"]: language_text(lang["code"]) for lang in index}
-        tbl = language_table(texts, tokenizers, names={lang["code"]: lang["name"] for lang in index})
+        titles = {lang["code"]: lang["name"] for lang in index}
+
+        def table(loaded: list[tuple[str, Tokenizer]]) -> LanguageTable:
+            return language_table(texts, [tok for _, tok in loaded], names=titles)
+
+        try:
+            tbl = table(tokenizers)
+        except Exception:  # noqa: BLE001 - a tokenizer that fails on a passage: find which, count the others
+            working = []
+            for name, tok in tokenizers:
+                try:
+                    table([(name, tok)])
+                    working.append((name, tok))
+                except Exception as exc:  # noqa: BLE001
+                    failed.append((name, f"cannot count: {str(exc) or type(exc).__name__}"))
+            tbl = table(working)
         self.app.call_from_thread(self._ready, names, tbl, failed)
+
+    def on_worker_state_changed(self, event: Any) -> None:
+        """A count that failed all the same says so in the note line (not "counting…" for ever)."""
+        from textual.worker import WorkerState
+
+        if event.worker.group == "languages" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.query_one("#lang-note", Static).update(
+                Text(f"cannot count: {safe_text(str(error) or type(error).__name__)}"))
 
     def _ready(self, names: list[str], tbl: LanguageTable, failed: list[tuple[str, str]]) -> None:
         if names != self.encodings:
@@ -173,7 +197,8 @@ class LanguagesScreen(ViewScreen):
             table.add_row(*cells, key=row.code)
         note = f"{len(tbl.rows)} languages, same passage; ×en = tokens relative to English; Enter compares one"
         if failed:
-            note = "cannot load " + "; ".join(f"{safe_text(n)}: {safe_text(e)}" for n, e in failed) + " — " + note
+            note = "; ".join(f"{safe_text(n)}: {safe_text(e)}" if e.startswith("cannot count: ")
+                             else f"cannot load {safe_text(n)}: {safe_text(e)}" for n, e in failed) + " — " + note
         self.query_one("#lang-note", Static).update(Text(note))
         # the table's width comes with its new columns: draw the chart once the layout has them
         self.call_after_refresh(self._draw_chart)

@@ -34,7 +34,7 @@ from ...core.formats import saved as serialize
 from ...core.train import trainer
 from ...core.text.display import safe_text, token_label
 from ...core.text.errors import CancelledError, TokscopeError
-from ...sources import names
+from ...sources import names, saved
 from ...inputs.text_input import read_input
 from ..heap import frozen_heap
 from ..widgets.form import Button, Select
@@ -633,7 +633,7 @@ class TrainScreen(ViewScreen):
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a saved tokenizer (None when it can): the command line's own check
-    (:func:`tokscope.sources.names.check_saved_name`: a built-in's name or alias would be shadowed
+    (:func:`tokscope.sources.saved.check_saved_name`: a built-in's name or alias would be shadowed
     by the built-in, and a name must be a plain file name of printable UTF-8).
 
     >>> name_problem("gpt2") is not None, name_problem("O200K") is not None, name_problem("a/b") is not None
@@ -641,7 +641,7 @@ def name_problem(name: str) -> str | None:
     >>> name_problem("mine")
     """
     try:
-        names.check_saved_name(name)
+        saved.check_saved_name(name)
     except TokscopeError as exc:
         return safe_text(exc)
     return None

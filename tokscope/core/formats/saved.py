@@ -386,24 +386,56 @@ def merges_from_ranks(ranks: Mapping[bytes, int], source: str = "rank file") -> 
                 f"(byte 0x{i:02x} has rank {ranks.get(bytes([i]))}); tokscope can only import such files"
             )
     order = sorted((rank, token) for token, rank in ranks.items() if len(token) > 1)
+    # a token's left part is as long as some token: only those cuts are tried (a long token is
+    # not cut at each of its bytes, which made one 1 MB token cost minutes)
+    lengths = sorted({len(token) for token in ranks})
+    length_set = set(lengths)
     merges: list[tuple[bytes, bytes]] = []
+    longest = 1  # the longest token ranked so far: two of them are the longest the next can be
     for expected, (rank, token) in enumerate(order, 256):
         if rank != expected:
             raise SavedFormatError(f"{source}: ranks are not consecutive (rank {expected} is missing)")
-        parts = bpe_merge(token, ranks, max_rank=rank)
+        parts = bpe_merge(token, ranks, max_rank=rank) if len(token) <= 2 * longest else []
+        longest = max(longest, len(token))
         if len(parts) != 2:
-            for cut in range(1, len(token)):
-                left_rank = ranks.get(token[:cut])
-                right_rank = ranks.get(token[cut:])
-                if left_rank is not None and right_rank is not None and left_rank < rank and right_rank < rank:
-                    parts = [token[:cut], token[cut:]]
-                    break
-            else:
+            parts = _two_lower(token, rank, ranks, lengths, length_set)
+            if parts is None:
                 raise SavedFormatError(
-                    f"{source}: token of rank {rank} ({token.hex()}) is not two lower-ranked tokens joined"
+                    f"{source}: token of rank {rank} ({_short_hex(token)}) is not two lower-ranked tokens joined"
                 )
         merges.append((parts[0], parts[1]))
     return merges
+
+
+def _two_lower(token: bytes, rank: int, ranks: Mapping[bytes, int], lengths: list[int],
+               length_set: set[int]) -> list[bytes] | None:
+    """The first cut of ``token`` into two tokens ranked below ``rank`` (None when there is none);
+    only cuts where both parts have the length of some token are looked up.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"bab": 3}
+    >>> _two_lower(b"abab", 4, ranks, [1, 2, 3], {1, 2, 3})
+    [b'a', b'bab']
+    """
+    n = len(token)
+    for cut in lengths:
+        if cut >= n:
+            break
+        if n - cut not in length_set:
+            continue
+        left_rank = ranks.get(token[:cut])
+        right_rank = ranks.get(token[cut:])
+        if left_rank is not None and right_rank is not None and left_rank < rank and right_rank < rank:
+            return [token[:cut], token[cut:]]
+    return None
+
+
+def _short_hex(token: bytes, limit: int = 32) -> str:
+    """A token's bytes in hex, the first ``limit`` of a long one.
+
+    >>> _short_hex(b"ab"), _short_hex(b"a" * 40, 4)
+    ('6162', '61616161… (40 bytes)')
+    """
+    return token.hex() if len(token) <= limit else f"{token[:limit].hex()}… ({len(token):,} bytes)"
 
 
 def import_tiktoken(

@@ -15,6 +15,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping
 
+from .long_chunks import LONG_CHUNK, long_chunk_ids
+
 _INF = float("inf")
 
 #: Chunks at least this many bytes long are merged with a heap instead of the list scan.
@@ -145,6 +147,8 @@ class RanksBPE:
             return ids
         ranks = self.ranks
         data = chunk.encode("utf-8")
+        if len(data) >= LONG_CHUNK:  # merged in windows, and not kept in the cache
+            return tuple(long_chunk_ids(data, ranks, lambda window: merge(window, ranks)))
         rank = ranks.get(data)
         ids = (rank,) if rank is not None else tuple(ranks[part] for part in merge(data, ranks))
         cache = self._cache
@@ -156,6 +160,8 @@ class RanksBPE:
     def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
         """The ids of one chunk given as bytes, optionally using only merges below ``max_rank``."""
         ranks = self.ranks
+        if len(data) >= LONG_CHUNK:
+            return long_chunk_ids(data, ranks, lambda window: merge(window, ranks, max_rank=max_rank))
         return [ranks[part] for part in merge(data, ranks, max_rank=max_rank)]
 
     @property
