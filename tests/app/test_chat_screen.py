@@ -18,7 +18,7 @@ from tokscope.app.screens.compare import CompareScreen
 from tokscope.app.screens.dialogs import ChoiceDialog, PathPrompt
 from tokscope.app.widgets.chat_view import ChatPromptView
 from tokscope.app.widgets.form import Select
-from tokscope.core.chat import chat as core_chat
+from tokscope.core import chat as core_chat
 from tokscope.sources import registry
 from tokscope.sources.model_files import chat_template_of
 

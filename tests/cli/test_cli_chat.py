@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tokscope.cli import main
-from tokscope.core.chat import chat as core_chat
+from tokscope.core import chat as core_chat
 from tokscope.sources import registry
 
 CONV = [

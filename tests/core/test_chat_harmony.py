@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.chat.chat import CONTENT, MIXED, ChatInputError, HarmonyFormat, count_chat, parse_conversation
+from tokscope.core.chat import CONTENT, MIXED, ChatInputError, HarmonyFormat, count_chat, parse_conversation
 from tokscope.sources import builtin
 
 oh = pytest.importorskip("openai_harmony")

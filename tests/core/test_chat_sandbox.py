@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tokscope.core.chat.chat import TemplateFormat, count_chat
+from tokscope.core.chat import TemplateFormat, count_chat
 from tokscope.core.chat.templates import (ChatTemplate, ChatTemplateError, RenderLimits, TemplateLimitError,
                                          TemplateSecurityError, render_template)
 

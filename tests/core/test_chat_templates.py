@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.chat.chat import (CONTENT, MIXED, TEMPLATE, ChatMLFormat, Llama3Format, TemplateFormat, count_chat,
+from tokscope.core.chat import (CONTENT, MIXED, TEMPLATE, ChatMLFormat, Llama3Format, TemplateFormat, count_chat,
                                 parse_conversation)
 from tokscope.core.chat.templates import ChatTemplate, ChatTemplateError
 from tokscope.core.tokenizer.tokenizer import Tokenizer

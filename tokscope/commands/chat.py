@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from ..core.chat import chat as core_chat
+from ..core import chat as core_chat
 from ..core.chat.templates import ChatTemplate
 from ..core.text.display import safe_text
 from ..sources.model_files import chat_template_of, contexts_of

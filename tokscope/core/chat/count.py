@@ -1,0 +1,142 @@
+"""Count a conversation: render it in a format, encode it, attribute every token, warn.
+
+The result (:class:`~.results.ChatCount`) holds the rendered text, the ids, a kind for every token
+(template, content, both, tool definitions), spans that tile the ids (a prefix, one or more per
+message, the suffix with the generation prompt), per message the content and template token
+counts, the overhead, the cost of the tool definitions, and warnings."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from .conversation import ChatInputError, Conversation, parse_conversation
+from .encoding import Encoder, encode_parts
+from .formats import ChatFormat, ChatMLFormat, HarmonyFormat, Llama3Format, resolve_format
+from .parts import PREFIX, Rendering, collect_user_strings, special_regex
+from .render_chatml import render_chatml
+from .render_harmony import render_harmony
+from .render_llama3 import render_llama3
+from .render_template import render_with_template
+from .results import CONTENT, MIXED, ChatCount, ChatWarning, MessageCount, Span
+from .templates import ChatTemplate
+from .warnings import bos_warnings, injection_warnings, not_special_warnings
+from ..text.errors import CancelledError
+
+
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise CancelledError("counting the conversation was cancelled")
+
+
+def _render(conv: Conversation, fmt: ChatFormat, tokenizer: Any, gen: bool,
+            cancel: threading.Event | None = None) -> Rendering:
+    if isinstance(fmt, ChatMLFormat):
+        r = render_chatml(conv, fmt, tokenizer, gen)
+    elif isinstance(fmt, HarmonyFormat):
+        r = render_harmony(conv, fmt, gen)
+    elif isinstance(fmt, Llama3Format):
+        r = render_llama3(conv, fmt, gen)
+    else:
+        r = render_with_template(conv, fmt, tokenizer, gen, cancel)
+    collect_user_strings(r, conv)
+    return r
+
+
+def _check_roles(conv: Conversation, specials: Mapping[str, int]) -> None:
+    pattern = special_regex(specials)
+    if pattern is None:
+        return
+    for i, m in enumerate(conv.messages):
+        if pattern.search(m.role) or (m.name and pattern.search(m.name)):
+            raise ChatInputError(f"message {i + 1}: its role or name spells a special token")
+
+
+def count_chat(
+    tokenizer: Any,
+    conversation: Any,
+    format: str | ChatFormat = "auto",  # noqa: A002 - the natural name
+    *,
+    tools: Any = None,
+    add_generation_prompt: bool = True,
+    template: ChatTemplate | None = None,
+    cancel: threading.Event | None = None,
+) -> ChatCount:
+    """Render ``conversation`` in ``format`` and count it with ``tokenizer``.
+
+    ``conversation`` is anything :func:`parse_conversation` takes; ``format`` a name from
+    :data:`FORMAT_NAMES`, ``"auto"`` (:func:`pick_format`) or a format object with options;
+    ``template`` the model's chat template for ``"template"`` (and for ``"auto"``).
+    ``add_generation_prompt`` (default on, as an API call is counted) appends the assistant
+    header the model answers after. The tokenizer needs ``encode(text, allowed_special=...,
+    disallowed_special=...)`` and ``special_tokens``; with ``token_bytes`` or ``pieces`` token
+    offsets are exact. Setting ``cancel`` stops with :class:`CancelledError` (checked between
+    steps and while a template renders).
+
+    >>> from tokscope.sources import registry
+    >>> c = count_chat(registry.load("o200k_harmony"), [{"role": "user", "content": "Hi"}], "harmony")
+    >>> c.messages[0].content_tokens, c.text[-51:]
+    (1, '<|start|>user<|message|>Hi<|end|><|start|>assistant')
+    """
+    conv = parse_conversation(conversation, tools)
+    fmt = resolve_format(format, tokenizer, template)
+    enc = Encoder(tokenizer)
+    _check_roles(conv, enc.specials)
+    r = _render(conv, fmt, tokenizer, add_generation_prompt, cancel)
+    _check_cancel(cancel)
+    ids, kinds, offsets, owners, report = encode_parts(enc, r)
+    _check_cancel(cancel)
+    text = "".join(p.text for p in r.parts)
+    name = getattr(tokenizer, "name", "") or type(tokenizer).__name__
+    n = len(conv.messages)
+
+    spans: list[Span] = []
+    k = 0
+    while k < len(ids):
+        owner = owners[k]
+        j = k
+        content = 0
+        while j < len(ids) and owners[j] == owner:
+            if kinds[j] in (CONTENT, MIXED):
+                content += 1
+            j += 1
+        if owner == PREFIX:
+            kind, index, role = "prefix", None, None
+        elif owner >= n:
+            kind, index, role = "suffix", None, None
+        else:
+            kind, index, role = "message", owner, conv.messages[owner].role
+        spans.append(Span(kind, index, role, k, j, offsets[k][0], offsets[j - 1][1], content))
+        k = j
+    by_message: dict[int, list[Span]] = {}
+    for span in spans:
+        if span.message is not None:
+            by_message.setdefault(span.message, []).append(span)
+    per_message = []
+    for i, m in enumerate(conv.messages):
+        own = by_message.get(i, [])
+        per_message.append(MessageCount(i, m.role, sum(s.tokens for s in own), sum(s.content_tokens for s in own),
+                                        tuple((s.start, s.end) for s in own)))
+
+    warnings = list(r.warnings)
+    warnings.extend(not_special_warnings(report, name, fmt.name))
+    warnings.extend(injection_warnings(enc, r, fmt.name, conv))
+    warnings.extend(bos_warnings(enc, r, ids))
+    merged = kinds.count(MIXED)
+    if merged:
+        warnings.append(ChatWarning(
+            "merged", f"{merged} token{'s' if merged > 1 else ''} join{'s' if merged == 1 else ''} template text and "
+            "message content (the tokenizer merged across the boundary); counted as content"))
+
+    tool_tokens = None
+    if conv.tools:
+        bare = count_chat(tokenizer, Conversation(conv.messages, ()), fmt,
+                          add_generation_prompt=add_generation_prompt, template=template, cancel=cancel)
+        tool_tokens = len(ids) - bare.total
+        if tool_tokens == 0:
+            warnings.append(ChatWarning(
+                "unused-tools", f"the {fmt.name} format writes no tool definitions here, so the model never sees "
+                f"the {len(conv.tools)} tool{'s' if len(conv.tools) > 1 else ''} given"))
+    return ChatCount(fmt.name, name, text, tuple(ids), "".join(kinds), tuple(offsets), tuple(spans),
+                     tuple(per_message), tuple(report.values()), tuple(warnings), tool_tokens, add_generation_prompt)

@@ -1,0 +1,118 @@
+"""A Hugging Face chat template rendered into parts (:class:`~.formats.TemplateFormat`): the
+template renders the messages (:mod:`.templates`), the messages' strings are located in the text,
+and :mod:`.attribution` cuts it into parts owned by the prefix, the messages and the suffix."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from .attribution import owner_cuts, parts_from_text, search_contents, turn_start
+from .conversation import KNOWN_ROLES, Conversation, thaw
+from .formats import TemplateFormat
+from .parts import SPECIAL_PART, TEXT_PART, Rendering, special_regex, unknown_role
+from .results import ChatWarning
+from .templates import REASONING_KEYS, ChatTemplate, locate_content, render_template, strings_of
+
+
+def _template_messages(conv: Conversation, parse_arguments: bool) -> list[dict[str, Any]]:
+    """The messages as ``apply_chat_template`` hands them to a template: keys holding ``None``
+    dropped, reasoning also under ``reasoning_content`` and ``thinking``, tool-call arguments
+    parsed from JSON text when asked."""
+    out = []
+    for m in conv.messages:
+        msg = {k: v for k, v in thaw(m.raw).items() if v is not None}
+        reasoning = next((msg[k] for k in REASONING_KEYS if msg.get(k) is not None), None)
+        if reasoning is not None:
+            msg = {"thinking": reasoning, **msg, "reasoning_content": reasoning}
+        if parse_arguments and isinstance(msg.get("tool_calls"), list):
+            for call in msg["tool_calls"]:
+                fn = call.get("function") if isinstance(call, dict) else None
+                if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
+                    try:
+                        value = json.loads(fn["arguments"])
+                    except ValueError:
+                        continue
+                    if isinstance(value, dict):
+                        fn["arguments"] = value
+        out.append(msg)
+    return out
+
+
+def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any, gen: bool,
+                          cancel: threading.Event | None = None) -> Rendering:
+    template = fmt.template
+    tools_given = bool(conv.tools)
+    name, source = template.select(tools=tools_given, name=fmt.template_name)
+    variables = {**template.variables(), **dict(fmt.variables)}
+    tools = [thaw(t.raw) for t in conv.tools] if tools_given else None
+    documents = [dict(d) for d in fmt.documents] if fmt.documents is not None else None
+    messages = _template_messages(conv, fmt.parse_tool_arguments)
+
+    def render(msgs: list[dict[str, Any]], with_gen: bool, tools_arg: Any = tools, docs: Any = documents) -> str:
+        return render_template(source, messages=msgs, tools=tools_arg, documents=docs,
+                               add_generation_prompt=with_gen, variables=variables, limits=fmt.limits,
+                               cancel=cancel)
+
+    real = render(messages, gen)
+    other = render(messages, not gen)
+    with_gen, without = (real, other) if gen else (other, real)
+    gen_text = with_gen[len(without):] if with_gen.startswith(without) else None
+
+    specials = dict(getattr(tokenizer, "special_tokens", {}) or {})
+    special_re = special_regex(specials)
+    r = Rendering([], bos=template.bos_token)
+    r.adds_bos = fmt.tokenizer_adds_bos if fmt.tokenizer_adds_bos is not None else template.add_bos_token
+
+    # where the message strings landed: content ranges, and look-alikes of special tokens
+    user_texts = strings_of(messages) + strings_of(tools) + strings_of(documents)
+    look_alike = special_re if special_re is not None and any(special_re.search(t) for t in user_texts) else None
+    located = locate_content(lambda msgs, tools_arg, docs: render(msgs, gen, tools_arg, docs), real, messages,
+                             tools, documents, look_alike=look_alike,
+                             avoid=(source, other, *user_texts, *strings_of(variables)))
+    ranges = list(located.content)
+    literal = list(located.literal)
+    level = located.level
+    if not located.marked and look_alike is not None:
+        r.warnings.append(ChatWarning(
+            "attribution", "the template rewrites the messages, so tokscope cannot tell its own special tokens "
+            "from look-alikes in the messages; every special token spelled in the messages is counted as text"))
+        spelled = {x.group() for t in user_texts for x in look_alike.finditer(t)}
+        literal = [(x.start(), x.end()) for x in look_alike.finditer(real) if x.group() in spelled]
+    if level == "none" and any(p.strip() for m in conv.messages for p in m.parts):
+        ranges = search_contents(real, conv)
+        r.warnings.append(ChatWarning(
+            "attribution", "the template transforms message content, so tokscope located each message's content "
+            "by searching the rendered text; the split between template and content may be approximate"))
+    elif level == "content" and any(m.tool_calls for m in conv.messages):
+        r.warnings.append(ChatWarning(
+            "attribution", "the template transforms tool calls, so their arguments are counted as template tokens"))
+
+    start_token = turn_start(gen_text, specials)
+    suffix_at = len(real) - len(gen_text) if gen and gen_text else len(real)
+    owners = owner_cuts(real, ranges, conv, start_token, suffix_at, special_re)
+    r.parts = parts_from_text(real, ranges, literal, owners, special_re)
+    _template_controls(r, template, specials)
+    for i, m in enumerate(conv.messages):
+        if m.role not in KNOWN_ROLES and m.role not in source:
+            unknown_role(r, conv, i, f"chat template's ({name})", "; the template does not mention it")
+    return r
+
+
+#: strings that look like control tokens (for the template format's not-special report)
+_LOOKALIKE = re.compile(r"<\|[A-Za-z0-9_]+\|>|<(?:start|end)_of_turn>|\[/?INST\]")
+
+
+def _template_controls(r: Rendering, template: ChatTemplate, specials: Mapping[str, int]) -> None:
+    """Record the control strings the template wrote: its special tokens, and the model's control
+    tokens (and look-alikes) that this tokenizer only has as text."""
+    written = "\0".join(p.text for p in r.parts if p.kind in (TEXT_PART, SPECIAL_PART))
+    for p in r.parts:
+        if p.kind == SPECIAL_PART and p.text not in r.controls:
+            r.controls.append(p.text)
+    for control in (*template.control_tokens, *_LOOKALIKE.findall(written)):
+        if control and control not in specials and control not in r.controls and control in written:
+            r.controls.append(control)
