@@ -108,7 +108,7 @@ class ChatDraft:
 
     messages: list[dict[str, Any]]
     tools: list[Any] | None = None
-    generation: bool = True
+    generation: bool = core_chat.ADD_GENERATION_PROMPT
     format: str = AUTO
     #: the JSON file it was loaded from or saved to last
     path: str | None = None

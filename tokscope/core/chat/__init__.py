@@ -23,9 +23,9 @@ line in ``count``'s dispatcher.
 from .context import CONTEXT_WINDOWS, ENCODING_MODELS, ContextWindow, context_window, context_windows_for
 from .conversation import (KNOWN_ROLES, TEXT_PART_TYPES, ChatInputError, Conversation, Message, Tool, ToolCall,
                            parse_conversation)
-from .count import count_chat
+from .count import ADD_GENERATION_PROMPT, count_chat
 from .formats import (CHATML_ASSUMED_IDS, FORMAT_NAMES, ChatFormatError, ChatMLFormat, FormatInfo, HarmonyFormat,
-                      Llama3Format, TemplateFormat, chat_formats, pick_format)
+                      Llama3Format, TemplateFormat, chat_formats, pick_format, resolve_format)
 from .results import CONTENT, MIXED, TEMPLATE, TOOLS, ChatCount, ChatWarning, FormatToken, MessageCount, Span
 
 __all__ = [
@@ -33,7 +33,7 @@ __all__ = [
     "KNOWN_ROLES", "TEXT_PART_TYPES", "CHATML_ASSUMED_IDS",
     "ChatMLFormat", "HarmonyFormat", "Llama3Format", "TemplateFormat", "FORMAT_NAMES",
     "Span", "MessageCount", "FormatToken", "ChatWarning", "ChatCount", "count_chat",
-    "FormatInfo", "chat_formats", "pick_format",
+    "FormatInfo", "chat_formats", "pick_format", "resolve_format", "ADD_GENERATION_PROMPT",
     "ContextWindow", "context_window", "context_windows_for", "CONTEXT_WINDOWS", "ENCODING_MODELS",
     "TEMPLATE", "CONTENT", "MIXED", "TOOLS",
 ]

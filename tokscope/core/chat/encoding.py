@@ -151,7 +151,8 @@ def encode_parts(enc: Encoder, r: Rendering) -> tuple[list[int], list[str], list
     part_ends = [st + len(p.text) for st, p in zip(starts, parts)]
     text = "".join(p.text for p in parts)
     # a special part that is not a special token of this tokenizer (nor assumed) is template text
-    real_special = [p.kind == SPECIAL_PART and (p.text in enc.specials or p.text in r.assumed) for p in parts]
+    real_special = [(p.kind == SPECIAL_PART and (p.text in enc.specials or p.text in r.assumed))
+                    or (p.as_special and p.text in enc.specials) for p in parts]
 
     placed = None
     if not r.piecewise and not r.assumed:

@@ -19,12 +19,13 @@ Each format is a frozen dataclass of its options; :func:`resolve_format` turns a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import harmony as hm
-from .templates import DEFAULT_LIMITS, ChatTemplate, RenderLimits
+from .templates import ChatTemplate, RenderLimits
 from ..text.errors import TokscopeError
 
 
@@ -114,8 +115,11 @@ class TemplateFormat:
     ``template_name`` picks one of several templates (default: ``tool_use`` with tools, else
     ``default``); ``variables`` adds template variables (``enable_thinking``, ``date_string``...)
     over the special-token ones; ``documents`` is passed as ``documents``.
-    ``parse_tool_arguments`` turns tool-call arguments given as JSON text into objects, as
-    templates expect (and as inference servers do before rendering). ``tokenizer_adds_bos``
+    ``parse_tool_arguments`` turns tool-call arguments given as JSON text into objects (as some
+    inference servers do before rendering); off by default, as ``apply_chat_template`` passes
+    the string through. ``limits`` is the render's budget (default:
+    :func:`~.templates.scaled_limits` of the conversation, with ``timeout`` seconds when given).
+    ``tokenizer_adds_bos``
     says whether the model's runtime tokenizer adds a BOS token of its own (default: the config's
     ``add_bos_token``, else asked of the tokenizer); it only feeds the doubled-BOS warning.
     """
@@ -124,31 +128,91 @@ class TemplateFormat:
     template_name: str | None = None
     variables: Mapping[str, Any] = field(default_factory=dict)
     documents: Sequence[Mapping[str, Any]] | None = None
-    parse_tool_arguments: bool = True
+    parse_tool_arguments: bool = False
     tokenizer_adds_bos: bool | None = None
-    limits: RenderLimits = DEFAULT_LIMITS
+    limits: RenderLimits | None = None
+    timeout: float | None = None
     name: str = field(default="template", init=False)
 
 
 ChatFormat = ChatMLFormat | HarmonyFormat | Llama3Format | TemplateFormat
 
 
-def resolve_format(fmt: Any, tokenizer: Any, template: ChatTemplate | None) -> ChatFormat:
-    if isinstance(fmt, (ChatMLFormat, HarmonyFormat, Llama3Format, TemplateFormat)):
-        return fmt
-    if fmt is None or fmt == "auto":
-        fmt = pick_format(tokenizer, template)
-    if fmt == "chatml":
-        return ChatMLFormat()
-    if fmt == "harmony":
-        return HarmonyFormat()
-    if fmt == "llama3":
-        return Llama3Format()
-    if fmt == "template":
-        if template is None:
-            raise ChatFormatError("the template format needs a chat template (tokenizer_config.json or chat_template.jinja)")
-        return TemplateFormat(template)
-    raise ChatFormatError(f"unknown chat format {fmt!r}; choose one of {', '.join(FORMAT_NAMES)} or auto")
+#: the harmony options a template-style variable may set (``reasoning_effort=high``...)
+HARMONY_VARIABLES = ("reasoning_effort", "model_identity", "knowledge_cutoff", "current_date", "drop_analysis",
+                     "final_return", "tool_content_type")
+#: the reasoning efforts gpt-oss knows
+REASONING_EFFORTS = ("low", "medium", "high")
+
+
+def _harmony_with(fmt: HarmonyFormat, variables: Mapping[str, Any]) -> HarmonyFormat:
+    """``fmt`` with the options ``variables`` name (each of :data:`HARMONY_VARIABLES`).
+
+    >>> _harmony_with(HarmonyFormat(), {"reasoning_effort": "high"}).reasoning_effort
+    'high'
+    >>> _harmony_with(HarmonyFormat(), {"enable_thinking": False})
+    Traceback (most recent call last):
+    ...
+    tokscope.core.chat.formats.ChatFormatError: the harmony format has no variable 'enable_thinking'; it takes reasoning_effort, model_identity, knowledge_cutoff, current_date, drop_analysis, final_return, tool_content_type
+    """
+    for name, value in variables.items():
+        if name not in HARMONY_VARIABLES:
+            raise ChatFormatError(f"the harmony format has no variable {name!r}; it takes {', '.join(HARMONY_VARIABLES)}")
+        if name in ("drop_analysis", "final_return"):
+            if not isinstance(value, bool):
+                raise ChatFormatError(f"harmony's {name} is true or false, not {value!r}")
+        elif value is not None and not isinstance(value, str):
+            raise ChatFormatError(f"harmony's {name} is a string, not {value!r}")
+        if name == "reasoning_effort" and value is not None and value.lower() not in REASONING_EFFORTS:
+            raise ChatFormatError(f"harmony's reasoning_effort is one of {', '.join(REASONING_EFFORTS)}, not {value!r}")
+    return dataclasses.replace(fmt, **dict(variables))
+
+
+def resolve_format(fmt: Any, tokenizer: Any, template: ChatTemplate | None, *,
+                   variables: Mapping[str, Any] | None = None, parse_tool_arguments: bool | None = None,
+                   timeout: float | None = None) -> ChatFormat:
+    """The format object for ``fmt`` (a name of :data:`FORMAT_NAMES`, ``"auto"`` or a format),
+    with options: ``variables`` are a template's extra variables, or harmony's options
+    (:data:`HARMONY_VARIABLES`); ChatML and Llama 3 take none. ``parse_tool_arguments`` and
+    ``timeout`` (the render's time limit in seconds) apply to templates only.
+
+    >>> from tokscope.sources import registry
+    >>> resolve_format("auto", registry.load("o200k_harmony"), None, variables={"reasoning_effort": "low"})
+    HarmonyFormat(model_identity='You are ChatGPT, a large language model trained by OpenAI.', knowledge_cutoff='2024-06', current_date=None, reasoning_effort='low', drop_analysis=True, tool_content_type='<|constrain|>json', final_return=False, name='harmony')
+    >>> resolve_format("llama3", None, None, variables={"x": 1})
+    Traceback (most recent call last):
+    ...
+    tokscope.core.chat.formats.ChatFormatError: the llama3 format takes no variables (they are for chat templates and harmony)
+    """
+    if not isinstance(fmt, (ChatMLFormat, HarmonyFormat, Llama3Format, TemplateFormat)):
+        if fmt is None or fmt == "auto":
+            fmt = pick_format(tokenizer, template)
+        if fmt == "chatml":
+            fmt = ChatMLFormat()
+        elif fmt == "harmony":
+            fmt = HarmonyFormat()
+        elif fmt == "llama3":
+            fmt = Llama3Format()
+        elif fmt == "template":
+            if template is None:
+                raise ChatFormatError("the template format needs a chat template (tokenizer_config.json or chat_template.jinja)")
+            fmt = TemplateFormat(template)
+        else:
+            raise ChatFormatError(f"unknown chat format {fmt!r}; choose one of {', '.join(FORMAT_NAMES)} or auto")
+    if isinstance(fmt, TemplateFormat):
+        changes: dict[str, Any] = {}
+        if variables:
+            changes["variables"] = {**dict(fmt.variables), **dict(variables)}
+        if parse_tool_arguments is not None:
+            changes["parse_tool_arguments"] = parse_tool_arguments
+        if timeout is not None:
+            changes["timeout"] = timeout
+        return dataclasses.replace(fmt, **changes) if changes else fmt
+    if variables:
+        if isinstance(fmt, HarmonyFormat):
+            return _harmony_with(fmt, variables)
+        raise ChatFormatError(f"the {fmt.name} format takes no variables (they are for chat templates and harmony)")
+    return fmt
 
 
 FORMAT_TOKENS = {

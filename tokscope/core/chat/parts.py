@@ -5,7 +5,7 @@ builds and what the encoding reads."""
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import regex
@@ -22,10 +22,15 @@ PREFIX = -1
 
 @dataclass(slots=True)
 class Part:
+    """A piece of the rendering: ``kind`` (a ``*_PART``), its ``owner``; ``new_run`` starts a run
+    encoded on its own (harmony); ``as_special`` reads a non-control part as the special token it
+    spells (content read as transformers reads it)."""
+
     text: str
     kind: int
     owner: int
     new_run: bool = False
+    as_special: bool = False
 
 
 @dataclass(slots=True)
@@ -38,6 +43,7 @@ class Rendering:
     bos: str | None = None
     adds_bos: bool | None = None
     user_strings: list[tuple[int | None, str, str]] = field(default_factory=list)  # (message, what, text)
+    tool_arguments: str | None = None  # how a template saw tool-call arguments given as JSON text
 
     def add(self, text: str, kind: int, owner: int, new_run: bool = False) -> None:
         if text or kind == SPECIAL_PART:
@@ -47,6 +53,49 @@ class Rendering:
         if text not in self.controls:
             self.controls.append(text)
         self.parts.append(Part(text, SPECIAL_PART, owner, True))
+
+    def truncate(self, at: int) -> None:
+        """Keep the first ``at`` characters of the rendering (cutting the part that straddles it).
+
+        >>> r = Rendering([Part("ab", TEXT_PART, 0), Part("cd", CONTENT_PART, 0), Part("ef", TEXT_PART, 0)])
+        >>> r.truncate(3); [p.text for p in r.parts]
+        ['ab', 'c']
+        """
+        out, pos = [], 0
+        for p in self.parts:
+            if pos >= at:
+                break
+            if pos + len(p.text) > at:
+                p = Part(p.text[: at - pos], p.kind, p.owner, p.new_run, p.as_special)
+            out.append(p)
+            pos += len(p.text)
+        self.parts = out
+
+    def read_specials(self, pattern: regex.Pattern[str]) -> None:
+        """Spellings of special tokens (``pattern``) in every part that is not a control string are
+        read as those tokens, as ``apply_chat_template`` then ``encode`` reads them.
+
+        >>> r = Rendering([Part("a<s>b", CONTENT_PART, 0)])
+        >>> r.read_specials(special_regex(["<s>"])); [(p.text, p.as_special) for p in r.parts]
+        [('a', False), ('<s>', True), ('b', False)]
+        """
+        out = []
+        for p in self.parts:
+            if p.kind == SPECIAL_PART or p.as_special:
+                out.append(p)
+                continue
+            at = 0
+            for found in pattern.finditer(p.text):
+                s, e = found.span()
+                if s > at:
+                    out.append(Part(p.text[at:s], p.kind, p.owner, p.new_run and at == 0))
+                out.append(Part(p.text[s:e], p.kind, p.owner, True, True))
+                at = e
+            if at == 0:
+                out.append(p)
+            elif at < len(p.text):
+                out.append(Part(p.text[at:], p.kind, p.owner, True))
+        self.parts = out
 
 
 def suffix_owner(conv: Conversation) -> int:

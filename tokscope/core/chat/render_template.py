@@ -11,50 +11,104 @@ from collections.abc import Mapping
 from typing import Any
 
 from .attribution import owner_cuts, parts_from_text, search_contents, turn_start
-from .conversation import KNOWN_ROLES, Conversation, thaw
+from .conversation import KNOWN_ROLES, ChatInputError, Conversation, thaw
 from .formats import TemplateFormat
 from .parts import SPECIAL_PART, TEXT_PART, Rendering, special_regex, unknown_role
 from .results import ChatWarning
-from .templates import REASONING_KEYS, ChatTemplate, locate_content, render_template, strings_of
+from .templates import REASONING_KEYS, ChatTemplate, locate_content, render_template, scaled_limits, strings_of
 
 
-def _template_messages(conv: Conversation, parse_arguments: bool) -> list[dict[str, Any]]:
+def _template_messages(conv: Conversation, parse_arguments: bool) -> tuple[list[dict[str, Any]], str | None]:
     """The messages as ``apply_chat_template`` hands them to a template: keys holding ``None``
     dropped, reasoning also under ``reasoning_content`` and ``thinking``, tool-call arguments
-    parsed from JSON text when asked."""
+    given as JSON text passed through (``"text"``) or, when asked, parsed into objects
+    (``"parsed"``); the second value says which (``None``: no arguments were JSON text)."""
     out = []
+    seen = None
     for m in conv.messages:
         msg = {k: v for k, v in thaw(m.raw).items() if v is not None}
         reasoning = next((msg[k] for k in REASONING_KEYS if msg.get(k) is not None), None)
         if reasoning is not None:
             msg = {"thinking": reasoning, **msg, "reasoning_content": reasoning}
-        if parse_arguments and isinstance(msg.get("tool_calls"), list):
+        if isinstance(msg.get("tool_calls"), list):
             for call in msg["tool_calls"]:
                 fn = call.get("function") if isinstance(call, dict) else None
                 if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
+                    seen = seen or "text"
+                    if not parse_arguments:
+                        continue
                     try:
                         value = json.loads(fn["arguments"])
                     except ValueError:
                         continue
                     if isinstance(value, dict):
                         fn["arguments"] = value
+                        seen = "parsed"
         out.append(msg)
-    return out
+    return out, seen
 
 
-def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any, gen: bool,
-                          cancel: threading.Event | None = None) -> Rendering:
+#: what transformers appends to the final message to find where it ends (continue_final_message)
+CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
+
+
+def _tag_final(messages: list[dict[str, Any]], source: str) -> str:
+    """Append :data:`CONTINUE_TAG` to the final message's content (its last text part), as
+    ``apply_chat_template(continue_final_message=True)`` does; returns the content tagged."""
+    if not messages:
+        raise ChatInputError("continue_final_message is set but the conversation is empty")
+    last = messages[-1]
+    final = last.get("content")
+    if final is None:
+        raise ChatInputError('continue_final_message is set but the final message has no "content" to continue')
+    if "content" not in source:
+        raise ChatInputError("continue_final_message is set but the chat template never reads a message's content")
+    if isinstance(final, list):
+        for part in reversed(final):
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                text = part["text"]
+                part["text"] = text + CONTINUE_TAG
+                return text
+        raise ChatInputError("continue_final_message is set but the final message has no text to continue")
+    last["content"] = final + CONTINUE_TAG
+    return final
+
+
+def _continue_at(real: str, final: str) -> int:
+    """Where transformers cuts the rendering for ``continue_final_message``: before the tag, and
+    before the whitespace the template trimmed around it.
+
+    >>> _continue_at("<u>Hi CONTINUE_FINAL_MESSAGE_TAG </u>", "Hi "), _continue_at("<u>Hi CONTINUE_FINAL_MESSAGE_TAG</u>", "Hi")
+    (6, 5)
+    """
+    tag = CONTINUE_TAG.strip()
+    if final.strip() not in real or tag not in real:
+        raise ChatInputError("continue_final_message is set but the final message does not appear in the rendering "
+                             "(the template deletes part of it)")
+    at = real.rindex(tag)
+    if real[at:at + len(CONTINUE_TAG)] == CONTINUE_TAG:
+        return at
+    return len(real[:at].rstrip())
+
+
+def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any, gen: bool, cont: bool = False,
+                         cancel: threading.Event | None = None) -> Rendering:
     template = fmt.template
     tools_given = bool(conv.tools)
     name, source = template.select(tools=tools_given, name=fmt.template_name)
     variables = {**template.variables(), **dict(fmt.variables)}
     tools = [thaw(t.raw) for t in conv.tools] if tools_given else None
     documents = [dict(d) for d in fmt.documents] if fmt.documents is not None else None
-    messages = _template_messages(conv, fmt.parse_tool_arguments)
+    messages, tool_arguments = _template_messages(conv, fmt.parse_tool_arguments)
+    final = _tag_final(messages, source) if cont else None
+    limits = fmt.limits
+    if limits is None:
+        size = sum(map(len, strings_of(messages))) + sum(map(len, strings_of(tools))) + sum(map(len, strings_of(documents)))
+        limits = scaled_limits(size, len(messages), fmt.timeout)
 
     def render(msgs: list[dict[str, Any]], with_gen: bool, tools_arg: Any = tools, docs: Any = documents) -> str:
         return render_template(source, messages=msgs, tools=tools_arg, documents=docs,
-                               add_generation_prompt=with_gen, variables=variables, limits=fmt.limits,
+                               add_generation_prompt=with_gen, variables=variables, limits=limits,
                                cancel=cancel)
 
     real = render(messages, gen)
@@ -65,6 +119,7 @@ def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any
     specials = dict(getattr(tokenizer, "special_tokens", {}) or {})
     special_re = special_regex(specials)
     r = Rendering([], bos=template.bos_token)
+    r.tool_arguments = tool_arguments
     r.adds_bos = fmt.tokenizer_adds_bos if fmt.tokenizer_adds_bos is not None else template.add_bos_token
 
     # where the message strings landed: content ranges, and look-alikes of special tokens
@@ -96,6 +151,8 @@ def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any
     owners = owner_cuts(real, ranges, conv, start_token, suffix_at, special_re)
     r.parts = parts_from_text(real, ranges, literal, owners, special_re)
     _template_controls(r, template, specials)
+    if final is not None:
+        r.truncate(_continue_at(real, final))
     for i, m in enumerate(conv.messages):
         if m.role not in KNOWN_ROLES and m.role not in source:
             unknown_role(r, conv, i, f"chat template's ({name})", "; the template does not mention it")

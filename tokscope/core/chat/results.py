@@ -101,6 +101,9 @@ class ChatCount:
     ``offsets`` are the ids' character offsets in ``text``. ``spans`` tile the ids in order;
     ``messages`` has one entry per input message. ``tool_tokens`` is how many ids the tool
     definitions add (the total with them minus the total without), ``None`` without tools.
+    ``content_specials``: special-token spellings in the messages were read as those tokens.
+    ``tool_arguments`` says how a template was given tool-call arguments written as JSON text:
+    ``"text"`` (as given, transformers' way), ``"parsed"`` (as objects), ``None`` (none such).
     """
 
     format: str
@@ -115,6 +118,9 @@ class ChatCount:
     warnings: tuple[ChatWarning, ...]
     tool_tokens: int | None
     add_generation_prompt: bool
+    continue_final_message: bool = False
+    content_specials: bool = False
+    tool_arguments: str | None = None
 
     @property
     def total(self) -> int:

@@ -87,6 +87,20 @@ class RenderLimits:
 DEFAULT_LIMITS = RenderLimits()
 
 
+def scaled_limits(chars: int, messages: int, seconds: float | None = None) -> RenderLimits:
+    """The budget for a conversation of ``chars`` characters in ``messages`` messages: the default
+    plus 5 ms a message and 1 s per 500,000 characters, and room for eight times the input on top
+    of the default size. ``seconds``, when given, replaces the time limit (the user raising it).
+
+    >>> scaled_limits(0, 0) == DEFAULT_LIMITS, scaled_limits(11_000_000, 1)
+    (True, RenderLimits(seconds=24.005, max_chars=98000000))
+    >>> scaled_limits(0, 2_401, seconds=60).seconds
+    60
+    """
+    time_limit = DEFAULT_LIMITS.seconds + 0.005 * messages + chars / 500_000
+    return RenderLimits(time_limit if seconds is None else seconds, DEFAULT_LIMITS.max_chars + 8 * chars)
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """Collapse whitespace so a message fits on one line, cut at ``limit`` characters.
 
@@ -117,14 +131,15 @@ class _Budget:
             raise CancelledError("rendering the chat template was cancelled")
         if time.monotonic() > self.deadline:
             raise TemplateLimitError(
-                f"chat template stopped after {self.seconds:g} s (it may loop without end); "
-                "raise the time limit if it is only slow"
+                f"chat template stopped by the time limit ({self.seconds:g} s for this conversation; "
+                "it may loop without end): raise the limit if it is only slow"
             )
 
     def check_size(self, size: int, what: str = "a string") -> None:
         if size > self.max_chars:
             raise TemplateLimitError(
-                f"chat template stopped: {what} would pass {self.max_chars:,} characters"
+                f"chat template stopped by the size limit: {what} would pass {self.max_chars:,} characters "
+                "(the limit for this conversation)"
             )
 
 

@@ -14,7 +14,22 @@ from .results import ChatWarning, FormatToken
 from ..text.errors import TokscopeError
 
 
-def injection_warnings(enc: Encoder, r: Rendering, fmt_name: str, conv: Conversation) -> list[ChatWarning]:
+def _difference(a: int, b: int) -> str:
+    """``b`` against ``a`` as a signed difference.
+
+    >>> _difference(10, 7), _difference(3, 5), _difference(2, 2)
+    ('3 fewer', '2 more', 'the same number')
+    """
+    if a == b:
+        return "the same number"
+    return f"{a - b} fewer" if b < a else f"{b - a} more"
+
+
+def injection_warnings(enc: Encoder, r: Rendering, fmt_name: str, conv: Conversation,
+                       content_specials: bool = False) -> list[ChatWarning]:
+    """Message text (or a tool definition) that spells a special token or a control string of the
+    format. By default it is counted as text; the warning says how many tokens reading it as the
+    special token (``content_specials``, transformers' default) gives, and the other way round."""
     out = []
     special_re = special_regex(enc.specials)
     lookalike_re = special_regex([c for c in r.controls if c not in enc.specials and c not in r.assumed])
@@ -29,14 +44,22 @@ def injection_warnings(enc: Encoder, r: Rendering, fmt_name: str, conv: Conversa
                 except TokscopeError:
                     as_special = as_text
                 names = ", ".join(repr(s) for s in spelled[:3]) + (" and more" if len(spelled) > 3 else "")
-                harmony_note = "; openai-harmony does the same" if fmt_name == "harmony" else ""
-                out.append(ChatWarning(
-                    "special-in-content",
-                    f"{where}: {what} spells the special token{'s' if len(spelled) > 1 else ''} {names}; tokscope counts "
-                    f"it as text ({as_text} tokens){harmony_note}; a runtime that reads special tokens in text "
-                    f"(apply_chat_template without sanitizing, tiktoken with allowed_special='all') would see "
-                    f"{as_special} tokens and the control token itself; tiktoken's default refuses such text",
-                    index))
+                plural = "s" if len(spelled) > 1 else ""
+                if content_specials:
+                    message = (
+                        f"{where}: {what} spells the special token{plural} {names}; counted as the control "
+                        f"token{plural} ({as_special} tokens), as apply_chat_template then encode reads it: the "
+                        f"model sees the control token itself; as text it would be {as_text} tokens "
+                        f"({_difference(as_special, as_text)})")
+                else:
+                    harmony_note = "; openai-harmony does the same" if fmt_name == "harmony" else ""
+                    message = (
+                        f"{where}: {what} spells the special token{plural} {names}; tokscope counts it as text "
+                        f"({as_text} tokens){harmony_note}; a runtime that reads special tokens in text "
+                        f"(apply_chat_template's default, tiktoken with allowed_special='all'; tokscope's "
+                        f"content_specials) would see {as_special} tokens ({_difference(as_text, as_special)}) and "
+                        f"the control token itself; tiktoken's default refuses such text")
+                out.append(ChatWarning("special-in-content", message, index))
         if lookalike_re is not None:
             spelled = sorted({x.group() for x in lookalike_re.finditer(text)})
             if spelled:
