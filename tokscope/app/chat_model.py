@@ -112,6 +112,32 @@ class ChatDraft:
     format: str = AUTO
     #: the JSON file it was loaded from or saved to last
     path: str | None = None
+    #: the conversation's JSON when it was made, loaded or saved (``None``: now)
+    baseline: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.baseline is None:
+            self.baseline = self.to_json()
+
+    @property
+    def modified(self) -> bool:
+        """Whether the messages or tools changed since the draft was made, loaded or saved
+        (the generation prompt and the format are settings, not the conversation).
+
+        >>> d = ChatDraft.example(); d.modified
+        False
+        >>> d.messages[0]["content"] = "Be brief."; d.modified
+        True
+        >>> d.mark_saved("c.json"); d.modified, d.path
+        (False, 'c.json')
+        """
+        return self.to_json() != self.baseline
+
+    def mark_saved(self, path: str | None = None) -> None:
+        """The draft as it is now is what was saved (to ``path``) or is to be let go."""
+        self.baseline = self.to_json()
+        if path is not None:
+            self.path = path
 
     @classmethod
     def example(cls) -> ChatDraft:
@@ -135,7 +161,8 @@ class ChatDraft:
 
     def snapshot(self) -> ChatDraft:
         """A deep copy (what a worker counts, and what an undo brings back)."""
-        return ChatDraft(copy.deepcopy(self.messages), copy.deepcopy(self.tools), self.generation, self.format, self.path)
+        return ChatDraft(copy.deepcopy(self.messages), copy.deepcopy(self.tools), self.generation, self.format, self.path,
+                         self.baseline)
 
     def conversation(self) -> dict[str, Any]:
         """The chat-completions object: ``messages`` and, when there are any, ``tools``."""
