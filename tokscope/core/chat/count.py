@@ -19,7 +19,7 @@ from .parts import CONTENT_PART, PREFIX, Rendering, collect_user_strings, specia
 from .render_chatml import render_chatml
 from .render_harmony import render_harmony
 from .render_llama3 import render_llama3
-from .render_template import render_with_template
+from .render_template import render_template_text, render_with_template
 from .results import CONTENT, MIXED, TEMPLATE, TOOLS, ChatCount, ChatWarning, MessageCount, Span
 from .templates import ChatTemplate
 from .warnings import bos_warnings, injection_warnings, not_special_warnings
@@ -98,6 +98,24 @@ def mark_tool_tokens(ids: Sequence[int], kinds: list[str], bare: Sequence[int]) 
         for k in range(lo, hi):
             if kinds[k] == TEMPLATE:
                 kinds[k] = TOOLS
+
+
+def _ids_without_tools(enc: Encoder, r: Rendering, conv: Conversation, fmt: ChatFormat, tokenizer: Any, gen: bool,
+                       cont: bool, content_specials: bool, template: ChatTemplate | None,
+                       cancel: threading.Event | None) -> Sequence[int]:
+    """The ids of the conversation counted without its tools (what the tools add is the difference).
+
+    A template's rendering without tools is encoded with every special token read as one when no
+    message spells a special token (then that is what the full count would do): one render
+    instead of the several a full count takes. Otherwise, the full count."""
+    bare = Conversation(conv.messages, ())
+    pattern = special_regex(enc.specials)
+    plain = content_specials or pattern is None or not any(pattern.search(t) for _, _, t in r.user_strings)
+    if isinstance(fmt, TemplateFormat) and not cont and plain:
+        text = render_template_text(bare, fmt, gen, cancel)
+        return enc.tok.encode(text, allowed_special=set(enc.specials), disallowed_special=(), **enc.extra)
+    return count_chat(tokenizer, bare, fmt, add_generation_prompt=gen, continue_final_message=cont,
+                      content_specials=content_specials, template=template, cancel=cancel).ids
 
 
 def _check_roles(conv: Conversation, specials: Mapping[str, int]) -> None:
@@ -199,12 +217,11 @@ def count_chat(
 
     tool_tokens = None
     if conv.tools:
-        bare = count_chat(tokenizer, Conversation(conv.messages, ()), fmt, add_generation_prompt=add_generation_prompt,
-                          continue_final_message=continue_final_message, content_specials=content_specials,
-                          template=template, cancel=cancel)
-        tool_tokens = len(ids) - bare.total
+        bare_ids = _ids_without_tools(enc, r, conv, fmt, tokenizer, add_generation_prompt, continue_final_message,
+                                      content_specials, template, cancel)
+        tool_tokens = len(ids) - len(bare_ids)
         if isinstance(fmt, TemplateFormat):  # the other formats mark their tools' parts themselves
-            mark_tool_tokens(ids, kinds, bare.ids)
+            mark_tool_tokens(ids, kinds, bare_ids)
         if tool_tokens == 0:
             warnings.append(ChatWarning(
                 "unused-tools", f"the {fmt.name} format writes no tool definitions here, so the model never sees "

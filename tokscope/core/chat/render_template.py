@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .attribution import owner_cuts, parts_from_text, search_contents, turn_start
@@ -15,7 +15,7 @@ from .conversation import KNOWN_ROLES, ChatInputError, Conversation, thaw
 from .formats import TemplateFormat
 from .parts import SPECIAL_PART, TEXT_PART, Rendering, special_regex, unknown_role
 from .results import ChatWarning
-from .templates import REASONING_KEYS, ChatTemplate, locate_content, render_template, scaled_limits, strings_of
+from .templates import REASONING_KEYS, ChatTemplate, ChatTemplateError, locate_content, render_template, scaled_limits, strings_of
 
 
 def _template_messages(conv: Conversation, parse_arguments: bool) -> tuple[list[dict[str, Any]], str | None]:
@@ -91,8 +91,45 @@ def _continue_at(real: str, final: str) -> int:
     return len(real[:at].rstrip())
 
 
-def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any, gen: bool, cont: bool = False,
-                         cancel: threading.Event | None = None) -> Rendering:
+def _probe(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """A short conversation to learn the generation prompt from: the first message when it is a
+    system or developer one, and the last user message (``None`` without a user message).
+
+    >>> [m["role"] for m in _probe([{"role": "system"}, {"role": "user"}, {"role": "assistant"}, {"role": "user"}])]
+    ['system', 'user']
+    """
+    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    if last_user is None:
+        return None
+    first = messages[0]
+    return [first, last_user] if first is not last_user and first.get("role") in ("system", "developer") else [last_user]
+
+
+def _generation_prompt(render: Callable[[list[dict[str, Any]], bool], str], messages: list[dict[str, Any]],
+                       real: str, gen: bool) -> str | None:
+    """What ``add_generation_prompt`` appends: learnt from a short conversation (:func:`_probe`)
+    rendered both ways, taken when ``real`` (rendered with ``gen``) agrees with it; else from the
+    whole conversation rendered the other way. ``None`` when the two renderings do not differ by
+    an appended text."""
+    probe = _probe(messages)
+    if probe is not None:
+        try:
+            with_gen, without = render(probe, True), render(probe, False)
+        except ChatTemplateError:
+            with_gen = without = ""
+        found = with_gen[len(without):] if with_gen.startswith(without) else ""
+        if found and (real.endswith(found) if gen else not real.endswith(found)):
+            return found
+    other = render(messages, not gen)
+    with_gen, without = (real, other) if gen else (other, real)
+    return with_gen[len(without):] if with_gen.startswith(without) else None
+
+
+def _setup(conv: Conversation, fmt: TemplateFormat, cancel: threading.Event | None
+           ) -> tuple[str, str, Callable[..., str], list[dict[str, Any]], str | None, Any, Any, dict[str, Any]]:
+    """What rendering ``conv`` with ``fmt`` needs: the template's name and source, a render
+    function (messages, generation prompt, tools, documents), the messages as a template sees
+    them, how tool-call arguments were given, the tools, the documents and the variables."""
     template = fmt.template
     tools_given = bool(conv.tools)
     name, source = template.select(tools=tools_given, name=fmt.template_name)
@@ -100,7 +137,6 @@ def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any
     tools = [thaw(t.raw) for t in conv.tools] if tools_given else None
     documents = [dict(d) for d in fmt.documents] if fmt.documents is not None else None
     messages, tool_arguments = _template_messages(conv, fmt.parse_tool_arguments)
-    final = _tag_final(messages, source) if cont else None
     limits = fmt.limits
     if limits is None:
         size = sum(map(len, strings_of(messages))) + sum(map(len, strings_of(tools))) + sum(map(len, strings_of(documents)))
@@ -111,10 +147,24 @@ def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any
                                add_generation_prompt=with_gen, variables=variables, limits=limits,
                                cancel=cancel)
 
+    return name, source, render, messages, tool_arguments, tools, documents, variables
+
+
+def render_template_text(conv: Conversation, fmt: TemplateFormat, gen: bool,
+                         cancel: threading.Event | None = None) -> str:
+    """The rendered text alone, as ``apply_chat_template(..., tokenize=False)`` gives it."""
+    _, _, render, messages, _, _, _, _ = _setup(conv, fmt, cancel)
+    return render(messages, gen)
+
+
+def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any, gen: bool, cont: bool = False,
+                         cancel: threading.Event | None = None) -> Rendering:
+    template = fmt.template
+    name, source, render, messages, tool_arguments, tools, documents, variables = _setup(conv, fmt, cancel)
+    final = _tag_final(messages, source) if cont else None
+
     real = render(messages, gen)
-    other = render(messages, not gen)
-    with_gen, without = (real, other) if gen else (other, real)
-    gen_text = with_gen[len(without):] if with_gen.startswith(without) else None
+    gen_text = _generation_prompt(render, messages, real, gen)
 
     specials = dict(getattr(tokenizer, "special_tokens", {}) or {})
     special_re = special_regex(specials)
@@ -127,7 +177,7 @@ def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any
     look_alike = special_re if special_re is not None and any(special_re.search(t) for t in user_texts) else None
     located = locate_content(lambda msgs, tools_arg, docs: render(msgs, gen, tools_arg, docs), real, messages,
                              tools, documents, look_alike=look_alike,
-                             avoid=(source, other, *user_texts, *strings_of(variables)))
+                             avoid=(source, *user_texts, *strings_of(variables)))
     ranges = list(located.content)
     literal = list(located.literal)
     level = located.level
