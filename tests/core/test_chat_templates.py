@@ -897,3 +897,84 @@ def test_limits_scale_with_the_conversation(toys):
     endless = ChatTemplate.from_jinja("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
     with pytest.raises(ChatTemplateError, match=r"time limit \(0\.2 s"):
         count_chat(mine, PREFILL, TemplateFormat(endless, timeout=0.2))
+
+
+# ----- attribution of templates that rewrite or leave out messages ---------------------------------
+
+QWEN3_HISTORY = r"""{%- for message in messages %}
+{%- if message.role == "user" %}{{ '<|im_start|>user\n' + message.content + '<|im_end|>\n' }}
+{%- elif message.role == "assistant" %}
+{%- set content = message.content %}
+{%- if '</think>' in content %}{%- set content = content.split('</think>')[-1].lstrip('\n') %}{%- endif %}
+{{- '<|im_start|>assistant\n' + content + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"""
+
+DEEPSEEK_R1 = r"""{{ bos_token }}{%- for message in messages %}
+{%- if message.role == 'user' %}{{ '<｜User｜>' + message.content }}
+{%- elif message.role == 'assistant' %}{% set content = message.content %}
+{%- if '</think>' in content %}{% set content = content.split('</think>')[-1] %}{% endif %}
+{{- '<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>' }}
+{%- endif %}{%- endfor %}{% if add_generation_prompt %}{{ '<｜Assistant｜><think>\n' }}{% endif %}"""
+
+GPT_OSS_STYLE = r"""{{- '<|start|>system<|message|>You are ChatGPT.<|end|>' }}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{ '<|start|>user<|message|>' + message.content + '<|end|>' }}
+{%- elif message.role == 'assistant' %}{{ '<|start|>assistant<|channel|>final<|message|>' + message.content + '<|end|>' }}
+{%- endif %}{%- endfor %}
+{%- if add_generation_prompt %}<|start|>assistant{% endif %}"""
+
+
+def span_text(got, index):
+    return "".join(got.text[got.offsets[s][0]:got.offsets[e - 1][1]] for s, e in got.messages[index].spans)
+
+
+def message_content(got, index):
+    return "".join(got.text[got.offsets[k][0]:got.offsets[k][1]] for s, e in got.messages[index].spans
+                   for k in range(s, e) if got.kinds[k] in (CONTENT, MIXED))
+
+
+def test_qwen3_rerendered_history_is_the_assistants_content(toys):
+    mine, ref = toys["qwen"]
+    messages = [{"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "<think>\nThe user greets.\n</think>\n\nHello!"},
+                {"role": "user", "content": "Bye"}]
+    got = count_chat(mine, messages, TemplateFormat(ChatTemplate.from_jinja(QWEN3_HISTORY)))
+    assert got.text == hf_render(QWEN3_HISTORY, {}, messages, gen=True)
+    assert list(got.ids) == ref.encode(got.text, allowed_special="all")
+    assert message_content(got, 1) == "Hello!"
+    assert span_text(got, 1) == "<|im_start|>assistant\nHello!<|im_end|>\n"
+    check_tiling(got)
+
+
+def test_deepseek_r1_assistant_turn_is_the_assistants(o200k):
+    specials = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"]
+    mine, ref = toy(o200k, specials)
+    template = ChatTemplate.from_jinja(DEEPSEEK_R1, special_tokens={"bos_token": specials[0]},
+                                       control_tokens=[*specials, "<｜User｜>", "<｜Assistant｜>"])
+    messages = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "<think>add</think>4"},
+                {"role": "user", "content": "and 3+3?"}]
+    got = count_chat(mine, messages, TemplateFormat(template))
+    assert got.text == hf_render(DEEPSEEK_R1, {"bos_token": specials[0]}, messages, gen=True)
+    assert list(got.ids) == ref.encode(got.text, allowed_special="all")
+    # the turn markers are text here (a token may join "?" and the "<" after it): the BOS is the
+    # prefix's, the assistant's turn is the assistant's
+    assert got.text[got.spans[0].text_start:got.spans[0].text_end] == "<｜begin▁of▁sentence｜>"
+    assert span_text(got, 0).startswith("<｜User｜>2+2?") and "Assistant" not in span_text(got, 0)
+    assert span_text(got, 1).endswith("｜Assistant｜>4<｜end▁of▁sentence｜>")
+    assert message_content(got, 1) == "4"
+    check_tiling(got)
+
+
+def test_a_message_the_template_leaves_out_owns_nothing(o200k):
+    mine, ref = toy(o200k, ["<|start|>", "<|end|>", "<|message|>", "<|channel|>"])
+    messages = [{"role": "critic", "content": "Too long."}, {"role": "user", "content": "Hi"}]
+    got = count_chat(mine, messages, TemplateFormat(ChatTemplate.from_jinja(GPT_OSS_STYLE)))
+    assert got.text == hf_render(GPT_OSS_STYLE, {}, messages, gen=True)
+    assert not got.messages[0].rendered and got.messages[0].tokens == 0
+    assert got.spans[0].kind == "prefix"
+    assert got.text[got.spans[0].text_start:got.spans[0].text_end] == "<|start|>system<|message|>You are ChatGPT.<|end|>"
+    assert span_text(got, 1) == "<|start|>user<|message|>Hi<|end|>"
+    assert [w.index for w in got.warnings if w.kind == "dropped"] == [0]
+    check_tiling(got)

@@ -8,7 +8,7 @@ tokens and template text."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import regex
 
@@ -16,8 +16,22 @@ from .conversation import Conversation
 from .parts import CONTENT_PART, PREFIX, SPECIAL_PART, TEXT_PART, Part
 
 
+#: where a message's text is cut into pieces searched one by one when it is not found whole
+_PIECES = regex.compile(r"\n+|</?think>")
+
+
 def search_contents(text: str, conv: Conversation) -> list[tuple[int, int, int]]:
-    """Content ranges found by searching each message's text in order (the fallback)."""
+    """Content ranges found by searching each message's text in order (the fallback): the text
+    stripped, else its lines one by one (a template that drops the reasoning before ``</think>``
+    or rewrites some lines still shows the rest).
+
+    >>> from tokscope.core.chat.conversation import parse_conversation
+    >>> conv = parse_conversation([{"role": "user", "content": "Hi"},
+    ...                            {"role": "assistant", "content": "<think>\\nhm\\n</think>\\n\\nHello!"}])
+    >>> text = "<u>Hi</u><a>Hello!</a>"
+    >>> [text[s:e] for s, e, _ in search_contents(text, conv)]
+    ['Hi', 'Hello!']
+    """
     ranges = []
     pos = 0
     for i, m in enumerate(conv.messages):
@@ -29,6 +43,13 @@ def search_contents(text: str, conv: Conversation) -> list[tuple[int, int, int]]
             if at >= 0:
                 ranges.append((at, at + len(core), i))
                 pos = at + len(core)
+                continue
+            for piece in _PIECES.split(core):
+                piece = piece.strip()
+                at = text.find(piece, pos) if piece else -1
+                if at >= 0:
+                    ranges.append((at, at + len(piece), i))
+                    pos = at + len(piece)
     return ranges
 
 
@@ -77,8 +98,12 @@ def _cut_gap(text: str, lo: int, hi: int, special_re: regex.Pattern[str] | None,
 
 
 def owner_cuts(text: str, ranges: list[tuple[int, int, int]], conv: Conversation, start_token: str | None,
-            suffix_at: int, special_re: regex.Pattern[str] | None) -> list[tuple[int, int]]:
-    """Cut the rendered text into ``(start, owner)`` pieces: prefix, messages, suffix."""
+               suffix_at: int, boundary_re: regex.Pattern[str] | None,
+               dropped: Collection[int] = ()) -> list[tuple[int, int]]:
+    """Cut the rendered text into ``(start, owner)`` pieces: prefix, messages, suffix. Messages in
+    ``dropped`` (the template left them out) own nothing; a message with nothing located in the
+    text owns a turn start between its neighbours when there are enough of them. ``boundary_re``
+    matches the control tokens a gap between turns is cut after (see :func:`_cut_gap`)."""
     n = len(conv.messages)
     regions: list[list[int]] = []  # [message, start, end]
     for start, end, i in sorted(ranges):
@@ -97,7 +122,7 @@ def owner_cuts(text: str, ranges: list[tuple[int, int, int]], conv: Conversation
             at = text.find(start_token, at + len(start_token), hi)
         return out
 
-    anchored = {reg[0] for reg in regions}
+    anchored = {reg[0] for reg in regions} | set(dropped)
     prev_msg, prev_end = PREFIX, 0
     for msg, start, end in regions:
         between = [k for k in range(prev_msg + 1, msg) if k not in anchored] if msg > prev_msg else []
@@ -110,7 +135,7 @@ def owner_cuts(text: str, ranges: list[tuple[int, int, int]], conv: Conversation
         elif hits:
             cut = hits[-1]
         else:
-            cut = _cut_gap(text, prev_end, start, special_re, leading=prev_msg == PREFIX)
+            cut = _cut_gap(text, prev_end, start, boundary_re, leading=prev_msg == PREFIX)
         cuts.append((max(cut, prev_end if prev_msg != PREFIX else 0), msg))
         prev_msg, prev_end = msg, end
     if regions:
@@ -119,10 +144,11 @@ def owner_cuts(text: str, ranges: list[tuple[int, int, int]], conv: Conversation
         if after and len(hits) >= len(after):
             for k, at in zip(after, hits[len(hits) - len(after):]):
                 cuts.append((at, k))
-    elif n:
+    else:
+        kept = [k for k in range(n) if k not in anchored]
         hits = starts_in(0, suffix_at)
-        if len(hits) >= n:
-            for k, at in zip(range(n), hits[len(hits) - n:]):
+        if kept and len(hits) >= len(kept):
+            for k, at in zip(kept, hits[len(hits) - len(kept):]):
                 cuts.append((at, k))
     cuts.append((suffix_at, n))
     # keep the cuts in text order; a later cut never moves before an earlier one

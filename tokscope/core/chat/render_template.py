@@ -13,7 +13,7 @@ from typing import Any
 from .attribution import owner_cuts, parts_from_text, search_contents, turn_start
 from .conversation import KNOWN_ROLES, ChatInputError, Conversation, thaw
 from .formats import TemplateFormat
-from .parts import SPECIAL_PART, TEXT_PART, Rendering, special_regex, unknown_role
+from .parts import SPECIAL_PART, TEXT_PART, Rendering, special_regex, unknown_role, who
 from .results import ChatWarning
 from .templates import REASONING_KEYS, ChatTemplate, ChatTemplateError, locate_content, render_template, scaled_limits, strings_of
 
@@ -125,6 +125,19 @@ def _generation_prompt(render: Callable[[list[dict[str, Any]], bool], str], mess
     return with_gen[len(without):] if with_gen.startswith(without) else None
 
 
+def _dropped(conv: Conversation, ranges: list[tuple[int, int, int]]) -> set[int]:
+    """The messages with text that the rendering does not hold anywhere (their strings were
+    followed and none landed): the template left them out.
+
+    >>> from tokscope.core.chat.conversation import parse_conversation
+    >>> _dropped(parse_conversation([{"role": "x", "content": "a"}, {"role": "user", "content": "b"},
+    ...                              {"role": "assistant", "content": None}]), [(5, 6, 1)])
+    {0}
+    """
+    found = {i for _, _, i in ranges}
+    return {i for i, m in enumerate(conv.messages) if i not in found and any(p.strip() for p in m.parts)}
+
+
 def _setup(conv: Conversation, fmt: TemplateFormat, cancel: threading.Event | None
            ) -> tuple[str, str, Callable[..., str], list[dict[str, Any]], str | None, Any, Any, dict[str, Any]]:
     """What rendering ``conv`` with ``fmt`` needs: the template's name and source, a render
@@ -196,9 +209,16 @@ def render_with_template(conv: Conversation, fmt: TemplateFormat, tokenizer: Any
         r.warnings.append(ChatWarning(
             "attribution", "the template transforms tool calls, so their arguments are counted as template tokens"))
 
-    start_token = turn_start(gen_text, specials)
+    # a turn starts with a special token, or with a control token the model's config lists (DeepSeek's
+    # <｜Assistant｜> is an added token that is not special)
+    start_token = turn_start(gen_text, {**dict.fromkeys(template.control_tokens, -1), **specials})
     suffix_at = len(real) - len(gen_text) if gen and gen_text else len(real)
-    owners = owner_cuts(real, ranges, conv, start_token, suffix_at, special_re)
+    dropped = _dropped(conv, ranges) if located.marked and level != "none" else set()
+    for i in sorted(dropped):
+        r.warnings.append(ChatWarning("dropped", f"{who(conv, i)}: the chat template leaves it out", i))
+    controls = [c for c in template.control_tokens if c not in specials]
+    boundary_re = special_regex([*specials, *controls]) if controls else special_re
+    owners = owner_cuts(real, ranges, conv, start_token, suffix_at, boundary_re, dropped)
     r.parts = parts_from_text(real, ranges, literal, owners, special_re)
     _template_controls(r, template, specials)
     if final is not None:

@@ -240,7 +240,11 @@ class _TemplateNamespace(jinja2.utils.Namespace):
     def _check(name: Any, value: Any) -> None:
         if isinstance(name, str) and name.startswith("_"):
             raise SecurityError(f"a namespace may not hold the underscore name {name!r}")
-        _check_value(value, "a namespace value")
+        if type(value) not in _UNSIZED:  # flags and counters, set in loops, have no size to check
+            _check_value(value, "a namespace value")
+
+
+_UNSIZED = frozenset({bool, int, float, type(None)})
 
 
 def _raise_exception(message: Any) -> None:
