@@ -6,6 +6,7 @@
 ``conversation``   check and freeze the input (:func:`parse_conversation`)
 ``formats``        the formats (ChatML, harmony, Llama 3, a Hugging Face template) and which fits
 ``templates``      Hugging Face chat templates: choose one, render it sandboxed, locate the content
+``deadline``       stop a runaway template render at its time limit (or when cancelled)
 ``harmony``        the text harmony writes for system/developer messages and tool definitions
 ``parts``          a rendering as parts (template text, special tokens, content, tool definitions)
 ``render_chatml``, ``render_llama3``, ``render_harmony``, ``render_template``  one renderer per format
