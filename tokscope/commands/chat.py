@@ -1,9 +1,9 @@
 """``tokscope chat``: what a conversation costs in tokens, rendered as the model sees it.
 
-The input is the ``messages`` list of the chat-completions API (or an object holding ``messages``
-and ``tools``). The format is the tokenizer's own: a model folder's chat template when the
-tokenizer came with one, else the format its special tokens call for (harmony for
-o200k_harmony, Llama 3's headers, ChatML). Warnings (content that spells a special token, a
+The input (``tokscope chat FILE``, or standard input) is the ``messages`` list of the
+chat-completions API (or an object holding ``messages`` and ``tools``). The format is the
+tokenizer's own: a model folder's chat template when the tokenizer came with one, else the format
+its special tokens call for (harmony for o200k_harmony, Llama 3's headers, ChatML). Warnings (content that spells a special token, a
 doubled BOS, an unknown role, strings of the format that are not special tokens here) go to
 standard error; a template that fails is a one-line error with its own message and line.
 """
