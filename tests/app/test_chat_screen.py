@@ -18,7 +18,7 @@ from tokscope.app.screens.compare import CompareScreen
 from tokscope.app.screens.dialogs import ChoiceDialog, PathPrompt
 from tokscope.app.widgets.chat_view import ChatPromptView
 from tokscope.app.widgets.form import Select
-from tokscope.core.chat import chat as core_chat
+from tokscope.core import chat as core_chat
 from tokscope.sources import registry
 from tokscope.sources.model_files import chat_template_of
 
@@ -552,3 +552,65 @@ def test_snapshot_compare_chat_120x40(snap_compare):
         await wait_compared(pilot, pilot.app.screen)
 
     assert snap_compare(snap_app("o200k_base"), terminal_size=(120, 40), run_before=run_before)
+
+
+async def edited_conversation(pilot, tmp_path) -> tuple[ChatScreen, object]:
+    """F12, open a conversation file, type into its second message."""
+    source = tmp_path / "talk.json"
+    source.write_text(json.dumps([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]))
+    await open_chat(pilot)
+    await open_file(pilot, str(source))
+    screen = await counted(pilot)
+    assert not screen.draft.modified
+    await pilot.press("down", "enter")  # the user message, into the editor
+    await pilot.pause()
+    screen.editor.focus()
+    screen.editor.move_cursor(screen.editor.document.end)
+    await pilot.press("!")
+    await pilot.pause()
+    assert screen.draft.messages[1]["content"] == "Hi!" and screen.draft.modified
+    return screen, source
+
+
+async def test_quit_asks_before_losing_the_chats_edits(tmp_path):
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, source = await edited_conversation(pilot, tmp_path)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog) and "talk.json" in dialog.message
+        await pilot.press("c")  # cancel: still here, the edits too
+        await pilot.pause()
+        assert app.is_running and app.screen is screen and screen.draft.messages[1]["content"] == "Hi!"
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("s")  # save: to its own file, then quit
+        await pilot.pause(0.3)
+    assert app.return_code == 0
+    assert json.loads(source.read_text())["messages"][1]["content"] == "Hi!"
+
+
+async def test_quit_after_leaving_the_chat_still_asks_and_discard_quits(tmp_path):
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, source = await edited_conversation(pilot, tmp_path)
+        await pilot.press("escape", "escape")  # the editor, then the chat screen: the draft lives on
+        await pilot.pause()
+        assert not isinstance(app.screen, ChatScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("d")
+        await pilot.pause(0.3)
+    assert app.return_code == 0
+    assert json.loads(source.read_text())[1]["content"] == "Hi"  # discarded: the file is as it was
+
+
+async def test_quit_without_chat_edits_does_not_ask():
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_chat(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0

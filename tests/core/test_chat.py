@@ -8,11 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.chat import chat
+from tokscope.core.chat import (attribution, context, conversation, count, encoding, formats, harmony, parts,
+                                 render_llama3)
 from tokscope.core.chat import templates as chat_template
-from tokscope.core.chat import context
-from tokscope.core.chat import harmony
-from tokscope.core.chat.chat import (CONTENT, MIXED, TEMPLATE, TOOLS, ChatFormatError, ChatInputError, ChatMLFormat,
+from tokscope.core.chat import (CONTENT, MIXED, TEMPLATE, TOOLS, ChatFormatError, ChatInputError, ChatMLFormat,
                                 Llama3Format, chat_formats, context_window, context_windows_for, count_chat,
                                 parse_conversation, pick_format)
 from tokscope.core.tokenizer.tokenizer import Tokenizer
@@ -26,7 +25,8 @@ WEATHER = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 
 
-@pytest.mark.parametrize("module", [chat, chat_template, context, harmony])
+@pytest.mark.parametrize("module", [conversation, formats, attribution, encoding, count, chat_template, context, harmony,
+                                    parts, render_llama3])
 def test_doctests(module):
     failed, attempted = doctest.testmod(module)
     assert failed == 0 and attempted > 0
@@ -342,7 +342,7 @@ def test_chat_modules_import_only_the_standard_library_regex_and_jinja2():
 
     code = (
         "import sys; before = set(sys.modules)\n"
-        "import tokscope.core.chat.chat, tokscope.core.chat.templates, tokscope.core.chat.harmony, tokscope.core.chat.context\n"
+        "import tokscope.core.chat\n"
         "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "print(','.join(sorted(new - set(sys.stdlib_module_names) - {'tokscope', 'regex', 'jinja2', 'markupsafe'})))\n"
     )

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.chat.chat import CONTENT, MIXED, ChatInputError, HarmonyFormat, count_chat, parse_conversation
+from tokscope.core.chat import (CONTENT, MIXED, ChatFormatError, ChatInputError, HarmonyFormat, count_chat,
+                                parse_conversation, resolve_format)
 from tokscope.sources import builtin
 
 oh = pytest.importorskip("openai_harmony")
@@ -234,6 +235,27 @@ def test_options(encoding, tok, fmt):
     tools = [WEATHER]
     got = count_chat(tok, messages, fmt, tools=tools)
     assert list(got.ids) == render(encoding, messages, tools, fmt)
+
+
+@pytest.mark.parametrize("variables", [{"reasoning_effort": "high"}, {"reasoning_effort": "low", "current_date": "2025-06-28"},
+                                       {"drop_analysis": False}])
+def test_variables_set_harmony_options(encoding, tok, variables):
+    """``tokscope chat --var reasoning_effort=high`` renders what openai-harmony renders with it."""
+    fmt = resolve_format("harmony", tok, None, variables=variables)
+    messages = CONVERSATIONS["reasoning dropped"]
+    got = count_chat(tok, messages, fmt)
+    assert list(got.ids) == render(encoding, messages, (), HarmonyFormat(**variables))
+    assert list(got.ids) != render(encoding, messages, (), HarmonyFormat())
+
+
+@pytest.mark.parametrize("variables,message", [
+    ({"enable_thinking": False}, "has no variable 'enable_thinking'"),
+    ({"reasoning_effort": "max"}, "one of low, medium, high"),
+    ({"drop_analysis": "no"}, "true or false"),
+])
+def test_variables_harmony_has_not_are_refused(tok, variables, message):
+    with pytest.raises(ChatFormatError, match=message):
+        resolve_format("harmony", tok, None, variables=variables)
 
 
 def test_final_return_is_the_training_rendering(encoding, tok):

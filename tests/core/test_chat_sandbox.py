@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tokscope.core.chat.chat import TemplateFormat, count_chat
+from tokscope.core.chat import TemplateFormat, count_chat
 from tokscope.core.chat.templates import (ChatTemplate, ChatTemplateError, RenderLimits, TemplateLimitError,
                                          TemplateSecurityError, render_template)
 
@@ -67,7 +67,7 @@ def test_content_is_data_not_template():
 ])
 def test_endless_loops_stop_on_time(source):
     start = time.monotonic()
-    with pytest.raises(TemplateLimitError, match=r"chat template stopped after 0\.3 s"):
+    with pytest.raises(TemplateLimitError, match=r"chat template stopped by the time limit \(0\.3 s"):
         render(source)
     assert time.monotonic() - start < 3
 
@@ -222,3 +222,40 @@ def test_cancel_stops_count_chat(load):
     for fmt in ("harmony", TemplateFormat(ChatTemplate.from_jinja("{{ messages[0].content }}"))):
         with pytest.raises(CancelledError):
             count_chat(load("o200k_harmony"), MESSAGES, fmt, cancel=cancel)
+
+
+def test_the_deadline_never_fires_after_its_block():
+    """Blocks that end just as the deadline passes: the stop is raised inside the block or not at
+    all, never in the code after it."""
+    from tokscope.core.chat.deadline import TimeUp, interruptible
+
+    inside = finished = 0
+    for k in range(150):
+        try:
+            with interruptible(0.002):
+                end = time.perf_counter() + 0.0015 + (k % 10) * 0.0001
+                while time.perf_counter() < end:
+                    pass
+            finished += 1
+        except TimeUp:
+            inside += 1
+        for _ in range(20_000):  # a stray stop would land here and fail the test
+            pass
+    assert inside + finished == 150
+
+
+@pytest.mark.parametrize("hook", ["settrace", "setprofile"])
+def test_endless_loops_stop_under_a_debugger_or_profiler(hook):
+    def noop(frame, event, arg):
+        return None
+
+    set_hook, get_hook = getattr(sys, hook), getattr(sys, hook.replace("set", "get"))
+    set_hook(noop)
+    try:
+        start = time.monotonic()
+        with pytest.raises(TemplateLimitError, match="time limit"):
+            render("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
+        assert time.monotonic() - start < 3
+        assert get_hook() is noop
+    finally:
+        set_hook(None)

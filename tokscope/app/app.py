@@ -828,6 +828,10 @@ class ExplorerApp(App):
             after()
 
     async def action_quit(self) -> None:
+        from .screens.chat import ask_before_quit
+
+        if ask_before_quit(self):  # the chat's conversation has unsaved edits: that is asked first
+            return
         if not self.modified or self.source == "sample":
             self.exit(0)
             return

@@ -4,7 +4,7 @@ A :class:`ChatDraft` is a chat-completions ``messages`` list (each message a pla
 fields the screen does not edit, such as ``tool_calls``, ``name`` or ``tool_call_id``, stay as
 they were loaded), the ``tools`` given with it, the generation-prompt switch and the format
 choice. :func:`count_draft` renders and counts it for one tokenizer with the core
-(:func:`tokscope.core.chat.chat.count_chat`, the model's own template from
+(:func:`tokscope.core.chat.count_chat`, the model's own template from
 :func:`tokscope.sources.model_files.chat_template_of`, its context sizes from
 :func:`~tokscope.sources.model_files.contexts_of`: the calls ``tokscope chat`` makes) and lays it
 out for the token views. It runs in worker threads; nothing here touches a widget.
@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.chat import chat as core_chat
+from ..core import chat as core_chat
 from ..core.chat.templates import ChatTemplate, ChatTemplateError, one_line
 from ..core.chat.context import ContextWindow
 from ..core.text.display import safe_text
@@ -108,10 +108,36 @@ class ChatDraft:
 
     messages: list[dict[str, Any]]
     tools: list[Any] | None = None
-    generation: bool = True
+    generation: bool = core_chat.ADD_GENERATION_PROMPT
     format: str = AUTO
     #: the JSON file it was loaded from or saved to last
     path: str | None = None
+    #: the conversation's JSON when it was made, loaded or saved (``None``: now)
+    baseline: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.baseline is None:
+            self.baseline = self.to_json()
+
+    @property
+    def modified(self) -> bool:
+        """Whether the messages or tools changed since the draft was made, loaded or saved
+        (the generation prompt and the format are settings, not the conversation).
+
+        >>> d = ChatDraft.example(); d.modified
+        False
+        >>> d.messages[0]["content"] = "Be brief."; d.modified
+        True
+        >>> d.mark_saved("c.json"); d.modified, d.path
+        (False, 'c.json')
+        """
+        return self.to_json() != self.baseline
+
+    def mark_saved(self, path: str | None = None) -> None:
+        """The draft as it is now is what was saved (to ``path``) or is to be let go."""
+        self.baseline = self.to_json()
+        if path is not None:
+            self.path = path
 
     @classmethod
     def example(cls) -> ChatDraft:
@@ -125,7 +151,7 @@ class ChatDraft:
     @classmethod
     def from_json(cls, data: Any, path: str | None = None) -> ChatDraft:
         """A draft of a chat-completions ``messages`` list or an object with ``messages`` and
-        ``tools``, checked by the core first (:class:`~tokscope.core.chat.chat.ChatInputError`)."""
+        ``tools``, checked by the core first (:class:`~tokscope.core.chat.ChatInputError`)."""
         core_chat.parse_conversation(data)  # one-line errors, counted from message 1
         if isinstance(data, dict):
             messages, tools = data["messages"], data.get("tools")
@@ -135,7 +161,8 @@ class ChatDraft:
 
     def snapshot(self) -> ChatDraft:
         """A deep copy (what a worker counts, and what an undo brings back)."""
-        return ChatDraft(copy.deepcopy(self.messages), copy.deepcopy(self.tools), self.generation, self.format, self.path)
+        return ChatDraft(copy.deepcopy(self.messages), copy.deepcopy(self.tools), self.generation, self.format, self.path,
+                         self.baseline)
 
     def conversation(self) -> dict[str, Any]:
         """The chat-completions object: ``messages`` and, when there are any, ``tools``."""
@@ -153,7 +180,7 @@ class ChatDraft:
 
 def format_choices(tokenizer: Any, template: ChatTemplate | None) -> list[tuple[str, str]]:
     """``(label, value)`` of the formats the screen offers for ``tokenizer``: its own first
-    (``auto``), then every usable one of :func:`~tokscope.core.chat.chat.chat_formats`; a format whose
+    (``auto``), then every usable one of :func:`~tokscope.core.chat.chat_formats`; a format whose
     control strings are not special tokens here is marked ``as text``.
 
     >>> from tokscope.sources import registry
@@ -174,7 +201,7 @@ def format_choices(tokenizer: Any, template: ChatTemplate | None) -> list[tuple[
 
 
 def format_arg(choice: str) -> Any:
-    """What :func:`~tokscope.core.chat.chat.count_chat` takes for a choice of :func:`format_choices`."""
+    """What :func:`~tokscope.core.chat.count_chat` takes for a choice of :func:`format_choices`."""
     if choice == CHATML_IDS:
         return core_chat.ChatMLFormat(assume_ids=True)
     return choice
@@ -228,29 +255,19 @@ class ChatResult:
         return self.count is not None and any(t.assumed for t in self.count.format_tokens)
 
 
-#: a tokenizer's chat template, looked up once per tokenizer object (it reads the model's folder)
-_TEMPLATES: dict[int, tuple[Any, ChatTemplate | None]] = {}
-_TEMPLATES_LOCK = threading.Lock()
-
-
 def template_of(tokenizer: Any) -> ChatTemplate | None:
-    """The model's own chat template (:func:`~tokscope.sources.model_files.chat_template_of`), remembered."""
+    """The model's own chat template (:func:`~tokscope.sources.model_files.chat_template_of`), looked up
+    once per tokenizer (kept in its ``derived`` facts: it reads the model's folder)."""
     from ..sources.model_files import chat_template_of
 
-    key = id(tokenizer)
-    with _TEMPLATES_LOCK:
-        hit = _TEMPLATES.get(key)
-        if hit is not None and hit[0] is tokenizer:
-            return hit[1]
-    try:
-        template = chat_template_of(tokenizer)
-    except Exception:  # noqa: BLE001 - a tokenizer with no folder facts has no template
-        template = None
-    with _TEMPLATES_LOCK:
-        if len(_TEMPLATES) > 32:
-            _TEMPLATES.clear()
-        _TEMPLATES[key] = (tokenizer, template)
-    return template
+    def build() -> ChatTemplate | None:
+        try:
+            return chat_template_of(tokenizer)
+        except Exception:  # noqa: BLE001 - a tokenizer with no folder facts has no template
+            return None
+
+    derived = getattr(tokenizer, "derived", None)
+    return derived("chat.template", build) if callable(derived) else build()
 
 
 def error_line(exc: BaseException) -> str:

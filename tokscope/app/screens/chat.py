@@ -778,40 +778,7 @@ class ChatScreen(ViewScreen):
                     "(Ctrl+Z in the message list brings the previous conversation back)", markup=False)
 
     def action_save(self) -> None:
-        from .dialogs import ChoiceDialog, PathPrompt
-
-        def chosen(path: str | None) -> None:
-            if not path:
-                return
-            from pathlib import Path
-
-            if Path(path).expanduser().exists() and path != self.draft.path:
-                def answer(choice: str | None) -> None:
-                    if choice == "replace":
-                        self._write(path)
-
-                self.app.push_screen(ChoiceDialog("Replace?", f"{safe_text(path)} already exists. Replace it with "
-                                                  "this conversation?", [("replace", "Replace"), ("cancel", "Cancel")]),
-                                     answer)
-                return
-            self._write(path)
-
-        self.app.push_screen(PathPrompt("Save the conversation as (JSON)", self.draft.path or "conversation.json",
-                                        placeholder="conversation.json"), chosen)
-
-    def _write(self, path: str) -> None:
-        from pathlib import Path
-
-        from ...core.formats.files import write_atomic
-
-        try:
-            write_atomic(Path(path).expanduser(), self.draft.to_json().encode("utf-8"))
-        except (TokscopeError, OSError) as exc:
-            self.notify(f"Cannot save: {safe_text(exc)}. The conversation is still here.", severity="error",
-                        timeout=10, markup=False)
-            return
-        self.draft.path = path
-        self.notify(f"Saved {safe_text(path)}", markup=False)
+        save_draft(self.app, self.draft, ask=True)
 
     # ----- the rest ------------------------------------------------------------------------------
 
@@ -865,3 +832,76 @@ class ChatScreen(ViewScreen):
 
 def _empty_doc(tokenizer: Any) -> Document:
     return Document.from_tokens(tokenizer, "", [], [])
+
+
+# ----- saving, and asking before the conversation's edits are lost ----------------------------------
+
+
+def save_draft(app: Any, draft: ChatDraft, then: Callable[[], None] | None = None, ask: bool = False) -> None:
+    """Save ``draft`` as JSON, atomically: to its own file unless ``ask`` (or it has none), else to
+    the path the user gives (asking before replacing another file); ``then`` runs once it is saved."""
+    from pathlib import Path
+
+    from .dialogs import ChoiceDialog, PathPrompt
+
+    def write(path: str) -> None:
+        from ...core.formats.files import write_atomic
+
+        try:
+            write_atomic(Path(path).expanduser(), draft.to_json().encode("utf-8"))
+        except (TokscopeError, OSError) as exc:
+            app.notify(f"Cannot save: {safe_text(exc)}. The conversation is still here.", severity="error",
+                       timeout=10, markup=False)
+            return
+        draft.mark_saved(path)
+        app.notify(f"Saved {safe_text(path)}", markup=False)
+        if then is not None:
+            then()
+
+    if draft.path and not ask:
+        write(draft.path)
+        return
+
+    def chosen(path: str | None) -> None:
+        if not path:
+            return
+        if Path(path).expanduser().exists() and path != draft.path:
+            def answer(choice: str | None) -> None:
+                if choice == "replace":
+                    write(path)
+
+            app.push_screen(ChoiceDialog("Replace?", f"{safe_text(path)} already exists. Replace it with "
+                                         "this conversation?", [("replace", "Replace"), ("cancel", "Cancel")]), answer)
+            return
+        write(path)
+
+    app.push_screen(PathPrompt("Save the conversation as (JSON)", draft.path or "conversation.json",
+                               placeholder="conversation.json"), chosen)
+
+
+def ask_before_quit(app: Any) -> bool:
+    """When the chat's conversation (``app.chat_draft``) has unsaved edits, ask whether to save
+    them and return True; the answer (save, discard) then quits through ``app``'s quit action again.
+
+    False (nothing to ask) lets the quit go on.
+    """
+    from .dialogs import ChoiceDialog
+
+    draft = getattr(app, "chat_draft", None)
+    if draft is None or not draft.modified:
+        return False
+
+    def again() -> None:
+        app.call_later(app.run_action, "quit")
+
+    def answer(choice: str | None) -> None:
+        if choice == "save":
+            save_draft(app, draft, then=again)
+        elif choice == "discard":
+            draft.mark_saved()
+            again()
+
+    where = f"the conversation {safe_text(draft.path)}" if draft.path else "the chat's conversation (never saved)"
+    app.push_screen(ChoiceDialog("Unsaved edits", f"You changed {where}. Save it before quitting?",
+                                 [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]), answer)
+    return True

@@ -1,6 +1,6 @@
 """The rendered prompt of a conversation: a token view whose pieces are coloured by what they are.
 
-Every id of a chat rendering has a kind (:attr:`tokscope.core.chat.chat.ChatCount.kinds`): template
+Every id of a chat rendering has a kind (:attr:`tokscope.core.chat.ChatCount.kinds`): template
 text (grey), template special tokens (the token view's special colour), message content (the
 token view's alternating colours, as in the explorer), tokens the tokenizer merged from template
 text and content (amber on grey, underlined) and tool definitions (olive). :func:`legend` draws
@@ -13,7 +13,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from ...core.chat.chat import CONTENT, MIXED, TEMPLATE, TOOLS
+from ...core.chat.results import CONTENT, MIXED, TEMPLATE, TOOLS
 from ...core.document.document import SPECIAL
 from .compare_view import ComparePane
 from .token_view import Palette, TokenView

@@ -4,7 +4,7 @@ Harmony (the format of OpenAI's open-weight gpt-oss models) writes the model's c
 the function tools as plain text inside the system and developer messages; tool parameters are
 JSON schemas shown as TypeScript types. These functions produce that text character for
 character as the ``openai-harmony`` renderer does (the tests compare token ids with it); the
-message framing (``<|start|>``, ``<|channel|>``...) is in :mod:`tokscope.core.chat.chat`.
+message framing (``<|start|>``, ``<|channel|>``...) is in :mod:`tokscope.core.chat.render_harmony`.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ the same, and more strictly, because a template from the internet is untrusted c
 * access to an unsafe attribute (``{{ ''.__class__ }}``) is an error at once (Jinja's sandbox
   would render it as an empty string and fail only on the next step);
 * there is no loader, so ``{% include %}``/``{% import %}``/``{% extends %}`` cannot read files;
-* a render has a time budget (checked as the template's own lines run, so ``{% for %}`` loops
-  nested without end are stopped) and a size budget (checked on the output, on ``*``, ``+``,
+* a render has a time budget (a watcher thread stops it where it is, :mod:`.deadline`, so
+  ``{% for %}`` loops nested without end are stopped) and a size budget (checked on the output, on ``*``, ``+``,
   ``%`` and ``**``, on calls and filters whose arguments or results would pass it, and on
   ``namespace`` assignments), so a runaway template stops with a clear error instead of hanging
   or exhausting memory.
@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextvars
 import json
 import re
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +45,7 @@ import regex
 from jinja2.exceptions import SecurityError, TemplateError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from .deadline import Cancelled, TimeUp, interruptible
 from ..text.errors import CancelledError, TokscopeError
 
 #: the names a template sees that callers may not replace with extra variables
@@ -87,6 +87,20 @@ class RenderLimits:
 DEFAULT_LIMITS = RenderLimits()
 
 
+def scaled_limits(chars: int, messages: int, seconds: float | None = None) -> RenderLimits:
+    """The budget for a conversation of ``chars`` characters in ``messages`` messages: the default
+    plus 5 ms a message and 1 s per 500,000 characters, and room for eight times the input on top
+    of the default size. ``seconds``, when given, replaces the time limit (the user raising it).
+
+    >>> scaled_limits(0, 0) == DEFAULT_LIMITS, scaled_limits(11_000_000, 1)
+    (True, RenderLimits(seconds=24.005, max_chars=98000000))
+    >>> scaled_limits(0, 2_401, seconds=60).seconds
+    60
+    """
+    time_limit = DEFAULT_LIMITS.seconds + 0.005 * messages + chars / 500_000
+    return RenderLimits(time_limit if seconds is None else seconds, DEFAULT_LIMITS.max_chars + 8 * chars)
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """Collapse whitespace so a message fits on one line, cut at ``limit`` characters.
 
@@ -103,28 +117,29 @@ def one_line(text: str, limit: int = 300) -> str:
 
 
 class _Budget:
-    __slots__ = ("cancel", "deadline", "max_chars", "seconds", "ticks")
+    __slots__ = ("cancel", "deadline", "max_chars", "seconds")
 
     def __init__(self, limits: RenderLimits, cancel: threading.Event | None = None) -> None:
         self.seconds = limits.seconds
         self.max_chars = limits.max_chars
         self.deadline = time.monotonic() + limits.seconds
-        self.ticks = 0
         self.cancel = cancel
 
     def check_time(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise CancelledError("rendering the chat template was cancelled")
         if time.monotonic() > self.deadline:
-            raise TemplateLimitError(
-                f"chat template stopped after {self.seconds:g} s (it may loop without end); "
-                "raise the time limit if it is only slow"
-            )
+            raise TemplateLimitError(self.time_message())
+
+    def time_message(self) -> str:
+        return (f"chat template stopped by the time limit ({self.seconds:g} s for this conversation; "
+                "it may loop without end): raise the limit if it is only slow")
 
     def check_size(self, size: int, what: str = "a string") -> None:
         if size > self.max_chars:
             raise TemplateLimitError(
-                f"chat template stopped: {what} would pass {self.max_chars:,} characters"
+                f"chat template stopped by the size limit: {what} would pass {self.max_chars:,} characters "
+                "(the limit for this conversation)"
             )
 
 
@@ -179,27 +194,6 @@ def _check_replace(text: Any, args: Sequence[Any]) -> None:
         budget.check_size(len(text) + text.count(old) * (len(new) - len(old)), "a replace")
 
 
-def _tracer(budget: _Budget) -> Callable[..., Any]:
-    """A ``sys.settrace`` function that checks the deadline as template lines and calls run."""
-
-    def local(frame: Any, event: str, arg: Any) -> Any:
-        if event == "line":
-            budget.ticks += 1
-            if not budget.ticks & 0x3FF:
-                budget.check_time()
-        return local
-
-    def global_(frame: Any, event: str, arg: Any) -> Any:
-        budget.ticks += 1
-        if not budget.ticks & 0xFF:
-            budget.check_time()
-        if frame.f_code.co_filename == _TEMPLATE_FILE:
-            return local
-        return None
-
-    return global_
-
-
 # ----- the environment -------------------------------------------------------------------------
 
 
@@ -246,7 +240,11 @@ class _TemplateNamespace(jinja2.utils.Namespace):
     def _check(name: Any, value: Any) -> None:
         if isinstance(name, str) and name.startswith("_"):
             raise SecurityError(f"a namespace may not hold the underscore name {name!r}")
-        _check_value(value, "a namespace value")
+        if type(value) not in _UNSIZED:  # flags and counters, set in loops, have no size to check
+            _check_value(value, "a namespace value")
+
+
+_UNSIZED = frozenset({bool, int, float, type(None)})
 
 
 def _raise_exception(message: Any) -> None:
@@ -439,16 +437,21 @@ def render_template(
                "add_generation_prompt": add_generation_prompt}
     budget = _Budget(limits, cancel)
     token = _budget.set(budget)
-    previous = sys.gettrace()
-    sys.settrace(_tracer(budget))
     out: list[str] = []
     size = 0
     try:
-        for chunk in template.generate(**context):
-            size += len(chunk)
-            budget.check_size(size, "the output")
-            out.append(chunk)
+        with interruptible(limits.seconds, cancel):  # stops a template looping without end
+            for chunk in template.generate(**context):
+                size += len(chunk)
+                budget.check_size(size, "the output")
+                out.append(chunk)
         budget.check_time()
+    except TimeUp as exc:
+        line = _template_line(exc)  # a line of the compiled code (Jinja maps only Exceptions back)
+        line = template.get_corresponding_lineno(line) if line is not None else None
+        raise TemplateLimitError(f"{budget.time_message()}{f' on line {line}' if line else ''}", line) from None
+    except Cancelled:
+        raise CancelledError("rendering the chat template was cancelled") from None
     except ChatTemplateError as exc:
         if isinstance(exc, TemplateLimitError) and exc.line is None:
             raise _wrap_error(exc) from None
@@ -458,7 +461,6 @@ def render_template(
     except Exception as exc:  # noqa: BLE001 - every template failure becomes one line
         raise _wrap_error(exc) from None
     finally:
-        sys.settrace(previous)
         _budget.reset(token)
     return "".join(out)
 

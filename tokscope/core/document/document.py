@@ -281,7 +281,7 @@ class Document:
     @classmethod
     def from_tokens(cls, tokenizer: Tokenizer, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]]) -> Document:
         """A document of tokens made elsewhere (a chat rendering's ids and their character
-        ``offsets`` in ``text``, as :func:`tokscope.core.chat.chat.count_chat` gives them), so the token
+        ``offsets`` in ``text``, as :func:`tokscope.core.chat.count_chat` gives them), so the token
         views draw them as they draw a text's pieces.
 
         Flags are worked out as :meth:`Tokenizer.scan` does: special and added ids, and partial
