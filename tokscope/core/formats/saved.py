@@ -151,7 +151,7 @@ def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("tokscope")
+        return version("tokscope-tui")  # the distribution's name (the import package is tokscope)
     except PackageNotFoundError:
         return "unknown"
 
