@@ -45,3 +45,46 @@ def test_saved_files_record_the_version_of_this_distribution(monkeypatch):
     monkeypatch.setattr(importlib.metadata, "version", version)
     document = saved.to_document(saved.SavedTokenizer("t", r"\S+", ((b"a", b"b"),)))
     assert document["metadata"]["tokscope_version"] == "9.8.7"
+
+
+def test_the_console_script_is_tokscope_and_resolves():
+    import importlib
+
+    scripts = _project()["scripts"]
+    assert list(scripts) == ["tokscope"]
+    module, _, attribute = scripts["tokscope"].partition(":")
+    assert callable(getattr(importlib.import_module(module), attribute))
+
+
+def test_every_package_folder_is_listed_so_a_non_editable_install_is_whole():
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        listed = set(tomllib.load(f)["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(path.parent.relative_to(ROOT).parts)
+        for path in (ROOT / "tokscope").rglob("__init__.py")
+        if "__pycache__" not in path.parts
+    }
+    assert found - listed == set()
+
+
+@pytest.mark.skipif(os.environ.get("TOKSCOPE_SLOW") != "1", reason="builds a virtual environment: TOKSCOPE_SLOW=1")
+def test_the_command_works_from_an_isolated_install(tmp_path):
+    """As ``pipx install .`` and ``uv tool install .`` do: a fresh environment of its own, the
+    checkout installed into it (not editable), the command run from elsewhere."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(ROOT)], check=True, cwd=tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+    def tokscope(*args: str) -> str:
+        done = subprocess.run([str(bin_dir / "tokscope"), *args], capture_output=True, text=True,
+                              cwd=tmp_path, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert tokscope("--version").split() == ["tokscope", _project()["version"]]
+    assert tokscope("encode", "-e", "cl100k_base", "hello").split() == ["15339"]
+    where = subprocess.run([str(bin_dir / "python"), "-c", "import tokscope; print(tokscope.__file__)"],
+                           capture_output=True, text=True, cwd=tmp_path, env=env, check=True).stdout
+    assert Path(where.strip()).is_relative_to(venv)  # the installed copy, not the checkout
