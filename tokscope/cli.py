@@ -36,14 +36,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from .commands import basic, chat, compare, count, explain, stats, train, truncate
+from .commands import basic, chat, compare, completion, count, explain, stats, train, truncate
 from .commands.common import PROG, UsageError
 from .core.text.display import safe_text
 from .core.text.errors import TokscopeError
 from .sources.text_input import DEFAULT_MAX_BYTES
 
 #: The modules that add subcommands, in the order ``--help`` lists them.
-COMMANDS = (basic, count, truncate, chat, train, explain, compare, stats)
+COMMANDS = (basic, count, truncate, chat, train, explain, compare, stats, completion)
 
 
 # ----- the parser ------------------------------------------------------------------------------
