@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tokscope.sources import registry
@@ -16,14 +18,14 @@ def load():
 
 # ----- both merge loops on the parity suites -------------------------------------------------------
 
-#: test modules run twice: with the compiled merge loop (its rank table from the first merge on)
-#: and with the pure-Python one, each on freshly loaded tokenizers (empty chunk caches)
-BOTH_MERGE_LOOPS = ("test_parity", "test_tiktoken_")
+#: the parity suites, run twice: with the compiled merge loop (its rank table from the first merge
+#: on) and with the pure-Python one, each on freshly loaded tokenizers (empty chunk caches)
+BOTH_MERGE_LOOPS = ("core/test_parity.py", "tiktoken_suite/")
 
 
 def pytest_generate_tests(metafunc):
-    name = metafunc.module.__name__.rpartition(".")[2]
-    if name.startswith(BOTH_MERGE_LOOPS) and "merge_loop" not in metafunc.fixturenames:
+    where = Path(metafunc.module.__file__).resolve().as_posix()
+    if any(part in where for part in BOTH_MERGE_LOOPS) and "merge_loop" not in metafunc.fixturenames:
         metafunc.fixturenames.append("merge_loop")
     if "merge_loop" in metafunc.fixturenames:
         metafunc.parametrize("merge_loop", ["compiled", "pure"], indirect=True, scope="module")
