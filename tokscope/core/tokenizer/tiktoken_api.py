@@ -7,8 +7,9 @@ results, errors included. It is built only on the tokenizer's public methods (``
 ``token_bytes``, ``ranks``, ``special_tokens`` ...), so it serves every kind of tokenizer where the
 tiktoken concept applies:
 
-* everywhere: the batch methods (threads, as tiktoken; the core is pure Python, so threads share
-  one core: ``num_processes=N``, tokscope's own keyword, runs a batch in worker processes),
+* everywhere: the batch methods (a loop for a small batch, worker processes for a big one when
+  CPUs are idle, never threads: the work is Python's; ``num_processes=N``, tokscope's own keyword,
+  asks for N processes),
   ``decode_single_token_bytes``, ``decode_tokens_bytes``, ``eot_token``, ``is_special_token``,
   ``encode_single_token`` (for kinds other than byte-level BPE: an added token's text, or bytes
   that exactly one token stands for);
