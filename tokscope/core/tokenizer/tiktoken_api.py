@@ -27,7 +27,7 @@ import bisect
 import operator
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..models.ranks import merge
 
@@ -35,9 +35,6 @@ if TYPE_CHECKING:
     from ..added_tokens.specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = ["TiktokenAPI"]
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 #: Unicode's White_Space property (what tiktoken's ``char::is_whitespace`` tests; Python's
 #: ``str.isspace`` also counts U+001C..U+001F)
