@@ -8,6 +8,7 @@ environment and installs the checkout into it, so it is opt-in: ``TOKSCOPE_SLOW=
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -88,3 +89,8 @@ def test_the_command_works_from_an_isolated_install(tmp_path):
     where = subprocess.run([str(bin_dir / "python"), "-c", "import tokscope; print(tokscope.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, env=env, check=True).stdout
     assert Path(where.strip()).is_relative_to(venv)  # the installed copy, not the checkout
+    if shutil.which("cc") or shutil.which("gcc"):  # a compiler at install: the compiled merge loop too
+        check = "from tokscope.core.models import ranks; print(ranks.compiled_available())"
+        compiled = subprocess.run([str(bin_dir / "python"), "-c", check], capture_output=True, text=True,
+                                  cwd=tmp_path, env=env, check=True).stdout
+        assert compiled.strip() == "True"
