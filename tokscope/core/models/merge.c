@@ -436,8 +436,8 @@ merge_table(PyObject *self, PyObject *args)
 
 /* encode_chunks(table, chunks, cache, limit, out, max_bytes, long_chunk): for each chunk (a str),
  * its ids from ``cache`` or made here (the whole chunk as one token, else the merge loop; a chunk
- * of more than max_bytes bytes by ``long_chunk(bytes) -> tuple``) and kept in ``cache`` (emptied
- * when it holds ``limit`` entries); all appended to the list ``out``. */
+ * of more than max_bytes bytes by ``long_chunk(bytes) -> tuple``, and not cached) and kept in
+ * ``cache`` (emptied when it holds ``limit`` entries); all appended to the list ``out``. */
 static PyObject *
 encode_chunks(PyObject *self, PyObject *args)
 {
@@ -522,10 +522,13 @@ encode_chunks(PyObject *self, PyObject *args)
                 goto fail;
             }
         }
+        int bad = 0;
+        if (n <= max_bytes) { /* a long chunk is not kept: the cache's memory stays bounded */
+            if (PyDict_GET_SIZE(cache) >= limit)
+                PyDict_Clear(cache);
+            bad = PyDict_SetItem(cache, chunk, ids) < 0;
+        }
         Py_DECREF(utf8);
-        if (PyDict_GET_SIZE(cache) >= limit)
-            PyDict_Clear(cache);
-        int bad = PyDict_SetItem(cache, chunk, ids) < 0;
         for (Py_ssize_t k = 0; !bad && k < PyTuple_GET_SIZE(ids); k++)
             bad = PyList_Append(out, PyTuple_GET_ITEM(ids, k)) < 0;
         Py_DECREF(ids);
