@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tokscope.sources import registry
@@ -12,3 +14,38 @@ OPENAI = ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_b
 @pytest.fixture(scope="session")
 def load():
     return registry.load
+
+
+# ----- both merge loops on the parity suites -------------------------------------------------------
+
+#: the parity suites, run twice: with the compiled merge loop (its rank table from the first merge
+#: on) and with the pure-Python one, each on freshly loaded tokenizers (empty chunk caches)
+BOTH_MERGE_LOOPS = ("core/test_parity.py", "tiktoken_suite/")
+
+
+def pytest_generate_tests(metafunc):
+    where = Path(metafunc.module.__file__).resolve().as_posix()
+    if any(part in where for part in BOTH_MERGE_LOOPS) and "merge_loop" not in metafunc.fixturenames:
+        metafunc.fixturenames.append("merge_loop")
+    if "merge_loop" in metafunc.fixturenames:
+        metafunc.parametrize("merge_loop", ["compiled", "pure"], indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
+def merge_loop(request):
+    from compiled_merge import compiled_module
+
+    from tokscope.core.models import ranks
+
+    compiled = request.param == "compiled"
+    module = compiled_module() if compiled else None
+    if compiled and module is None:
+        pytest.skip("no compiled merge loop: not installed, and no C compiler to build one")
+    was_on, table_after = ranks.compiled_available(), ranks.TABLE_AFTER
+    ranks.use_compiled(compiled, module)
+    ranks.TABLE_AFTER = 0 if compiled else table_after
+    registry.forget()
+    yield request.param
+    ranks.TABLE_AFTER = table_after
+    ranks.use_compiled(was_on)
+    registry.forget()

@@ -63,6 +63,7 @@ def _compare() -> Any: from .commands import compare; return compare  # noqa: E7
 def _languages() -> Any: from .commands import languages; return languages  # noqa: E704, E702
 def _stats() -> Any: from .commands import stats; return stats  # noqa: E704, E702
 def _diff() -> Any: from .commands import diff; return diff  # noqa: E704, E702
+def _completion() -> Any: from .commands import completion; return completion  # noqa: E704, E702
 
 
 #: Every subcommand, in the order ``--help`` lists them, with the loader of the module of
@@ -86,6 +87,7 @@ COMMANDS: dict[str, Callable[[], Any]] = {
     "diff": _diff,
     "languages": _languages,
     "stats": _stats,
+    "completion": _completion,
 }
 
 
@@ -354,8 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     subcommands = list(COMMANDS)
     if argv and (argv[0] in subcommands or argv[0] in ("-h", "--help", "--version")):
         _install_signal_handlers()
-        # the chosen command's module only; --version needs none, --help all of them
-        only = argv[0] if argv[0] in COMMANDS else "" if argv[0] == "--version" else None
+        # the chosen command's module only; --version needs none, --help and completion (which
+        # writes every command's options into the script) all of them
+        only = (None if argv[0] == "completion" else argv[0] if argv[0] in COMMANDS
+                else "" if argv[0] == "--version" else None)
         args = build_parser(only).parse_args(argv)
         return _run(lambda: _run_command(args))
     problem = unknown_command(argv, subcommands)

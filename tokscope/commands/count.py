@@ -528,6 +528,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     from ..sources.registry import DEFAULT_ENCODING
 
     names = unique_encodings(args.encodings, [DEFAULT_ENCODING], "counting")
+    _check_tree_options(args, len(names))
     tokenizers = [load_encoding(name) for name in names]
     paths = _inputs(args)
     settings = Settings(args.max_bytes, args.errors, parse_allowed_special(args.allow_special),
@@ -578,9 +579,11 @@ def _report(args: argparse.Namespace, names: list[str], entries: list[Entry]) ->
     code = 1 if failed else EXIT_OVER_LIMIT if over else 0
     try:
         if args.json:
-            print_json(_json(names, counted, skipped, totals, limit, over))
+            print_json(_with_tree(args, names, counted, _json(names, counted, skipped, totals, limit, over)))
         elif args.total:
             print(" ".join(str(t) for t in totals))
+        elif args.tree:
+            _tree_table(args, names, counted)
         else:
             _table(names, counted, totals)
         sys.stdout.flush()
@@ -657,6 +660,90 @@ def _notes(entries: list[Entry], skipped: list[Entry]) -> None:
         print("tokscope: note: nothing to count", file=sys.stderr)
 
 
+# ----- --tree -----------------------------------------------------------------------------------
+
+
+def _check_tree_options(args: argparse.Namespace, n: int) -> None:
+    """``--depth`` and ``--price`` go with ``--tree``; one price, or one per encoding."""
+    if not args.tree:
+        for option, value in (("--depth", args.depth), ("--price", args.price)):
+            if value is not None:
+                raise UsageError(f"{option} goes with --tree")
+        return
+    if args.total:
+        raise UsageError("--tree and --total: choose one")
+    if args.price is not None and len(args.price) not in (1, n):
+        raise UsageError(f"give one --price for every encoding, or one for all ({n} encodings, "
+                         f"{len(args.price)} prices)")
+
+
+def _prices(args: argparse.Namespace, n: int) -> list[float] | None:
+    if args.price is None:
+        return None
+    return list(args.price) * n if len(args.price) == 1 else list(args.price)
+
+
+def _folder_tree(names: list[str], counted: list[Entry]) -> Any:
+    from ..core.insights.tree import folder_tree
+
+    return folder_tree(((e.path, e.counts or [0] * len(names)) for e in counted), len(names))
+
+
+def _with_tree(args: argparse.Namespace, names: list[str], counted: list[Entry], doc: dict[str, Any]) -> dict[str, Any]:
+    """``--json --tree``: the report with ``tree`` added (folders, their sums and costs, children)."""
+    if not args.tree:
+        return doc
+    from ..core.insights.tree import to_json
+
+    doc["tree"] = to_json(_folder_tree(names, counted), names, _prices(args, len(names)), args.depth)
+    return doc
+
+
+def _tree_table(args: argparse.Namespace, names: list[str], counted: list[Entry]) -> None:
+    """One row per folder (its sums) and file, indented by depth, biggest first."""
+    from ..core.insights.tree import cost, walk
+
+    prices = _prices(args, len(names))
+    root = _folder_tree(names, counted)
+    rows = list(walk(root, args.depth))
+    headers = [safe_text(n) for n in names]
+    if prices is not None:
+        headers += ["cost" if len(names) == 1 else f"cost {safe_text(n)}" for n in names]
+
+    def cells(node: Any) -> list[str]:
+        out = [str(t) for t in node.tokens]
+        if prices is not None:
+            out += [f"${cost(t, p):.4f}" for t, p in zip(node.tokens, prices)]
+        return out
+
+    table = [cells(node) for _, node in rows]
+    widths = [max([len(h)] + [len(r[k]) for r in table]) for k, h in enumerate(headers)]
+    out = ["  ".join(f"{h:>{w}}" for h, w in zip(headers, widths)) + "  path"]
+    for (depth, node), row in zip(rows, table):
+        label = safe_text(node.name if depth else node.path)
+        if node.folder:
+            label = label if label.endswith("/") or depth else label.rstrip("/") + "/"
+            label += f" ({node.files} file{'' if node.files == 1 else 's'})"
+        out.append("  ".join(f"{c:>{w}}" for c, w in zip(row, widths)) + "  " + "  " * depth + label)
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+def _price_arg(value: str) -> float:
+    from ..core.insights.compare import PriceError, parse_price
+
+    try:
+        return parse_price(value)
+    except PriceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _depth_arg(value: str) -> int:
+    n = token_budget(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return n
+
+
 # ----- the parser -----------------------------------------------------------------------------
 
 
@@ -702,6 +789,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (default: one per CPU when the input is big enough)")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="files that are not UTF-8: skip them (strict, default) or count them with U+FFFD")
+    p.add_argument("--tree", action="store_true",
+                   help="sum the tokens per folder: folders and files as a tree, biggest first (with --json: a tree)")
+    p.add_argument("--depth", type=_depth_arg, metavar="N", help="with --tree: show N levels below the top folder")
+    p.add_argument("--price", type=_price_arg, action="append", metavar="USD",
+                   help="with --tree: also the cost at USD dollars per million tokens (one for all encodings, "
+                        "or repeat once per -e in order)")
     add_max_bytes_option(p, each=True)
     add_special_options(p, default="count them as ordinary text, with a note",
                         as_text="count special-token look-alikes as ordinary text, without the note")

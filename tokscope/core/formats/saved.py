@@ -146,14 +146,10 @@ def _now() -> str:
 
 
 def _version() -> str:
-    """The installed tokscope's version, read from its metadata: the core does not import the
-    package root (which offers ``get_encoding`` through the sources, a layer above the core)."""
-    from importlib.metadata import PackageNotFoundError, version
+    """The running tokscope's version (:mod:`tokscope.version`, a module that imports nothing)."""
+    from ...version import __version__
 
-    try:
-        return version("tokscope")
-    except PackageNotFoundError:
-        return "unknown"
+    return __version__
 
 
 def to_document(saved: SavedTokenizer) -> dict[str, Any]:

@@ -13,7 +13,7 @@ with only lower ranks allowed).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from .long_chunks import LONG_CHUNK, long_chunk_ids
 
@@ -107,6 +107,62 @@ def _merge_heap(data: bytes, ranks: Mapping[bytes, int], max_rank: int | None) -
     return parts
 
 
+def _import_compiled() -> object | None:
+    """The compiled merge loop (``merge.c`` beside this file), built at install when the machine
+    has a C compiler; a top-level module, so a checkout run from its folder finds it too."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "ABI", None) == 1 else None
+
+
+_compiled = _import_compiled()
+_state = {"compiled": _compiled is not None}
+
+
+def compiled_available() -> bool:
+    """True when the compiled merge loop is installed (it gives the same ids as :func:`merge`)."""
+    return _compiled is not None
+
+
+def use_compiled(on: bool, module: object | None = None) -> None:
+    """Use the compiled merge loop when installed (the default), or the pure-Python one (tests
+    and benches compare the two); ``module`` puts in a compiled loop built elsewhere (the tests
+    build one when none is installed)."""
+    global _compiled
+    if module is not None:
+        _compiled = module
+    _state["compiled"] = on and _compiled is not None
+
+
+#: Longer chunks go to the heap loop (the compiled loop scans its pair ranks once per merge).
+COMPILED_MAX_BYTES = 4096
+#: Chunks a model merges before it builds the compiled loop's table of its ranks (the table takes
+#: a moment to build: a short text is merged without it, on the ranks dict itself).
+TABLE_AFTER = 2000
+#: Tables kept, one per ranks dict (tokenizers built over the same ranks share one).
+TABLES_KEPT = 4
+
+#: id of a ranks dict -> (the dict, held so that its id stays its own; the module; the table or None)
+_tables: dict[int, tuple[dict, object, object]] = {}
+
+
+def _table_for(ranks: dict[bytes, int]) -> object | None:
+    """The compiled loop's table of ``ranks`` (shared; None when the ranks do not fit one)."""
+    entry = _tables.get(id(ranks))
+    if entry is not None and entry[0] is ranks and entry[1] is _compiled:
+        return entry[2]
+    try:
+        table = _compiled.build(ranks)  # type: ignore[union-attr]
+    except (TypeError, ValueError):  # ranks that are not bytes -> int from 0 to 2**31 - 1
+        table = None
+    while len(_tables) >= TABLES_KEPT:
+        _tables.pop(next(iter(_tables)))
+    _tables[id(ranks)] = (ranks, _compiled, table)
+    return table
+
+
 #: Entries kept in a model's chunk cache before it is emptied (bounded memory on endless input).
 CHUNK_CACHE_LIMIT = 200_000
 
@@ -129,6 +185,8 @@ class RanksBPE:
         self.ranks: dict[bytes, int] = ranks if isinstance(ranks, dict) else dict(ranks)
         self._cache: dict[str, tuple[int, ...]] = {}
         self._decoder: dict[int, bytes] | None = None
+        self._table: tuple[object, object] | None = None
+        self._merged = 0  # chunks merged so far, until the compiled table is built
 
     def __getstate__(self) -> dict:
         return {"ranks": self.ranks}
@@ -140,29 +198,81 @@ class RanksBPE:
     def vocab_size(self) -> int:
         return len(self.ranks)
 
+    def _compiled_table(self, work: int = 1) -> object | None:
+        """The compiled loop's table of the ranks, once this model has merged enough chunks
+        (``work`` more now) to be worth building it; None before, and for the pure loop."""
+        if not _state["compiled"]:
+            return None
+        table = self._table
+        if table is not None and table[0] is _compiled:
+            return table[1]
+        self._merged += work
+        if self._merged < TABLE_AFTER:
+            return None
+        self._table = (_compiled, _table_for(self.ranks))
+        return self._table[1]
+
+    def _merge(self, data: bytes, max_rank: int | None = None) -> tuple[int, ...]:
+        """The ids of ``data`` merged (not one token): the compiled loop when in use, else :func:`merge`."""
+        ranks = self.ranks
+        if _state["compiled"] and 0 < len(data) <= COMPILED_MAX_BYTES:
+            limit = -1 if max_rank is None else max_rank
+            table = self._compiled_table()
+            if table is not None:
+                return _compiled.merge_table(table, data, limit)  # type: ignore[union-attr]
+            return _compiled.merge_ids(data, ranks, limit)  # type: ignore[union-attr]
+        return tuple([ranks[part] for part in merge(data, ranks, max_rank)])
+
+    def _merge_long(self, data: bytes) -> tuple[int, ...]:
+        ranks = self.ranks
+        if len(data) >= LONG_CHUNK:  # merged in windows
+            return tuple(long_chunk_ids(data, ranks, lambda window: merge(window, ranks)))
+        return tuple([ranks[part] for part in merge(data, ranks)])
+
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one chunk (cached; the whole chunk as one token is the fast path)."""
         ids = self._cache.get(chunk)
         if ids is not None:
             return ids
-        ranks = self.ranks
         data = chunk.encode("utf-8")
+        ranks = self.ranks
         if len(data) >= LONG_CHUNK:  # merged in windows, and not kept in the cache
             return tuple(long_chunk_ids(data, ranks, lambda window: merge(window, ranks)))
         rank = ranks.get(data)
-        ids = (rank,) if rank is not None else tuple(ranks[part] for part in merge(data, ranks))
+        ids = (rank,) if rank is not None else self._merge(data)
         cache = self._cache
         if len(cache) >= CHUNK_CACHE_LIMIT:
             cache.clear()
         cache[chunk] = ids
         return ids
 
+    def encode_chunks(self, chunks: list[str]) -> list[int]:
+        """The ids of ``chunks`` one after another, each as :meth:`encode_chunk` gives it (in one
+        compiled call when the compiled loop is in use and the text is long enough).
+
+        >>> RanksBPE({b"a": 0, b"b": 1, b"ab": 2}).encode_chunks(["ab", "ba", "a"])
+        [2, 1, 0, 0]
+        """
+        out: list[int] = []
+        table = self._compiled_table(len(chunks) // 8) if _state["compiled"] else None
+        if table is not None:
+            _compiled.encode_chunks(table, chunks, self._cache, CHUNK_CACHE_LIMIT, out,  # type: ignore[union-attr]
+                                    COMPILED_MAX_BYTES, self._merge_long)
+            return out
+        extend = out.extend
+        cache = self._cache
+        encode_chunk = self.encode_chunk
+        for chunk in chunks:
+            ids = cache.get(chunk)
+            extend(ids if ids is not None else encode_chunk(chunk))
+        return out
+
     def encode_bytes(self, data: bytes, max_rank: int | None = None) -> list[int]:
         """The ids of one chunk given as bytes, optionally using only merges below ``max_rank``."""
         ranks = self.ranks
         if len(data) >= LONG_CHUNK:
             return long_chunk_ids(data, ranks, lambda window: merge(window, ranks, max_rank=max_rank))
-        return [ranks[part] for part in merge(data, ranks, max_rank=max_rank)]
+        return list(self._merge(data, max_rank)) if data else []
 
     @property
     def decoder(self) -> dict[int, bytes]:

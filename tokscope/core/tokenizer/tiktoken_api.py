@@ -7,8 +7,9 @@ results, errors included. It is built only on the tokenizer's public methods (``
 ``token_bytes``, ``ranks``, ``special_tokens`` ...), so it serves every kind of tokenizer where the
 tiktoken concept applies:
 
-* everywhere: the batch methods (threads, as tiktoken; the core is pure Python, so threads share
-  one core: ``num_processes=N``, tokscope's own keyword, runs a batch in worker processes),
+* everywhere: the batch methods (a loop for a small batch, worker processes for a big one when
+  CPUs are idle, never threads: the work is Python's; ``num_processes=N``, tokscope's own keyword,
+  asks for N processes),
   ``decode_single_token_bytes``, ``decode_tokens_bytes``, ``eot_token``, ``is_special_token``,
   ``encode_single_token`` (for kinds other than byte-level BPE: an added token's text, or bytes
   that exactly one token stands for);
@@ -24,8 +25,9 @@ from __future__ import annotations
 
 import bisect
 import operator
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..models.ranks import merge
 
@@ -33,9 +35,6 @@ if TYPE_CHECKING:
     from ..added_tokens.specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = ["TiktokenAPI"]
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 #: Unicode's White_Space property (what tiktoken's ``char::is_whitespace`` tests; Python's
 #: ``str.isspace`` also counts U+001C..U+001F)
@@ -99,36 +98,35 @@ class TiktokenAPI:
 
     # ----- batches -------------------------------------------------------------------------------
 
-    @staticmethod
-    def _map(fn: Callable[[T], R], items: Iterable[T], num_threads: int) -> list[R]:
-        from concurrent.futures import ThreadPoolExecutor  # on first use: it costs every import of the core
-
-        with ThreadPoolExecutor(num_threads) as pool:
-            return list(pool.map(fn, items))
-
-    def _batch(self, method: str, items: Iterable[Any], kwargs: dict[str, Any], num_threads: int,
-               num_processes: int | None, mp_context: Any, check: Callable[[Any], Any] | None = None) -> list[Any]:
-        if num_processes is None:
-            fn = getattr(self, method)
-            if check is None:
-                return self._map(lambda x: fn(x, **kwargs), items, num_threads)
-            return self._map(lambda x: fn(check(x), **kwargs), items, num_threads)
+    def _batch(self, method: str, items: Iterable[Any], kwargs: dict[str, Any], num_processes: int | None,
+               mp_context: Any, check: Callable[[Any], Any] | None = None) -> list[Any]:
+        """``method`` on each item: in a plain loop, or in worker processes when asked
+        (``num_processes``) or when the batch is big enough to gain from them (:func:`worth_processes`).
+        Never in threads: the work is Python's, and threads would wait on each other for the
+        interpreter lock (tiktoken's ``num_threads`` is accepted and has no effect)."""
         items = list(items)
         if check is not None:
             for item in items:
                 check(item)
+        if num_processes is None:
+            if not worth_processes(items, mp_context):
+                fn = getattr(self, method)
+                return [fn(item, **kwargs) for item in items]
+            num_processes = 0
         return _in_processes(self, method, items, kwargs, num_processes, mp_context)
 
     def encode_ordinary_batch(self, text: Iterable[str], *, num_threads: int = 8, num_processes: int | None = None,
                               mp_context: Any = None) -> list[list[int]]:
-        """:meth:`encode_ordinary` of each text, in ``num_threads`` threads (as tiktoken).
+        """:meth:`encode_ordinary` of each text: in a plain loop for a small batch, in worker
+        processes (one per CPU, this process one of them) for a big one (:func:`worth_processes`).
 
-        ``num_processes`` (tokscope's own; 0 for one per CPU) runs the batch in that many worker
-        processes instead: the encoder is pure Python, so threads share one core while processes
-        use them all. Each worker gets the tokenizer once (pickled when ``mp_context`` is
-        ``multiprocessing.get_context("spawn")``); the texts go in contiguous slices of about equal
-        length, so a pool pays off for batches of megabytes, not for a few lines."""
-        return self._batch("encode_ordinary", text, {}, num_threads, num_processes, mp_context, _check_str)
+        ``num_processes`` (tokscope's own; 0 for one per CPU) asks for worker processes whatever
+        the size. Each worker gets the tokenizer once (inherited through ``fork`` where there is
+        one, else pickled); the texts go in contiguous slices of about equal length.
+        ``num_threads`` is accepted as tiktoken's and has no effect: the encoder's work is Python's,
+        so threads would only wait on each other for the interpreter lock."""
+        del num_threads  # accepted as tiktoken's; see _batch
+        return self._batch("encode_ordinary", text, {}, num_processes, mp_context, _check_str)
 
     def encode_batch(
         self,
@@ -140,21 +138,24 @@ class TiktokenAPI:
         num_processes: int | None = None,
         mp_context: Any = None,
     ) -> list[list[int]]:
-        """:meth:`encode` of each text with the same special-token arguments, in threads (or in
-        worker processes: see :meth:`encode_ordinary_batch`)."""
+        """:meth:`encode` of each text with the same special-token arguments, in a loop or in
+        worker processes (see :meth:`encode_ordinary_batch`)."""
         allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
         kwargs = {"allowed_special": allowed, "disallowed_special": disallowed}
-        return self._batch("encode", text, kwargs, num_threads, num_processes, mp_context, _check_str)
+        del num_threads
+        return self._batch("encode", text, kwargs, num_processes, mp_context, _check_str)
 
     def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8,
                      num_processes: int | None = None, mp_context: Any = None) -> list[str]:
-        """:meth:`decode` of each list of ids, in threads (or worker processes)."""
-        return self._batch("decode", batch, {"errors": errors}, num_threads, num_processes, mp_context)
+        """:meth:`decode` of each list of ids (in worker processes when asked, or for a big batch)."""
+        del num_threads
+        return self._batch("decode", batch, {"errors": errors}, num_processes, mp_context)
 
     def decode_bytes_batch(self, batch: Iterable[Sequence[int]], *, num_threads: int = 8,
                            num_processes: int | None = None, mp_context: Any = None) -> list[bytes]:
-        """:meth:`decode_bytes` of each list of ids, in threads (or worker processes)."""
-        return self._batch("decode_bytes", batch, {}, num_threads, num_processes, mp_context)
+        """:meth:`decode_bytes` of each list of ids (in worker processes when asked, or for a big batch)."""
+        del num_threads
+        return self._batch("decode_bytes", batch, {}, num_processes, mp_context)
 
     # ----- single tokens ---------------------------------------------------------------------------
 
@@ -378,19 +379,90 @@ def _slices(items: list[Any], parts: int) -> list[list[Any]]:
     return out
 
 
+#: A batch of fewer characters (or ids) than this is encoded in a plain loop: starting a pool
+#: costs ~0.15 s (fork, and the results sent back), a loop does ~1 MB in 0.5-1 s
+PROCESS_BATCH = 1 << 20
+#: ... and this many where workers must be started afresh and sent the tokenizer (no fork)
+PROCESS_BATCH_SPAWN = 16 << 20
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _idle_cpus() -> int:
+    """CPUs this process may use that nothing else keeps busy (the load average of the last
+    minute taken off): a worker on a busy CPU only takes turns with this process."""
+    cpus = _cpus()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here: count every CPU
+        return cpus
+    return max(0, min(cpus, int(cpus - load + 1)))  # + 1: this process's own share of the load
+
+
+def _fork_context() -> Any:
+    """``fork`` where there is one and this process runs no other thread (a fork then is safe);
+    None otherwise (the platform's default: workers start afresh)."""
+    import multiprocessing
+    import threading
+
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return None
+
+
+def worth_processes(items: Sequence[Any], mp_context: Any = None) -> bool:
+    """Whether a batch gains from worker processes: more than one idle CPU (:func:`_idle_cpus`),
+    and more characters (or ids) in all than :data:`PROCESS_BATCH` (:data:`PROCESS_BATCH_SPAWN`
+    without ``fork``).
+
+    >>> worth_processes(["a few", "short texts"])
+    False
+    """
+    if len(items) < 2 or _idle_cpus() < 2:
+        return False
+    forks = (mp_context or _fork_context()) is not None and (
+        mp_context is None or mp_context.get_start_method() == "fork")
+    return sum(map(len, items)) >= (PROCESS_BATCH if forks else PROCESS_BATCH_SPAWN)
+
+
 def _in_processes(tokenizer: Any, method: str, items: list[Any], kwargs: dict[str, Any], num_processes: int,
                   mp_context: Any) -> list[Any]:
-    import os
+    """``method`` on each item in ``num_processes`` processes (0: one per CPU), this one among
+    them: it takes its share of the slices itself while the workers take the rest."""
+    import gc
     from concurrent.futures import ProcessPoolExecutor
 
     if not items:
         return []
-    workers = max(1, min(num_processes or os.cpu_count() or 1, len(items)))
+    workers = max(1, min(num_processes or _idle_cpus(), len(items)))
     parts = _slices(items, 4 * workers)
-    out: list[Any] = []
-    with ProcessPoolExecutor(workers, mp_context=mp_context, initializer=_install, initargs=(tokenizer,)) as pool:
-        for done in pool.map(_work, [method] * len(parts), [kwargs] * len(parts), parts):
-            out.extend(done)
+    context = mp_context or _fork_context()
+    forked = context is not None and context.get_start_method() == "fork"
+    fn = getattr(tokenizer, method)
+    if forked:
+        gc.freeze()  # a forked worker's collector would otherwise touch (and so copy) every inherited object
+    try:
+        if forked:
+            _install(tokenizer)  # what the forked workers inherit
+            pool = ProcessPoolExecutor(max(1, workers - 1), mp_context=context)
+        else:
+            pool = ProcessPoolExecutor(max(1, workers - 1), mp_context=context, initializer=_install,
+                                       initargs=(tokenizer,))
+        with pool:
+            mine = len(parts) // workers  # this process's share, the first slices
+            futures = [pool.submit(_work, method, kwargs, part) for part in parts[mine:]]
+            out = [fn(item, **kwargs) for part in parts[:mine] for item in part]
+            for future in futures:
+                out.extend(future.result())
+    finally:
+        if forked:
+            gc.unfreeze()
+            _install(None)
     return out
 
 

@@ -633,15 +633,7 @@ class Tokenizer(TiktokenAPI):
 
     def _encode_text(self, text: str) -> list[int]:
         """The ids of ``text`` (surrogates already fixed, no specials), chunk by chunk."""
-        out: list[int] = []
-        extend = out.extend
-        model = self.model
-        cache = model._cache
-        encode_chunk = model.encode_chunk
-        for chunk in self._pat.split(text):  # type: ignore[union-attr]
-            ids = cache.get(chunk)
-            extend(ids if ids is not None else encode_chunk(chunk))
-        return out
+        return self.model.encode_chunks(self._pat.split(text))  # type: ignore[union-attr]
 
     def _encode_generic(self, text: str, allowed: frozenset[str]) -> list[int]:
         """The ids of ``text`` through the stages, as strings where the stages allow it (no

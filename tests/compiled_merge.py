@@ -1,0 +1,47 @@
+"""The compiled merge loop for the tests: the one installed with tokscope, else one built here.
+
+CI installs the checkout (``pip install '.[test]'``), which builds ``_tokscope_merge`` when the
+machine has a C compiler; a developer's checkout may not have it, so when it is not installed and
+a compiler is there, it is built once per session into a temporary folder (about a second) from
+``tokscope/core/models/merge.c``. Without either, the compiled half of the tests is skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import tempfile
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parents[1] / "tokscope" / "core" / "models" / "merge.c"
+
+
+@functools.cache
+def compiled_module() -> object | None:
+    try:
+        import _tokscope_merge
+
+        return _tokscope_merge
+    except ImportError:
+        pass
+    try:
+        from setuptools import Distribution, Extension
+    except ImportError:
+        return None
+    out = Path(tempfile.mkdtemp(prefix="tokscope-merge-"))
+    dist = Distribution({"name": "t", "ext_modules": [Extension("_tokscope_merge", [str(SOURCE)])]})
+    cmd = dist.get_command_obj("build_ext")
+    cmd.build_lib = str(out)
+    cmd.build_temp = str(out / "tmp")
+    try:
+        cmd.ensure_finalized()
+        cmd.run()
+    except Exception:  # noqa: BLE001 - no compiler (or a broken one): the pure loop only
+        return None
+    built = next(out.glob("_tokscope_merge*"), None)
+    if built is None:
+        return None
+    spec = importlib.util.spec_from_file_location("_tokscope_merge", built)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
