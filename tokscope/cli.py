@@ -358,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _install_signal_handlers()
         # the chosen command's module only; --version needs none, --help and completion (which
         # writes every command's options into the script) all of them
-        only = (None if argv[0] == "completion" else argv[0] if argv[0] in COMMANDS
+        only = (None if argv[0] == "completion" and "--encodings" not in argv else argv[0] if argv[0] in COMMANDS
                 else "" if argv[0] == "--version" else None)
         args = build_parser(only).parse_args(argv)
         return _run(lambda: _run_command(args))

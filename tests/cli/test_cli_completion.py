@@ -22,7 +22,7 @@ COMMIT = "0" * 40
 
 
 def subcommands() -> list[str]:
-    return cli.subcommand_names(cli.build_parser())
+    return list(cli.COMMANDS)
 
 
 @pytest.fixture
