@@ -156,14 +156,14 @@ def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
     return open_models.rank_tokenizer(data, model, str(path))
 
 
-def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:
+def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer | cache.Built:
     try:
         obj = hf.parse(data, str(path))
     except TokenizerFileError as exc:
         raise SourceError(str(exc)) from None
     if hf.looks_like(obj):
         try:
-            return hf.from_json(obj, label, str(path))
+            return cache.Built(hf.from_json(obj, label, str(path)), obj)
         except TokenizerFileError as exc:
             raise SourceError(str(exc)) from None
     if open_models.looks_like_tekken(obj):
