@@ -1,0 +1,91 @@
+"""Issue 21 in the explorer, as a user meets it: a tokenizer that fails on what is typed (High 2).
+The tokenizer files are built here."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tokscope.app import recovery
+from tokscope.app.app import ExplorerApp
+from tokscope.app.widgets.status import StatusLine
+from tokscope.core.patterns import onig
+from tokscope.sources import registry
+
+
+def tokenizer_file(tmp_path, name: str, model: dict, pre_tokenizer: dict | None = None):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"version": "1.0", "model": model,
+                                "pre_tokenizer": pre_tokenizer or {"type": "WhitespaceSplit"}}))
+    return path
+
+
+BROKEN = {
+    "wordlevel-without-its-unk": {"type": "WordLevel", "vocab": {"a": 0, "b": 1}, "unk_token": "<unk>"},
+    "unigram-without-unk-id": {"type": "Unigram", "vocab": [["a", -1.0], ["b", -2.0]]},
+}
+
+
+@pytest.fixture(autouse=True)
+def private_state(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKSCOPE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("TOKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    yield
+    registry.forget()
+
+
+async def settle(pilot, app, seconds: float = 20.0) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        await pilot.pause(0.05)
+        if app.idle:
+            return
+
+
+def status_text(app) -> str:
+    return str(app.query_one(StatusLine).render())
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+async def test_a_tokenizer_error_while_typing_is_one_line_and_keeps_the_edits(tmp_path, kind):
+    path = tokenizer_file(tmp_path, kind, BROKEN[kind])
+    draft = tmp_path / "f.txt"
+    draft.write_text("a")
+    app = ExplorerApp("a", encoding=str(path), path=str(draft), source="file", palette="truecolor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.editor.move_cursor((0, 1))
+        for key in ("space", "z", "z", "z"):
+            await pilot.press(key)
+        await settle(pilot, app)
+        assert app.is_running and app.text == "a zzz"
+        shown = status_text(app)
+        assert "tokenizer error" in shown and "\n" not in shown
+        kept = recovery.find(str(draft))
+        assert kept is not None and kept.text == "a zzz"
+        # the text stays editable: fixing it brings the tokens back
+        for _ in range(4):
+            await pilot.press("backspace")
+        await settle(pilot, app)
+        assert app.text == "a" and "tokenizer error" not in status_text(app) and app.doc.ids == [0]
+    assert app.return_code in (None, 0)
+
+
+async def test_a_pattern_that_backtracks_never_freezes_typing(tmp_path, monkeypatch):
+    monkeypatch.setattr(onig, "TIMEOUT_BASE", 1.0)  # the worker's budget, kept short for the test
+    path = tokenizer_file(tmp_path, "backtracks", {"type": "WordLevel", "vocab": {"a": 0, "<unk>": 1}, "unk_token": "<unk>"},
+                          {"type": "Split", "pattern": {"Regex": "(a|a)+b"}, "behavior": "Isolated", "invert": False})
+    app = ExplorerApp("", encoding=str(path), palette="truecolor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        start = time.monotonic()
+        for _ in range(24):
+            await pilot.press("a")
+        typed = time.monotonic() - start
+        await settle(pilot, app, 60)
+        assert app.is_running and app.text == "a" * 24
+        # before, each key ran the pattern on the UI thread for its whole budget (~10 s a key)
+        assert typed < 24 * 1.0, typed
+        assert "tokenizer error" in status_text(app) or app.doc.ids == [1]
