@@ -89,3 +89,58 @@ async def test_a_pattern_that_backtracks_never_freezes_typing(tmp_path, monkeypa
         # before, each key ran the pattern on the UI thread for its whole budget (~10 s a key)
         assert typed < 24 * 1.0, typed
         assert "tokenizer error" in status_text(app) or app.doc.ids == [1]
+
+
+# ----- High 3: named pipes never block the explorer ---------------------------------------------------
+
+
+async def test_a_fifo_as_a_conversation_is_refused_not_waited_on(tmp_path, notes):
+    import os
+
+    from textual.widgets import Input
+
+    from tokscope.app.screens.chat import ChatScreen
+    from tokscope.app.screens.dialogs import PathPrompt
+
+    fifo = tmp_path / "conversation.json"
+    os.mkfifo(fifo)
+    app = ExplorerApp("Hello", encoding="o200k_base", palette="truecolor")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("f12")
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, ChatScreen)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, PathPrompt)
+        app.screen.query_one(Input).value = str(fifo)
+        await pilot.press("enter")
+        end = time.monotonic() + 10
+        while time.monotonic() < end and not any("named pipe" in m for m, _ in notes):
+            await pilot.pause(0.1)
+        assert any("not a regular file (a named pipe)" in m for m, _ in notes), notes
+        assert not any(w.is_running for w in app.workers if w.group == "chat-file")
+
+
+async def test_a_fifo_as_the_hub_ref_does_not_freeze_the_picker(tmp_path, monkeypatch):
+    import os
+
+    from tokscope.app.screens.dialogs import EncodingPicker
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    folder = tmp_path / "hub" / "models--acme--tiny"
+    snap = folder / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (folder / "refs").mkdir()
+    os.mkfifo(folder / "refs" / "main")
+    (snap / "tokenizer.json").write_text(json.dumps({"model": BROKEN["wordlevel-without-its-unk"]}))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    app = ExplorerApp("Hello", encoding="o200k_base", palette="truecolor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("f2")
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, EncodingPicker)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, EncodingPicker)

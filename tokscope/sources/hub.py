@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .regular_files import SourceError, read_regular
+
 #: files that hold a tokenizer, in the order a model folder is searched
 TOKENIZER_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model", "tokenizer.tiktoken")
 
@@ -72,8 +74,9 @@ def snapshot(model_id: str, revision: str = "main") -> Path | None:
         if not _COMMIT.match(revision):
             ref = folder / "refs" / revision
             try:
-                commit = ref.read_text(encoding="utf-8").strip()
-            except (OSError, UnicodeDecodeError):
+                # a regular file only: a named pipe planted here would block for ever
+                commit = read_regular(ref, 4096, what="a hub ref").decode("utf-8").strip()
+            except (SourceError, UnicodeDecodeError):
                 commit = ""
             if not _COMMIT.match(commit):
                 # no ref (e.g. a cache filled by hand): the only snapshot, if there is one
@@ -84,6 +87,24 @@ def snapshot(model_id: str, revision: str = "main") -> Path | None:
         path = folder / "snapshots" / commit
         if path.is_dir():
             return path
+    return None
+
+
+def cache_root_of(path: Path) -> Path | None:
+    """The hub cache folder ``path`` lies in (as written, links not followed), or None. Inside
+    it, only links that stay inside it are followed: the hub links a snapshot's files to its
+    ``blobs``, never elsewhere.
+
+    >>> import os; os.environ["HF_HUB_CACHE"] = "/c/hub"
+    >>> cache_root_of(Path("/c/hub/models--a--b/snapshots/x/tokenizer.json")), cache_root_of(Path("/tmp/t.json"))
+    (PosixPath('/c/hub'), None)
+    >>> del os.environ["HF_HUB_CACHE"]
+    """
+    absolute = Path(os.path.abspath(path))
+    for cache in cache_dirs():
+        root = Path(os.path.abspath(cache))
+        if absolute != root and absolute.is_relative_to(root):
+            return root
     return None
 
 
