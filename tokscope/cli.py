@@ -26,21 +26,41 @@ commands themselves already print outside strings through
 
 from __future__ import annotations
 
-import argparse
-import difflib
-import errno
 import os
-import re
 import signal
-import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
 
-from .commands import basic, chat, compare, count, explain, stats, train, truncate
-from .commands.common import PROG, UsageError
-from .core.text.display import safe_text
-from .core.text.errors import TokscopeError
-from .sources.text_input import DEFAULT_MAX_BYTES
+
+def _interrupted_now(signum: int, frame: object) -> None:
+    """Ctrl+C outside a command (loading, parsing, exiting): one line and exit 130, at once."""
+    try:
+        os.write(2, b"tokscope: interrupted\n")
+    except OSError:
+        pass
+    os._exit(130)
+
+
+def _exit_on_interrupt() -> None:
+    try:
+        signal.signal(signal.SIGINT, _interrupted_now)
+    except (ValueError, OSError):  # not the main thread (tests call main() from others)
+        pass
+
+
+_exit_on_interrupt()  # before the imports below, which take most of the start-up time
+
+import argparse  # noqa: E402
+import difflib  # noqa: E402
+import errno  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from typing import Any, NoReturn  # noqa: E402
+
+from .commands import basic, chat, compare, count, explain, stats, train, truncate  # noqa: E402
+from .commands.common import PROG, UsageError  # noqa: E402
+from .core.text.display import safe_text  # noqa: E402
+from .core.text.errors import TokscopeError  # noqa: E402
+from .sources.text_input import DEFAULT_MAX_BYTES  # noqa: E402
 
 #: The modules that add subcommands, in the order ``--help`` lists them.
 COMMANDS = (basic, count, truncate, chat, train, explain, compare, stats)
@@ -182,6 +202,13 @@ def _on_signal(signum: int, frame: Any) -> None:
     raise SignalExit(signum)
 
 
+def _raise_on_interrupt() -> None:
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ValueError, OSError):
+        pass
+
+
 def _install_signal_handlers() -> None:
     for name in ("SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
@@ -231,8 +258,10 @@ def _flush_stdout() -> None:
 def _run(handler: Callable[[], int]) -> int:
     try:
         try:
+            _raise_on_interrupt()  # while the command runs, Ctrl+C lets its clean-ups run
             code = handler()
         finally:
+            _exit_on_interrupt()
             # inside the handlers below: a failed flush is an output error like a failed write
             _flush_stdout()
         return code

@@ -144,3 +144,73 @@ async def test_a_fifo_as_the_hub_ref_does_not_freeze_the_picker(tmp_path, monkey
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, EncodingPicker)
+
+
+# ----- High 4: signals from outside --------------------------------------------------------------------
+
+
+def run_in_a_terminal(path, state, sig: int) -> tuple[int, bytes, bool]:
+    """``tokscope PATH`` on a pseudo-terminal: wait for the first paint, type a key, send ``sig``;
+    (exit code, everything drawn, whether the terminal is back in canonical mode)."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    env = dict(os.environ, TOKSCOPE_STATE_DIR=str(state), TERM="xterm-256color")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    child = subprocess.Popen([sys.executable, "-m", "tokscope.cli", str(path)], stdin=slave, stdout=slave, stderr=slave,
+                             env=env, start_new_session=True)
+    os.close(slave)
+    out = b""
+
+    def pump(seconds: float) -> None:
+        nonlocal out
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    out += os.read(master, 65536)
+                except OSError:
+                    return
+
+    try:
+        end = time.monotonic() + 60
+        while b"live" not in out and time.monotonic() < end:
+            pump(0.2)
+        os.write(master, b"x")
+        pump(1.0)
+        child.send_signal(sig)
+        end = time.monotonic() + 30
+        while child.poll() is None and time.monotonic() < end:
+            pump(0.1)
+        pump(0.2)
+        canonical = bool(termios.tcgetattr(master)[3] & termios.ICANON)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        os.close(master)
+    return child.returncode, out, canonical
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGQUIT", "SIGUSR1"])
+def test_a_signal_from_outside_keeps_the_edits_and_restores_the_terminal(tmp_path, sig):
+    import signal
+
+    number = getattr(signal, sig)
+    path = tmp_path / "draft.txt"
+    path.write_text("original\n")
+    code, drawn, canonical = run_in_a_terminal(path, tmp_path / "state", number)
+    assert code == 128 + number, drawn[-300:]
+    assert drawn.rfind(b"\x1b[?1049l") > drawn.rfind(b"\x1b[?1049h") >= 0  # the alternate screen is left
+    assert canonical  # the terminal is out of raw mode
+    assert f"stopped by {sig}".encode() in drawn and b"Traceback" not in drawn
+    assert path.read_text() == "original\n"
+    kept = recovery.find(str(path))  # the same state folder (the autouse fixture's)
+    assert kept is not None and kept.text == "xoriginal\n" and kept.reason == sig

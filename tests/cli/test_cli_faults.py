@@ -489,3 +489,29 @@ def test_a_closed_standard_error_keeps_notes_out_of_the_output(tokscope, cli_env
                            "encode", "-e", "gpt2", "hi", "--allow-special", "<|nope|>"],
                           stdout=subprocess.PIPE, env=cli_env, timeout=120)
     assert done.returncode == 0 and done.stdout == b"5303\n"
+
+
+# ----- issue 21, Low 10: Ctrl+C during start-up ---------------------------------------------------------
+
+#: what the installed ``tokscope`` script runs, after a word that the interpreter itself is up
+_STARTED = "import os, sys; os.write(2, b'up\\n'); sys.argv[0] = 'tokscope'; from tokscope.cli import main; sys.exit(main())"
+
+
+@pytest.mark.parametrize("delay", [0.01, 0.02, 0.05, 0.1, 0.2, 0.4])
+def test_sigint_at_any_moment_of_start_up_is_interrupted_and_130(tmp_path, cli_env, delay):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the keeper's lamp\n" * 20_000)
+    child = subprocess.Popen([sys.executable, "-c", _STARTED, "encode", "-f", str(corpus)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, env=cli_env)
+    try:
+        assert child.stderr.readline() == b"up\n"  # the interpreter is up: tokscope's own start-up begins
+        time.sleep(delay)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    if child.returncode == 0:
+        return  # it finished before the signal came
+    assert child.returncode == 130, err
+    assert one_line_error(err) == "tokscope: interrupted\n"

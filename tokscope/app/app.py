@@ -63,6 +63,9 @@ SOFT_WRAP_LIMIT = 50_000
 SYNC_LIMIT = 150_000
 #: in longer texts too, unless the edit needs a re-scan of more than this many characters
 INLINE_SCAN = 20_000
+#: the signals that stop the explorer as SIGTERM does (edits kept, terminal restored, exit 128 + N)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2")
+                     if hasattr(signal, name))
 #: seconds a tokenizer file's pattern may run on the UI thread; a slower one goes to the worker
 SYNC_PATTERN_SECONDS = 0.2
 
@@ -886,11 +889,12 @@ class ExplorerApp(App):
     # ----- signals and recovery --------------------------------------------------------------
 
     def _trap_signals(self) -> None:
-        """SIGTERM and SIGHUP (an SSH drop) keep the unsaved edits and restore the terminal."""
+        """SIGTERM, SIGHUP (an SSH drop), SIGINT from outside (the terminal's Ctrl+C is a key here),
+        SIGQUIT and SIGUSR1/2 keep the unsaved edits, restore the terminal and exit 128 + N."""
         self._trapped: list[int] = []
         try:
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGHUP):
+            for sig in STOP_SIGNALS:
                 loop.add_signal_handler(sig, self._stopped_by_signal, sig)
                 self._trapped.append(sig)
         except (NotImplementedError, RuntimeError, ValueError, AttributeError):
@@ -906,12 +910,7 @@ class ExplorerApp(App):
 
     def _stopped_by_signal(self, sig: int) -> None:
         name = signal.Signals(sig).name
-        kept: Path | None = None
-        try:
-            if self.modified:
-                kept = recovery.write(self.path, self.editor.real_text, name)
-        except Exception:  # noqa: BLE001 - leaving must not fail: the terminal is restored below
-            kept = None
+        kept = self._keep_edits(name)  # never raises: the terminal is restored below
         self.stopped_by = (name, kept)
         # if the terminal is gone (SIGHUP) and restoring it blocks, leave anyway
         watchdog = threading.Timer(5.0, os._exit, (128 + sig,))
