@@ -214,3 +214,59 @@ def test_a_signal_from_outside_keeps_the_edits_and_restores_the_terminal(tmp_pat
     assert path.read_text() == "original\n"
     kept = recovery.find(str(path))  # the same state folder (the autouse fixture's)
     assert kept is not None and kept.text == "xoriginal\n" and kept.reason == sig
+
+
+# ----- Medium 13: the recovery file is private -----------------------------------------------------------
+
+
+def test_the_recovery_copy_of_private_text_is_private(tmp_path):
+    import os
+    import signal
+    import stat
+
+    path = tmp_path / "diary.txt"
+    path.write_text("original\n")
+    path.chmod(0o600)
+    code, _, _ = run_in_a_terminal(path, tmp_path / "state", signal.SIGTERM)
+    assert code == 128 + signal.SIGTERM
+    kept = recovery.find(str(path))
+    assert kept is not None and kept.text == "xoriginal\n"
+    assert stat.S_IMODE(os.stat(kept.file).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(kept.file.parent).st_mode) == 0o700
+
+
+def plant(path, text: str):
+    """A recovery file for ``path`` written as the explorer writes one, then given away below."""
+    return recovery.write(str(path), text, "SIGHUP")
+
+
+async def offered(path) -> bool:
+    from tokscope.app.screens.dialogs import ChoiceDialog
+
+    app = ExplorerApp("original", encoding="o200k_base", path=str(path), source="file", palette="truecolor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.pause(0.3)
+        return isinstance(app.screen, ChoiceDialog) or app.text != "original"
+
+
+async def test_a_recovery_file_others_can_write_is_not_offered(tmp_path):
+    path = tmp_path / "draft.txt"
+    path.write_text("original")
+    kept = plant(path, "planted by someone else")
+    assert await offered(path)  # as written by the explorer it is offered ...
+    kept = plant(path, "planted by someone else")
+    kept.chmod(0o666)
+    assert not await offered(path)  # ... but not once anyone could have written it
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0,
+                    reason="needs root to give a file away")
+async def test_a_recovery_file_another_user_owns_is_not_offered(tmp_path):
+    import os
+
+    path = tmp_path / "draft.txt"
+    path.write_text("original")
+    kept = plant(path, "planted by nobody")
+    os.chown(kept, 65534, 65534)
+    assert not await offered(path)
