@@ -25,6 +25,7 @@ from typing import Any
 import regex
 
 from ..models.bpe import byte_token_value
+from ..patterns.guard import budget, check_file_string, check_pattern, timed_out
 from ..text.byte_alphabet import CHAR_TO_BYTE
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 
@@ -172,10 +173,13 @@ class Replace(_Decoder):
             return token
         out = []
         prev = 0
-        for m in self._regex.finditer(token):
-            out.append(token[prev : m.start()])
-            out.append(self.content)
-            prev = m.end()
+        try:
+            for m in self._regex.finditer(token, timeout=budget(len(token))):
+                out.append(token[prev : m.start()])
+                out.append(self.content)
+                prev = m.end()
+        except TimeoutError:
+            raise timed_out(self.pattern, "Replace decoder pattern") from None
         out.append(token[prev:])
         return "".join(out)
 
@@ -184,6 +188,7 @@ class Replace(_Decoder):
 
 
 def _compile(pattern: str) -> Any:
+    check_pattern(pattern, "Replace decoder pattern")  # the limits a user's own pattern has
     return regex.compile(pattern, regex.V0)
 
 
@@ -448,7 +453,7 @@ def from_json(obj: Any) -> DecoderStage | None:
         return Strip(_required(obj, "content"), _required(obj, "start"), _required(obj, "stop"))
     if kind == "Replace":
         pattern = _required(obj, "pattern")
-        content = _required(obj, "content")
+        content = check_file_string(_required(obj, "content"), "decoder Replace 'content'")
         if isinstance(pattern, Mapping) and len(pattern) == 1:
             (how, text), = pattern.items()
             if how in ("String", "Regex") and isinstance(text, str):

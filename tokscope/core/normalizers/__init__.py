@@ -34,6 +34,7 @@ from ..text.unicode import (
 )
 from ..text.unicode import normalize_str as _nf_str
 from ..text.normalized import NormalizedText
+from ..patterns.guard import check_file_string
 from ..patterns.onig import compile_onig, literal_pattern
 
 __all__ = [
@@ -512,10 +513,11 @@ def _build(obj: Any) -> Any:
     if t == "StripAccents":
         return StripAccents()
     if t == "Prepend":
-        return Prepend(_field(obj, "prepend", str, type_name=t))
+        return Prepend(check_file_string(_field(obj, "prepend", str, type_name=t), "normalizer Prepend 'prepend'"))
     if t == "Replace":
         pattern, is_regex = _pattern(obj, t)
-        return Replace(pattern, _field(obj, "content", str, type_name=t), regex=is_regex)
+        content = check_file_string(_field(obj, "content", str, type_name=t), "normalizer Replace 'content'")
+        return Replace(pattern, content, regex=is_regex)
     if t in ("BertNormalizer", "Bert"):
         strip = obj.get("strip_accents")
         if strip is not None and not isinstance(strip, bool):

@@ -51,6 +51,10 @@ BASE_SECONDS = 2.0
 #: a tokenizer's pattern runs at well under a microsecond per character; this allows ten times that
 SECONDS_PER_CHAR = 5e-6
 
+#: longest string a tokenizer file may bring for a stage to insert (a Replace's content, a
+#: Prepend): real ones are a character or two; a huge one is copied once per piece of text
+MAX_FILE_STRING = 1_000
+
 #: patterns matched without a time budget (their authors' engines run them; see the module docstring)
 TRUSTED_PATTERNS: set[str] = set()
 
@@ -216,6 +220,22 @@ def check_pattern(pattern: str, what: str = "pattern") -> None:
         i += 1
     if sum(f[0] for f in stack) > MAX_EXPANDED:
         raise _fail(pattern, f"its counted repeats expand it beyond {MAX_EXPANDED:,} items", what)
+
+
+def check_file_string(value: str, what: str) -> str:
+    """A string a tokenizer file brings for a stage to insert, refused past :data:`MAX_FILE_STRING`
+    characters (the limits a pattern has, for the text that goes with it).
+
+    >>> check_file_string("▁", "Prepend")
+    '▁'
+    >>> check_file_string("x" * 5000, "Prepend 'prepend'")
+    Traceback (most recent call last):
+    ...
+    tokscope.core.patterns.guard.PatternError: Prepend 'prepend' is 5,000 characters long; at most 1,000
+    """
+    if isinstance(value, str) and len(value) > MAX_FILE_STRING:
+        raise PatternError(f"{what} is {len(value):,} characters long; at most {MAX_FILE_STRING:,}")
+    return value
 
 
 def may_backtrack(pattern: str) -> bool:
