@@ -515,3 +515,36 @@ def test_sigint_at_any_moment_of_start_up_is_interrupted_and_130(tmp_path, cli_e
         return  # it finished before the signal came
     assert child.returncode == 130, err
     assert one_line_error(err) == "tokscope: interrupted\n"
+
+
+# ----- issue 21, Medium 14: import of a rank file with one long token -----------------------------------
+
+
+def _rank_file(tokens: list[bytes]) -> bytes:
+    import base64
+
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)]
+    lines += [f"{base64.b64encode(t).decode()} {256 + k}" for k, t in enumerate(tokens)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_import_of_one_long_token_that_is_no_merge_is_quick_and_short(tmp_path, tokscope):
+    path = tmp_path / "long.tiktoken"
+    path.write_bytes(_rank_file([b"a" * 1_000_000]))
+    done = tokscope("import", str(path), "--pattern", r"\S+|\s+", "-o", str(tmp_path / "out.json"), timeout=60)
+    assert done.returncode == 1
+    message = one_line_error(done.stderr)
+    assert "1,000,000 bytes) is not two lower-ranked tokens joined" in message and len(message) < 300
+
+
+def test_import_of_a_long_token_built_by_doubling(tmp_path, tokscope):
+    path = tmp_path / "doubling.tiktoken"
+    path.write_bytes(_rank_file([b"a" * 2**k for k in range(1, 19)]))  # up to 256 KB
+    done = tokscope("import", str(path), "--pattern", r"\S+|\s+", "-o", str(tmp_path / "out.json"), "--json",
+                    timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["merges"] == 18
+    text = tmp_path / "text.txt"
+    text.write_text("a" * 2**18 + "a" * 4)
+    done = tokscope("encode", "-e", str(tmp_path / "out.json"), "-f", str(text), timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == [b"273", b"257"], done.stderr[-300:]

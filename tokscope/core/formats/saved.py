@@ -387,22 +387,23 @@ def merges_from_ranks(ranks: Mapping[bytes, int], source: str = "rank file") -> 
             )
     order = sorted((rank, token) for token, rank in ranks.items() if len(token) > 1)
     merges: list[tuple[bytes, bytes]] = []
+    longest = 1  # the longest token of a lower rank: no part can be longer (so a long token costs linear time)
     for expected, (rank, token) in enumerate(order, 256):
         if rank != expected:
             raise SavedFormatError(f"{source}: ranks are not consecutive (rank {expected} is missing)")
         parts = bpe_merge(token, ranks, max_rank=rank)
         if len(parts) != 2:
-            for cut in range(1, len(token)):
+            for cut in range(max(1, len(token) - longest), min(len(token) - 1, longest) + 1):
                 left_rank = ranks.get(token[:cut])
                 right_rank = ranks.get(token[cut:])
                 if left_rank is not None and right_rank is not None and left_rank < rank and right_rank < rank:
                     parts = [token[:cut], token[cut:]]
                     break
             else:
-                raise SavedFormatError(
-                    f"{source}: token of rank {rank} ({token.hex()}) is not two lower-ranked tokens joined"
-                )
+                shown = token.hex() if len(token) <= 32 else f"{token[:32].hex()}... {len(token):,} bytes"
+                raise SavedFormatError(f"{source}: token of rank {rank} ({shown}) is not two lower-ranked tokens joined")
         merges.append((parts[0], parts[1]))
+        longest = max(longest, len(token))
     return merges
 
 
