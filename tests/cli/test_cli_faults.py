@@ -548,3 +548,47 @@ def test_import_of_a_long_token_built_by_doubling(tmp_path, tokscope):
     text.write_text("a" * 2**18 + "a" * 4)
     done = tokscope("encode", "-e", str(tmp_path / "out.json"), "-f", str(text), timeout=60)
     assert done.returncode == 0 and done.stdout.split() == [b"273", b"257"], done.stderr[-300:]
+
+
+# ----- issue 21, Medium 9: a dead worker in count -----------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs /proc to find the workers")
+def test_count_names_the_files_when_a_worker_is_killed(tmp_path, cli_env):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    line = "The keeper's lamp burned all night; ünïcödé, 中文 and 😀 too.\n"
+    for i in range(40):
+        (corpus / f"part{i:02d}.txt").write_text(line * 16_000)  # about 1 MB each
+    child = subprocess.Popen([sys.executable, "-m", "tokscope.cli", "count", "-j", "2", str(corpus)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env)
+    try:
+        workers: list[int] = []
+        end = time.monotonic() + 60
+        while time.monotonic() < end and len(workers) < 2 and child.poll() is None:
+            workers = [p for p in _children(child.pid)]
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert child.poll() is None, "count finished before a worker could be killed"
+        os.kill(workers[-1], signal.SIGKILL)
+        out, err = child.communicate(timeout=120)  # before, it waited for ever
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 1, err
+    message = one_line_error(err.split(b"\r")[-1])
+    assert "a counting worker died" in message and "part" in message
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "x", "1e3"])
+def test_jobs_must_be_a_number_of_workers(capsys, value):
+    code, _, err = run(capsys, "count", "-j", value, "README.md")
+    assert code == 2 and "a number of worker processes" in err and "tokens" not in err

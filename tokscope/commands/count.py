@@ -39,6 +39,8 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -381,6 +383,16 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _batch_names(batch: list[tuple]) -> str:
+    """The files of a batch of jobs, for a message (the first few).
+
+    >>> _batch_names([("file", 0, "a.txt"), ("text", 1, "...", [0], "big.txt"), ("file", 2, "b.txt")])
+    'a.txt, big.txt, b.txt'
+    """
+    names = list(dict.fromkeys("standard input" if job[-1] == STDIN_PATH else safe_text(job[-1]) for job in batch))
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
 def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> None:
     files = sum(1 for e in run.entries if e.counted)
     total = sum(e.size or 0 for e in run.entries if e.counted) or 1
@@ -406,12 +418,34 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
             gc.freeze()
         ctx = multiprocessing.get_context(method)
         try:
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(run.tokenizers, run.settings, True)) as pool:
-                for results in pool.imap_unordered(_run_batch, run.jobs()):
-                    run.take_early()
-                    for result in results:
-                        run.take(result)
-                    progress()
+            # an executor, not a Pool: a worker that dies (killed, out of memory) breaks it with an
+            # error here, where a Pool would wait for ever on the lost batch
+            with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
+                                     initargs=(run.tokenizers, run.settings, True)) as pool:
+                pending: dict[Any, list[tuple]] = {}
+                batches = run.jobs()
+                exhausted = False
+                while pending or not exhausted:
+                    while not exhausted and len(pending) < 2 * workers:
+                        batch = next(batches, None)
+                        if batch is None:
+                            exhausted = True
+                        else:
+                            pending[pool.submit(_run_batch, batch)] = batch
+                    if not pending:
+                        break
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        batch = pending.pop(future)
+                        try:
+                            results = future.result()
+                        except BrokenProcessPool:
+                            raise TokscopeError(f"a counting worker died (killed, or out of memory) while counting "
+                                                f"{_batch_names(batch)}") from None
+                        run.take_early()
+                        for result in results:
+                            run.take(result)
+                        progress()
         finally:
             gc.unfreeze()
     run.take_early()
@@ -549,10 +583,19 @@ def _notes(entries: list[Entry], skipped: list[Entry]) -> None:
 
 
 def _jobs_arg(value: str) -> int:
-    n = token_budget(value)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return n
+    """argparse type of ``-j``: a number of worker processes, 1 or more.
+
+    >>> _jobs_arg("2")
+    2
+    >>> _jobs_arg("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: a number of worker processes, 1 or more, not '-1'
+    """
+    text = value.strip().replace("_", "")
+    if not (text.isascii() and text.isdigit()) or len(text) > 6 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a number of worker processes, 1 or more, not {safe_text(value)!r}")
+    return int(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -224,8 +224,8 @@ def read_file_bytes(path: str, limit: int = DEFAULT_MAX_BYTES, *, keep_head: boo
             mode = os.stat(path).st_mode
             if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
                 raise _not_regular(path, mode)
-        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | (getattr(os, "O_NONBLOCK", 0) if regular_only else 0)
-        with os.fdopen(os.open(path, flags), "rb") as handle:
+        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+        with (os.fdopen(os.open(path, flags), "rb") if regular_only else open(path, "rb")) as handle:
             info = os.fstat(handle.fileno())
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError(path)
