@@ -27,7 +27,8 @@ commands themselves already print outside strings through
 from __future__ import annotations
 
 import os
-import signal
+
+import _signal  # the C module: importing `signal` (and its enums) is itself a window for Ctrl+C
 
 
 def _interrupted_now(signum: int, frame: object) -> None:
@@ -41,7 +42,7 @@ def _interrupted_now(signum: int, frame: object) -> None:
 
 def _exit_on_interrupt() -> None:
     try:
-        signal.signal(signal.SIGINT, _interrupted_now)
+        _signal.signal(_signal.SIGINT, _interrupted_now)
     except (ValueError, OSError):  # not the main thread (tests call main() from others)
         pass
 
@@ -50,6 +51,7 @@ _exit_on_interrupt()  # before the imports below, which take most of the start-u
 
 import argparse  # noqa: E402
 import difflib  # noqa: E402
+import signal  # noqa: E402
 import errno  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
@@ -277,10 +279,10 @@ def _run(handler: Callable[[], int]) -> int:
     except SignalExit as exc:
         _say(f"stopped by {signal.Signals(exc.signum).name}")
         return 128 + exc.signum
-    except BrokenPipeError:
-        # the reader went away (e.g. `| head`): stop quietly
+    except BrokenPipeError as exc:
+        # the reader went away (e.g. `| head`): stop quietly, keeping a verdict already reached
         _silence_stdout()
-        return 0
+        return getattr(exc, "exit_code", 0)
     except OSError as exc:
         if not _is_output_error(exc):
             _say(f"error: {exc.strerror or exc}")
@@ -328,14 +330,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     subcommands = subcommand_names(parser)
     if argv and (argv[0] in subcommands or argv[0] in ("-h", "--help", "--version")):
         _install_signal_handlers()
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
         return _run(lambda: _run_command(args))
     problem = unknown_command(argv, subcommands)
     if problem is not None:
         _say(f"error: {problem}")
         return 2
-    args = explorer_parser().parse_args(argv)
+    args = _parse(explorer_parser(), argv)
     return _run(lambda: _start_explorer(args))
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args``; when it exits (``--help``, ``--version``, a usage error), what it
+    printed is flushed first, and a failed write is exit 1 (``--help >/dev/full``), not 0."""
+    saved = sys.stdout
+    watched = sys.stdout = _WriteWatch(saved) if saved is not None else None
+    try:
+        return parser.parse_args(argv)
+    except SystemExit:
+        try:
+            _flush_stdout()
+        except OSError as exc:
+            watched = watched or _WriteWatch(None)
+            watched.failed = watched.failed or exc
+        if watched is not None and watched.failed is not None:  # argparse itself ignores a failed write
+            _silence_stdout()
+            if isinstance(watched.failed, BrokenPipeError):  # `--help | head`: the reader had enough
+                raise SystemExit(0) from None
+            _say(f"error: cannot write the output: {watched.failed.strerror or watched.failed}")
+            raise SystemExit(1) from None
+        raise
+    finally:
+        sys.stdout = saved
+
+
+class _WriteWatch:
+    """Standard output that remembers a failed write (argparse's ``--help`` swallows it)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.failed: OSError | None = None
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            self.failed = exc
+            raise
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            self.failed = exc
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _start_explorer(args: argparse.Namespace) -> int:

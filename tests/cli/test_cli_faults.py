@@ -497,14 +497,16 @@ def test_a_closed_standard_error_keeps_notes_out_of_the_output(tokscope, cli_env
 _STARTED = "import os, sys; os.write(2, b'up\\n'); sys.argv[0] = 'tokscope'; from tokscope.cli import main; sys.exit(main())"
 
 
-@pytest.mark.parametrize("delay", [0.01, 0.02, 0.05, 0.1, 0.2, 0.4])
+@pytest.mark.parametrize("delay", [0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.4])
 def test_sigint_at_any_moment_of_start_up_is_interrupted_and_130(tmp_path, cli_env, delay):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the keeper's lamp\n" * 20_000)
     child = subprocess.Popen([sys.executable, "-c", _STARTED, "encode", "-f", str(corpus)], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, env=cli_env)
     try:
-        assert child.stderr.readline() == b"up\n"  # the interpreter is up: tokscope's own start-up begins
+        # the interpreter is up: tokscope's own start-up begins (the few milliseconds before cli.py's
+        # first lines run, importing the package, are the interpreter's)
+        assert child.stderr.readline() == b"up\n"
         time.sleep(delay)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=60)
@@ -592,3 +594,70 @@ def test_count_names_the_files_when_a_worker_is_killed(tmp_path, cli_env):
 def test_jobs_must_be_a_number_of_workers(capsys, value):
     code, _, err = run(capsys, "count", "-j", value, "README.md")
     assert code == 2 and "a number of worker processes" in err and "tokens" not in err
+
+
+# ----- issue 21, Low 16-21: one-line errors that say what is wrong ------------------------------------
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["decode", "9" * 5000], "a number of 5,000 digits"),
+    (["train", "--vocab-size", "300", "--sweep", "9" * 5000, "README.md"], "a number of 5,000 digits"),
+    (["stats", "--width", "9" * 4000, "hi"], "a model width from 1 to 1,000,000"),
+    (["encode", "--max-bytes", "1", "hello"], "TEXT is 5 bytes, over the 1-byte limit"),
+])
+def test_expected_bad_input_is_no_internal_error(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code in (1, 2) and message in err and "internal error" not in err
+    one_line_error(err)
+
+
+@pytest.mark.parametrize("source", ["{% for i in [1] %}" * 25 + "x" + "{% endfor %}" * 25,
+                                    "{% if 1 %}" * 200 + "x" + "{% endif %}" * 200])
+def test_templates_nested_past_pythons_limits_are_one_line(tmp_path, capsys, source):
+    template = tmp_path / "deep.jinja"
+    template.write_text(source)
+    conversation = tmp_path / "c.json"
+    conversation.write_text('[{"role": "user", "content": "hi"}]')
+    code, _, err = run(capsys, "chat", "--template", str(template), "-f", str(conversation))
+    assert code == 1 and "nests its blocks too deeply" in one_line_error(err)
+
+
+@pytest.mark.parametrize("content, code", [
+    ('[{"role": "user", "content": "hi"}] trailing', 1),
+    ('[{"role": "user", "content": 1' + "0" * 5000 + "}]", 1),
+    ("[" * 100_000, 1),
+    ('\ufeff[{"role": "user", "content": "hi"}]', 0),
+])
+def test_chat_file_problems_are_input_errors_not_usage(tmp_path, capsys, content, code):
+    path = tmp_path / "c.json"
+    path.write_text(content, encoding="utf-8")
+    got, _, err = run(capsys, "chat", "-f", str(path))
+    assert got == code, err
+    if code:
+        one_line_error(err)
+
+
+def test_a_broken_pipe_keeps_counts_gate(tmp_path, cli_env):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(300):
+        (folder / f"f{i}.txt").write_text(f"some text {i} here and more\n")
+    done = subprocess.run(f"{sys.executable} -m tokscope.cli count --max-tokens 1 --json {folder} | head -c 10; "
+                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True, env=cli_env,
+                          timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name, message", [("llama3", "open model"), ("Qwen", "open model"),
+                                            ("my tok", "cannot be a saved tokenizer's name")])
+def test_saved_names_an_open_model_or_a_space_takes_are_refused(capsys, name, message):
+    code, _, err = run(capsys, "train", "README.md", "--vocab-size", "300", "--save", "--name", name)
+    assert code == 2 and message in one_line_error(err)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["encode", "--help"]])
+def test_help_into_a_full_disk_is_exit_1(tokscope, argv):
+    with open("/dev/full", "wb") as full:
+        done = tokscope(*argv, stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 1 and b"cannot write the output" in done.stderr

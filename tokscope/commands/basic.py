@@ -131,7 +131,9 @@ def _parse_ids(words: Sequence[str]) -> list[int]:
     for word in words:
         for part in word.replace(",", " ").split():
             if _ID.fullmatch(part) is None:
-                raise UsageError(f"not a token id: {safe_text(part)!r} (ids are whole numbers, 0 or more)")
+                raise UsageError(f"not a token id: {safe_text(part[:40])!r} (ids are whole numbers, 0 or more)")
+            if len(part) > 12:  # past any vocabulary (and past what int() reads at 4,300 digits)
+                raise UsageError(f"not a token id: a number of {len(part):,} digits (ids are below 4,294,967,296)")
             ids.append(int(part))
     return ids
 

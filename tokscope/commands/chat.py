@@ -19,7 +19,7 @@ from ..core.chat import chat as core_chat
 from ..core.chat.templates import ChatTemplate
 from ..core.text.display import safe_text
 from ..sources.model_files import chat_template_of, contexts_of
-from ..sources.text_input import InputError, read_input, read_json
+from ..sources.text_input import read_input, read_json
 from .common import (
     PROG,
     UsageError,
@@ -32,12 +32,8 @@ from .common import (
 
 
 def _read_json_file(path: str, what: str, limit: int) -> Any:
-    try:
-        return read_json(path, what, limit=limit)
-    except InputError as exc:
-        if exc.kind == "not-json":
-            raise UsageError(str(exc)) from None
-        raise
+    # a file that is not JSON is bad input (exit 1), not a misused command line (exit 2)
+    return read_json(path, what, limit=limit)
 
 
 def _variables(pairs: list[str] | None) -> dict[str, Any]:

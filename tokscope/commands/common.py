@@ -87,7 +87,11 @@ def read_text(args: argparse.Namespace) -> str:
     if text is not None and args.file:
         raise UsageError("give either TEXT or -f FILE, not both")
     if text is not None:
-        return decode_argument(text, "TEXT", args.errors)
+        text = decode_argument(text, "TEXT", args.errors)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > args.max_bytes:  # the limit holds for every input, an argument too
+            raise TokscopeError(f"TEXT is {size:,} bytes, over the {args.max_bytes:,}-byte limit (raise it with --max-bytes)")
+        return text
     if args.file:
         return read_input(args.file, limit=args.max_bytes, errors=args.errors, keep_head=False).text
     if not stdin_is_piped():

@@ -502,20 +502,35 @@ def _report(args: argparse.Namespace, names: list[str], entries: list[Entry]) ->
     totals = _totals(names, entries)
     limit = args.max_tokens
     over = [(name, total) for name, total in zip(names, totals) if limit is not None and total > limit]
-    if args.json:
-        print_json(_json(names, counted, skipped, totals, limit, over))
-    elif args.total:
-        print(" ".join(str(t) for t in totals))
-    else:
-        _table(names, counted, totals)
+    cut = False
+    try:
+        if args.json:
+            print_json(_json(names, counted, skipped, totals, limit, over))
+        elif args.total:
+            print(" ".join(str(t) for t in totals))
+        else:
+            _table(names, counted, totals)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        cut = True  # the reader went away (| head): the verdict below still stands
     _notes(entries, skipped)
     failed = any(e.error for e in skipped)
     if over:
         listed = ", ".join(f"{safe_text(name)} {total:,}" for name, total in over)
         print(f"tokscope: over the limit of {limit:,} tokens (--max-tokens): {listed}", file=sys.stderr)
-    if failed:
-        return 1
-    return EXIT_OVER_LIMIT if over else 0
+    code = 1 if failed else EXIT_OVER_LIMIT if over else 0
+    if cut:
+        raise OutputCut(code)
+    return code
+
+
+class OutputCut(BrokenPipeError):
+    """Standard output closed by its reader after the verdict was reached: the exit code stays
+    the verdict's (``| head`` must not turn an over-the-limit gate into a pass)."""
+
+    def __init__(self, exit_code: int) -> None:
+        super().__init__("standard output was closed")
+        self.exit_code = exit_code
 
 
 def _table(names: list[str], counted: list[Entry], totals: list[int]) -> None:

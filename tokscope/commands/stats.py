@@ -18,6 +18,19 @@ MAX_BIN = 16
 BAR_WIDTH = 30
 
 
+def _width_arg(value: str) -> int:
+    """argparse type of ``--width``: a model width, 1 to 1,000,000.
+
+    >>> _width_arg("4096")
+    4096
+    """
+    text = value.strip().replace("_", "")
+    if not (text.isascii() and text.isdigit()) or len(text) > 7 or not 1 <= int(text) <= 1_000_000:
+        shown = value if len(value) <= 20 else value[:20] + f"... ({len(value):,} characters)"
+        raise argparse.ArgumentTypeError(f"a model width from 1 to 1,000,000, not {shown!r}")
+    return int(text)
+
+
 def register(subparsers: Any) -> None:
     from .common import add_encoding_option, add_input_options, add_special_options
 
@@ -34,7 +47,7 @@ def register(subparsers: Any) -> None:
     add_encoding_option(p)
     add_input_options(p)
     add_special_options(p)
-    p.add_argument("--width", type=int, default=core_stats.DEFAULT_WIDTH, metavar="D",
+    p.add_argument("--width", type=_width_arg, default=core_stats.DEFAULT_WIDTH, metavar="D",
                    help=f"model width for the embedding table size (default: {core_stats.DEFAULT_WIDTH})")
     p.add_argument("--top", type=int, default=10, metavar="N", help="how many frequent tokens to list (default: 10)")
     p.add_argument("--normalize", action="store_true",

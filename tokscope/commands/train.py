@@ -101,10 +101,11 @@ def _check_name(name: str, *, for_save: bool, where: str) -> str:
     name must be text a file can hold (valid UTF-8, no control characters)."""
     from ..sources.errors import BadNameError
     from ..sources.names import check_saved_name
+    from ..sources.saved import check_open_model_name
 
     try:
         if for_save:
-            return check_saved_name(name)
+            return check_open_model_name(check_saved_name(name))
         if any("\ud800" <= ch <= "\udfff" for ch in name) or not name.isprintable() or not name.strip():
             raise BadNameError(f"{safe_text(name)!r} is not valid UTF-8 text without control characters")
         return name
@@ -161,9 +162,10 @@ def _parse_sizes(value: str | None) -> list[int]:
     for part in value.replace(" ", "").split(","):
         if not part:
             continue
-        if not (part.isascii() and part.isdigit()):
+        if not (part.isascii() and part.isdigit()) or len(part) > 9:
+            shown = safe_text(part) if len(part) <= 20 else f"a number of {len(part):,} digits"
             raise UsageError(f"--sweep takes vocabulary sizes separated by commas, e.g. 300,500,1000; "
-                             f"got {safe_text(part)!r}")
+                             f"got {shown!r}")
         sizes.append(int(part))
     if not sizes:
         raise UsageError("--sweep needs at least one vocabulary size, e.g. 300,500,1000")

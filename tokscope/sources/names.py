@@ -137,7 +137,7 @@ MAX_NAME_BYTES = 200
 def check_saved_name(name: object, what: str = "name") -> str:
     """``name`` if it can be a saved tokenizer's name, else :class:`BadNameError` saying why.
 
-    A name is a plain file name (no ``/``, no leading ``.`` or ``-``, no space at either end), valid
+    A name is a plain file name (no ``/``, no leading ``.`` or ``-``, no space), valid
     UTF-8 with no control, format or bidirectional characters, and not the name or alias of a
     built-in encoding (which ``-e NAME`` would pick instead), in any letter case.
 
@@ -156,7 +156,7 @@ def check_saved_name(name: object, what: str = "name") -> str:
     if not name.isprintable():
         raise BadNameError(f"{shown!r} holds control or invisible characters; choose a plain {what}")
     bad = sorted(set(name) & _NOT_IN_NAMES)
-    if bad or name.startswith((".", "-")) or name != name.strip():
+    if bad or name.startswith((".", "-")) or any(ch.isspace() for ch in name):
         raise BadNameError(f"{shown!r} cannot be a saved tokenizer's name (use letters, digits, '-', '_' or '.'; "
                          f"no leading '.' or '-', no path)")
     if len(name.encode("utf-8")) > MAX_NAME_BYTES:

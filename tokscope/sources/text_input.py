@@ -327,7 +327,7 @@ def read_json(source: str | None, what: str, *, limit: int = DEFAULT_MAX_BYTES, 
     read = read_input(source, limit=limit, keep_head=False, stdin=stdin, regular_only=regular_only)
     where = safe_text(read.where)
     try:
-        return json.loads(read.text)
+        return json.loads(read.text.removeprefix("\ufeff"))  # a BOM, as editors on Windows write it
     except RecursionError:
         raise InputError(f"{what} {where} nests too deeply", kind="not-json", where=read.where, path=read.path) from None
     except ValueError as exc:

@@ -483,6 +483,9 @@ def compile_template(source: str) -> jinja2.Template:
         raise TemplateLimitError(f"chat template is {len(source):,} characters; at most {MAX_TEMPLATE_CHARS:,} are accepted")
     try:
         return _ENV.from_string(source)
+    except (SyntaxError, RecursionError, MemoryError):  # Python's compiler, on the code Jinja made of it
+        raise TemplateLimitError("chat template nests its blocks too deeply to compile (Python allows about 20 "
+                                 "loops and 100 levels of blocks)") from None
     except TemplateSyntaxError as exc:
         raise ChatTemplateError(f"chat template syntax error on line {exc.lineno}: {one_line(exc.message or '')}",
                                 exc.lineno) from None
