@@ -270,3 +270,27 @@ async def test_a_recovery_file_another_user_owns_is_not_offered(tmp_path):
     kept = plant(path, "planted by nobody")
     os.chown(kept, 65534, 65534)
     assert not await offered(path)
+
+
+# ----- Low 20: the languages view with a tokenizer that fails on a passage -------------------------------
+
+
+async def test_languages_view_says_a_tokenizer_fails_instead_of_counting_for_ever(tmp_path):
+    from textual.widgets import Static
+
+    from tokscope.app.screens.languages import LanguagesScreen
+
+    path = tokenizer_file(tmp_path, "broken", BROKEN["wordlevel-without-its-unk"])
+    app = ExplorerApp("a", encoding=str(path), palette="truecolor")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("f6")
+        end = time.monotonic() + 60
+        note = ""
+        while time.monotonic() < end:
+            await pilot.pause(0.2)
+            if isinstance(app.screen, LanguagesScreen):
+                note = str(app.screen.query_one("#lang-note", Static).render())
+                if not note.startswith("counting"):
+                    break
+        assert "broken" in note and "unknown token" in note, note

@@ -153,7 +153,19 @@ class LanguagesScreen(ViewScreen):
                 failed.append((name, str(exc) or type(exc).__name__))
         index = languages()
         texts = {lang["code"]: language_text(lang["code"]) for lang in index}
-        tbl = language_table(texts, tokenizers, names={lang["code"]: lang["name"] for lang in index})
+        titles = {lang["code"]: lang["name"] for lang in index}
+        try:
+            tbl = language_table(texts, tokenizers, names=titles)
+        except Exception:  # noqa: BLE001 - a tokenizer that fails on a passage: said in the note, the others count
+            working = []
+            for tok in tokenizers:
+                try:
+                    language_table(texts, [tok], names=titles)
+                    working.append(tok)
+                except Exception as exc:  # noqa: BLE001
+                    failed.append((tok.name, " ".join(str(exc).split()) or type(exc).__name__))
+            tokenizers = working
+            tbl = language_table(texts, tokenizers, names=titles)
         self.app.call_from_thread(self._ready, names, tbl, failed)
 
     def _ready(self, names: list[str], tbl: LanguageTable, failed: list[tuple[str, str]]) -> None:
