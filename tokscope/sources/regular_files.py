@@ -56,15 +56,6 @@ def _refusal(path: str | os.PathLike, mode: int) -> SourceError:
     return SourceError(f"{safe_text(path)} is not a regular file ({kind_of(mode)}): refused")
 
 
-def is_regular(path: str | os.PathLike) -> bool:
-    """Whether ``path`` (followed if a link) is a regular file; False when it cannot be looked at.
-    Never opens it."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
 def read_regular(path: str | os.PathLike, limit: int, *, what: str = "this file", within: Path | None = None) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them; a :class:`SourceError`
     for anything else (missing, unreadable, a FIFO or device, over the limit, or, with ``within``,
