@@ -602,7 +602,7 @@ def test_jobs_must_be_a_number_of_workers(capsys, value):
 @pytest.mark.parametrize("argv, message", [
     (["decode", "9" * 5000], "a number of 5,000 digits"),
     (["train", "--vocab-size", "300", "--sweep", "9" * 5000, "README.md"], "a number of 5,000 digits"),
-    (["stats", "--width", "9" * 4000, "hi"], "a model width from 1 to 1,000,000"),
+    (["stats", "--width", "9" * 4000, "hi"], "--width must be a positive number of at most 7 digits"),
     (["encode", "--max-bytes", "1", "hello"], "TEXT is 5 bytes, over the 1-byte limit"),
 ])
 def test_expected_bad_input_is_no_internal_error(capsys, argv, message):

@@ -19,15 +19,17 @@ BAR_WIDTH = 30
 
 
 def _width_arg(value: str) -> int:
-    """argparse type of ``--width``: a model width, 1 to 1,000,000.
+    """argparse type of ``--width``: a whole number (checked to be positive by the command), of a
+    size a model width can have.
 
-    >>> _width_arg("4096")
-    4096
+    >>> _width_arg("4096"), _width_arg("0")
+    (4096, 0)
     """
     text = value.strip().replace("_", "")
-    if not (text.isascii() and text.isdigit()) or len(text) > 7 or not 1 <= int(text) <= 1_000_000:
+    digits = text.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:
         shown = value if len(value) <= 20 else value[:20] + f"... ({len(value):,} characters)"
-        raise argparse.ArgumentTypeError(f"a model width from 1 to 1,000,000, not {shown!r}")
+        raise argparse.ArgumentTypeError(f"--width must be a positive number of at most 7 digits, not {shown!r}")
     return int(text)
 
 
