@@ -29,20 +29,42 @@ commands themselves already print outside strings through
 
 from __future__ import annotations
 
-import argparse
-import difflib
-import errno
 import os
-import re
-import signal
-import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
 
-from .commands.common import PROG, UsageError
-from .core.text.display import safe_text
-from .core.text.errors import TokscopeError
-from .inputs.text_input import DEFAULT_MAX_BYTES
+import _signal  # the C module: importing `signal` (and its enums) is itself a window for Ctrl+C
+
+
+def _interrupted_now(signum: int, frame: object) -> None:
+    """Ctrl+C outside a command (loading, parsing, exiting): one line and exit 130, at once."""
+    try:
+        os.write(2, b"tokscope: interrupted\n")
+    except OSError:
+        pass
+    os._exit(130)
+
+
+def _exit_on_interrupt() -> None:
+    try:
+        _signal.signal(_signal.SIGINT, _interrupted_now)
+    except (ValueError, OSError):  # not the main thread (tests call main() from others)
+        pass
+
+
+_exit_on_interrupt()  # before the imports below, which take most of the start-up time
+
+import argparse  # noqa: E402
+import difflib  # noqa: E402
+import signal  # noqa: E402
+import errno  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from typing import Any, NoReturn  # noqa: E402
+
+from .commands.common import PROG, UsageError  # noqa: E402
+from .core.text.display import safe_text  # noqa: E402
+from .core.text.errors import TokscopeError  # noqa: E402
+from .inputs.text_input import DEFAULT_MAX_BYTES  # noqa: E402
 
 # One loader per subcommand: a static import of its module (so the layer contracts see it), run
 # only when the command runs or for --help.
@@ -240,6 +262,13 @@ def _on_signal(signum: int, frame: Any) -> None:
     raise SignalExit(signum)
 
 
+def _raise_on_interrupt() -> None:
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ValueError, OSError):
+        pass
+
+
 def _install_signal_handlers() -> None:
     for name in ("SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
@@ -289,8 +318,10 @@ def _flush_stdout() -> None:
 def _run(handler: Callable[[], int]) -> int:
     try:
         try:
+            _raise_on_interrupt()  # while the command runs, Ctrl+C lets its clean-ups run
             code = handler()
         finally:
+            _exit_on_interrupt()
             # inside the handlers below: a failed flush is an output error like a failed write
             _flush_stdout()
         return code
@@ -306,10 +337,10 @@ def _run(handler: Callable[[], int]) -> int:
     except SignalExit as exc:
         _say(f"stopped by {signal.Signals(exc.signum).name}")
         return 128 + exc.signum
-    except BrokenPipeError:
-        # the reader went away (e.g. `| head`): stop quietly
+    except BrokenPipeError as exc:
+        # the reader went away (e.g. `| head`): stop quietly, keeping a verdict already reached
         _silence_stdout()
-        return 0
+        return getattr(exc, "exit_code", 0)
     except OSError as exc:
         if not _is_output_error(exc):
             _say(f"error: {exc.strerror or exc}")

@@ -489,3 +489,175 @@ def test_a_closed_standard_error_keeps_notes_out_of_the_output(tokscope, cli_env
                            "encode", "-e", "gpt2", "hi", "--allow-special", "<|nope|>"],
                           stdout=subprocess.PIPE, env=cli_env, timeout=120)
     assert done.returncode == 0 and done.stdout == b"5303\n"
+
+
+# ----- issue 21, Low 10: Ctrl+C during start-up ---------------------------------------------------------
+
+#: what the installed ``tokscope`` script runs, after a word that the interpreter itself is up
+_STARTED = "import os, sys; os.write(2, b'up\\n'); sys.argv[0] = 'tokscope'; from tokscope.cli import main; sys.exit(main())"
+
+
+@pytest.mark.parametrize("delay", [0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.4])
+def test_sigint_at_any_moment_of_start_up_is_interrupted_and_130(tmp_path, cli_env, delay):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the keeper's lamp\n" * 20_000)
+    child = subprocess.Popen([sys.executable, "-c", _STARTED, "encode", "-f", str(corpus)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, env=cli_env)
+    try:
+        # the interpreter is up: tokscope's own start-up begins (the few milliseconds before cli.py's
+        # first lines run, importing the package, are the interpreter's)
+        assert child.stderr.readline() == b"up\n"
+        time.sleep(delay)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    if child.returncode == 0:
+        return  # it finished before the signal came
+    assert child.returncode == 130, err
+    assert one_line_error(err) == "tokscope: interrupted\n"
+
+
+# ----- issue 21, Medium 14: import of a rank file with one long token -----------------------------------
+
+
+def _rank_file(tokens: list[bytes]) -> bytes:
+    import base64
+
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)]
+    lines += [f"{base64.b64encode(t).decode()} {256 + k}" for k, t in enumerate(tokens)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_import_of_one_long_token_that_is_no_merge_is_quick_and_short(tmp_path, tokscope):
+    path = tmp_path / "long.tiktoken"
+    path.write_bytes(_rank_file([b"a" * 1_000_000]))
+    done = tokscope("import", str(path), "--pattern", r"\S+|\s+", "-o", str(tmp_path / "out.json"), timeout=60)
+    assert done.returncode == 1
+    message = one_line_error(done.stderr)
+    assert "1,000,000 bytes) is not two lower-ranked tokens joined" in message and len(message) < 300
+
+
+def test_import_of_a_long_token_built_by_doubling(tmp_path, tokscope):
+    path = tmp_path / "doubling.tiktoken"
+    path.write_bytes(_rank_file([b"a" * 2**k for k in range(1, 19)]))  # up to 256 KB
+    done = tokscope("import", str(path), "--pattern", r"\S+|\s+", "-o", str(tmp_path / "out.json"), "--json",
+                    timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["merges"] == 18
+    text = tmp_path / "text.txt"
+    text.write_text("a" * 2**18 + "a" * 4)
+    done = tokscope("encode", "-e", str(tmp_path / "out.json"), "-f", str(text), timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == [b"273", b"257"], done.stderr[-300:]
+
+
+# ----- issue 21, Medium 9: a dead worker in count -----------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs /proc to find the workers")
+def test_count_names_the_files_when_a_worker_is_killed(tmp_path, cli_env):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    line = "The keeper's lamp burned all night; ünïcödé, 中文 and 😀 too.\n"
+    for i in range(40):
+        (corpus / f"part{i:02d}.txt").write_text(line * 16_000)  # about 1 MB each
+    child = subprocess.Popen([sys.executable, "-m", "tokscope.cli", "count", "-j", "2", str(corpus)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env)
+    try:
+        workers: list[int] = []
+        end = time.monotonic() + 60
+        while time.monotonic() < end and len(workers) < 2 and child.poll() is None:
+            workers = [p for p in _children(child.pid)]
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert child.poll() is None, "count finished before a worker could be killed"
+        os.kill(workers[-1], signal.SIGKILL)
+        out, err = child.communicate(timeout=120)  # before, it waited for ever
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 1, err
+    message = one_line_error(err.split(b"\r")[-1])
+    assert "a counting worker died" in message and "part" in message
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "x", "1e3"])
+def test_jobs_must_be_a_number_of_workers(capsys, value):
+    code, _, err = run(capsys, "count", "-j", value, "README.md")
+    assert code == 2 and "a number of worker processes" in err and "tokens" not in err
+
+
+# ----- issue 21, Low 16-21: one-line errors that say what is wrong ------------------------------------
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["decode", "9" * 5000], "a number of 5,000 digits"),
+    (["train", "--vocab-size", "300", "--sweep", "9" * 5000, "README.md"], "a number of 5,000 digits"),
+    (["stats", "--width", "9" * 4000, "hi"], "--width must be a positive number of at most 7 digits"),
+    (["encode", "--max-bytes", "1", "hello"], "TEXT is 5 bytes, over the 1-byte limit"),
+])
+def test_expected_bad_input_is_no_internal_error(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code in (1, 2) and message in err and "internal error" not in err
+    one_line_error(err)
+
+
+@pytest.mark.parametrize("source", ["{% for i in [1] %}" * 25 + "x" + "{% endfor %}" * 25,
+                                    "{% if 1 %}" * 200 + "x" + "{% endif %}" * 200])
+def test_templates_nested_past_pythons_limits_are_one_line(tmp_path, capsys, source):
+    template = tmp_path / "deep.jinja"
+    template.write_text(source)
+    conversation = tmp_path / "c.json"
+    conversation.write_text('[{"role": "user", "content": "hi"}]')
+    code, _, err = run(capsys, "chat", "--template", str(template), "-f", str(conversation))
+    assert code == 1 and "nests its blocks too deeply" in one_line_error(err)
+
+
+@pytest.mark.parametrize("content, code", [
+    ('[{"role": "user", "content": "hi"}] trailing', 1),
+    ('[{"role": "user", "content": 1' + "0" * 5000 + "}]", 1),
+    ("[" * 100_000, 1),
+    ('\ufeff[{"role": "user", "content": "hi"}]', 0),
+])
+def test_chat_file_problems_are_input_errors_not_usage(tmp_path, capsys, content, code):
+    path = tmp_path / "c.json"
+    path.write_text(content, encoding="utf-8")
+    got, _, err = run(capsys, "chat", "-f", str(path))
+    assert got == code, err
+    if code:
+        one_line_error(err)
+
+
+def test_a_broken_pipe_keeps_counts_gate(tmp_path, cli_env):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(300):
+        (folder / f"f{i}.txt").write_text(f"some text {i} here and more\n")
+    done = subprocess.run(f"{sys.executable} -m tokscope.cli count --max-tokens 1 --json {folder} | head -c 10; "
+                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True, env=cli_env,
+                          timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name, message", [("llama3", "open model"), ("Qwen", "open model"),
+                                            ("my tok", "cannot be a saved tokenizer's name")])
+def test_saved_names_an_open_model_or_a_space_takes_are_refused(capsys, name, message):
+    code, _, err = run(capsys, "train", "README.md", "--vocab-size", "300", "--save", "--name", name)
+    assert code == 2 and message in one_line_error(err)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["encode", "--help"]])
+def test_help_into_a_full_disk_is_exit_1(tokscope, argv):
+    with open("/dev/full", "wb") as full:
+        done = tokscope(*argv, stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 1 and b"cannot write the output" in done.stderr

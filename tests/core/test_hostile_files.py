@@ -198,3 +198,47 @@ def test_longest_prefix_is_bounded_by_the_longest_token(load):
     prefix, rank = longest_token_prefix(tok, data)
     assert prefix and rank is not None
     assert len(prefix) <= max(map(len, tok.ranks))
+
+
+# ----- issue 21, Medium 6: patterns and strings inside tokenizer.json files ----------------------------
+
+_WORDLEVEL = {"type": "WordLevel", "vocab": {"a": 0, "<unk>": 1}, "unk_token": "<unk>"}
+_HUGE = "x" * 10_000_000
+
+FILE_STAGES = {
+    "Split a{1000000000}": ({"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a{1000000000}"},
+                                               "behavior": "Isolated", "invert": False}}, "repeat count"),
+    "Replace normalizer a{1000000000}": ({"normalizer": {"type": "Replace", "pattern": {"Regex": "(?:a{1000}){1000}"},
+                                                         "content": "b"}}, "expand"),
+    "Replace normalizer, huge content": ({"normalizer": {"type": "Replace", "pattern": {"String": "a"},
+                                                         "content": _HUGE}}, "at most 1,000"),
+    "Replace normalizer, empty match, huge content": ({"normalizer": {"type": "Replace", "pattern": {"Regex": "x*"},
+                                                                      "content": _HUGE}}, "at most 1,000"),
+    "Prepend of a huge string": ({"normalizer": {"type": "Prepend", "prepend": _HUGE}}, "at most 1,000"),
+    "Replace decoder, huge content": ({"decoder": {"type": "Replace", "pattern": {"String": "a"}, "content": _HUGE}},
+                                      "at most 1,000"),
+    "Replace decoder a{1000000000}": ({"decoder": {"type": "Replace", "pattern": {"Regex": "a{1000000000}"},
+                                                   "content": "b"}}, "repeat count"),
+}
+
+
+@pytest.mark.parametrize("name", list(FILE_STAGES))
+def test_a_files_patterns_and_strings_have_the_users_limits(tmp_path, name):
+    import resource
+    import subprocess
+    import sys
+
+    stages, message = FILE_STAGES[name]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps({"version": "1.0", "model": _WORDLEVEL, **stages}))
+    cap = 1024 * 1024 * 1024
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    done = subprocess.run([sys.executable, "-m", "tokscope.cli", "decode", "-e", str(path), "0", "0", "0"],
+                          capture_output=True, text=True, timeout=120, preexec_fn=limit,
+                          env={**__import__("os").environ, "TOKSCOPE_CACHE_DIR": str(tmp_path / "c")})
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert message in done.stderr

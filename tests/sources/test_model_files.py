@@ -103,7 +103,7 @@ def test_paths_to_a_file_and_to_a_folder(hub_cache, tmp_path):
 def test_a_second_load_comes_from_tokscopes_cache(hub_cache, monkeypatch):
     snap = hub_cache / "models--acme--tiny-gpt" / "snapshots" / COMMIT
     first = model_files.load_path(snap)
-    entries = list(Path(os.environ["TOKSCOPE_CACHE_DIR"]).rglob("*.pickle"))
+    entries = list(Path(os.environ["TOKSCOPE_CACHE_DIR"]).rglob("*.tables"))
     assert len(entries) == 1
     calls = []
     with monkeypatch.context() as patched:
@@ -117,7 +117,7 @@ def test_a_second_load_comes_from_tokscopes_cache(hub_cache, monkeypatch):
     (snap / "tokenizer.json").write_text(json.dumps(data))
     assert model_files.load_path(snap).special_tokens["<extra>"] == 500
     # ... and a corrupt cache entry is rebuilt, not trusted
-    for entry in Path(os.environ["TOKSCOPE_CACHE_DIR"]).rglob("*.pickle"):
+    for entry in Path(os.environ["TOKSCOPE_CACHE_DIR"]).rglob("*.tables"):
         entry.write_bytes(entry.read_bytes()[:200])
     assert model_files.load_path(snap).encode("a b c") == first.encode("a b c")
 

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ollama_store import CHAT_TEMPLATE, GO_TEMPLATE, make_store, tiny_gguf  # noqa: E402
 
-from tokscope.sources import cache, model_files, ollama, registry  # noqa: E402
+from tokscope.sources import model_files, ollama, registry  # noqa: E402
 from tokscope.sources.errors import SourceError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,23 +129,23 @@ def test_a_gguf_is_known_by_its_content_and_a_folder_by_its_one_gguf(store, tmp_
         registry.load(str(folder))
 
 
-def test_a_second_load_comes_from_the_cache_without_reading_the_metadata(store, tmp_path, monkeypatch):
+def test_a_second_load_comes_from_the_registry_without_reading_the_metadata(store, tmp_path, monkeypatch):
     path = tmp_path / "m.gguf"
     path.write_bytes(tiny_gguf(pre="default"))
-    first = model_files.load_path(path)
-    cache.wait_for_writes()
+    registry.forget()
+    first = registry.load(str(path))
     from tokscope.core.formats import gguf
 
     def fail(*args, **kwargs):
         raise AssertionError("the metadata was read again")
 
     monkeypatch.setattr(gguf, "read_metadata", fail)
-    again = model_files.load_path(path)
+    again = registry.load(str(path))
     assert again.encode("hello world") == first.encode("hello world")
     assert model_files.notes_of(again) == model_files.notes_of(first) != ()
-    os.utime(path, ns=(1, 1))  # a changed file is read again
-    with pytest.raises(AssertionError, match="read again"):
-        model_files.load_path(path)
+    registry.forget()  # a new process (or a forgotten name) reads the file again
+    with pytest.raises(Exception, match="read again"):
+        registry.load(str(path))
 
 
 def _cli(env_store: Path, tmp_path: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:

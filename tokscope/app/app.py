@@ -26,6 +26,7 @@ from textual.widgets import Footer, TextArea
 
 from ..core.text.display import safe_text
 from ..core.document.document import Document
+from ..core.patterns.guard import PatternTimeoutError, time_ceiling
 from ..core.text.errors import CancelledError
 from ..core.tokenizer.tokenizer import Tokenizer
 from ..core.text.types import Piece
@@ -62,6 +63,21 @@ SOFT_WRAP_LIMIT = 50_000
 SYNC_LIMIT = 150_000
 #: in longer texts too, unless the edit needs a re-scan of more than this many characters
 INLINE_SCAN = 20_000
+#: the signals that stop the explorer as SIGTERM does (edits kept, terminal restored, exit 128 + N)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2")
+                     if hasattr(signal, name))
+#: seconds a tokenizer file's pattern may run on the UI thread; a slower one goes to the worker
+SYNC_PATTERN_SECONDS = 0.2
+
+def one_line(exc: BaseException) -> str:
+    """An error from the core as one line for the status line and a notification.
+
+    >>> one_line(ValueError("bad\\nthing"))
+    'bad thing'
+    """
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
 
 #: (key, action, footer label, shown in the footer, help) — the one list the bindings and help use.
 #: No letter key: every key here works with the focus anywhere, the input pane included.
@@ -164,6 +180,10 @@ class ExplorerApp(App):
         self.chat_draft: Any = None
         #: the signal that stopped the app and the recovery file its edits went to
         self.stopped_by: tuple[str, Path | None] | None = None
+        #: the last tokenizer error shown (each is shown once while it lasts)
+        self._failure: str | None = None
+        #: a tokenizer whose pattern ran out of the UI thread's time: edits go to the worker
+        self._slow: Tokenizer | None = None
 
     # ----- composition -----------------------------------------------------------------------
 
@@ -387,12 +407,21 @@ class ExplorerApp(App):
         text = self.editor.real_text
         if (
             old is not None and old.complete and old.tokenizer is self._tokenizer and old.specials == self.specials
-            and width == view.rows_width and self.mode == view.rows_mode
+            and width == view.rows_width and self.mode == view.rows_mode and self._slow is not self._tokenizer
         ):
             # re-tokenizing the touched chunks takes a few milliseconds, so do it right here and
             # skip the round trip through a thread; in a long text an edit that needs more (a
             # long re-scan, a full build) still goes to the worker
-            doc = old.edited(text, max_scan=None if len(text) <= SYNC_LIMIT else INLINE_SCAN)
+            try:
+                with time_ceiling(SYNC_PATTERN_SECONDS):
+                    doc = old.edited(text, max_scan=None if len(text) <= SYNC_LIMIT else INLINE_SCAN)
+            except PatternTimeoutError:
+                # too slow for the UI thread: this tokenizer's edits go to the worker from now on
+                self._slow = self._tokenizer
+                doc = None
+            except Exception as exc:  # noqa: BLE001 - a tokenizer that fails on this text: say so, keep the edits
+                self._tokenize_failed((self._job, self._text_version), one_line(exc))
+                return
             if doc is not None:
                 rows = relayout(view.rows, old, doc, width, self.mode, self.ws) if doc is not old else view.rows
                 doc.figures  # the status line's counts, from the edited span
@@ -437,7 +466,7 @@ class ExplorerApp(App):
             return
         except Exception as exc:  # noqa: BLE001 - a tokenizer that fails on this text: say so, keep the edits
             if not cancel.is_set():
-                self.call_from_thread(self._tokenize_failed, job, f"{type(exc).__name__}: {exc}")
+                self.call_from_thread(self._tokenize_failed, job, one_line(exc))
             return
         if cancel.is_set():
             return
@@ -448,9 +477,21 @@ class ExplorerApp(App):
             return
         self._doc_current = True  # nothing more is coming: the status line must not say "tokenizing…"
         self._doc_version = job[1]
-        self.notify(f"Cannot tokenize the text with {safe_text(self.encoding_name)}: {safe_text(message)}",
-                    severity="error", timeout=10, markup=False)
+        self._keep_edits("tokenizer error")
+        if message != self._failure:  # once per error, not once per key
+            self._failure = message
+            self.notify(f"Cannot tokenize the text with {safe_text(self.encoding_name)}: {safe_text(message)}",
+                        severity="error", timeout=10, markup=False)
         self._status()
+
+    def _keep_edits(self, reason: str) -> Path | None:
+        """Write the unsaved edits to the recovery file (None when there are none or it fails)."""
+        try:
+            if self.modified:
+                return recovery.write(self.path, self.editor.real_text, reason)
+        except Exception:  # noqa: BLE001 - keeping a copy must never be what fails
+            pass
+        return None
 
     def _apply(self, job: tuple[int, int], doc: Document, rows: list[int], width: int, mode: str) -> None:
         job, version = job
@@ -459,6 +500,7 @@ class ExplorerApp(App):
         self._doc = doc
         self._doc_version = version
         self._doc_current = doc.complete
+        self._failure = None
         view = self.token_view
         relaid = (width, mode) != (view.rows_width, view.rows_mode)
         view.set_doc(doc, rows, width, mode)
@@ -578,6 +620,8 @@ class ExplorerApp(App):
             state = f"loading {safe_text(self._loading)}…"
         elif self._tokenizer is None:
             state = "no encoding"
+        elif self._failure is not None:
+            state = "tokenizer error: " + safe_text(self._failure)
         elif not self._doc_current:
             state = "tokenizing…"
         else:
@@ -853,11 +897,12 @@ class ExplorerApp(App):
     # ----- signals and recovery --------------------------------------------------------------
 
     def _trap_signals(self) -> None:
-        """SIGTERM and SIGHUP (an SSH drop) keep the unsaved edits and restore the terminal."""
+        """SIGTERM, SIGHUP (an SSH drop), SIGINT from outside (the terminal's Ctrl+C is a key here),
+        SIGQUIT and SIGUSR1/2 keep the unsaved edits, restore the terminal and exit 128 + N."""
         self._trapped: list[int] = []
         try:
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGHUP):
+            for sig in STOP_SIGNALS:
                 loop.add_signal_handler(sig, self._stopped_by_signal, sig)
                 self._trapped.append(sig)
         except (NotImplementedError, RuntimeError, ValueError, AttributeError):
@@ -873,12 +918,7 @@ class ExplorerApp(App):
 
     def _stopped_by_signal(self, sig: int) -> None:
         name = signal.Signals(sig).name
-        kept: Path | None = None
-        try:
-            if self.modified:
-                kept = recovery.write(self.path, self.editor.real_text, name)
-        except Exception:  # noqa: BLE001 - leaving must not fail: the terminal is restored below
-            kept = None
+        kept = self._keep_edits(name)  # never raises: the terminal is restored below
         self.stopped_by = (name, kept)
         # if the terminal is gone (SIGHUP) and restoring it blocks, leave anyway
         watchdog = threading.Timer(5.0, os._exit, (128 + sig,))

@@ -18,6 +18,21 @@ MAX_BIN = 16
 BAR_WIDTH = 30
 
 
+def _width_arg(value: str) -> int:
+    """argparse type of ``--width``: a whole number (checked to be positive by the command), of a
+    size a model width can have.
+
+    >>> _width_arg("4096"), _width_arg("0")
+    (4096, 0)
+    """
+    text = value.strip().replace("_", "")
+    digits = text.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:
+        shown = value if len(value) <= 20 else value[:20] + f"... ({len(value):,} characters)"
+        raise argparse.ArgumentTypeError(f"--width must be a positive number of at most 7 digits, not {shown!r}")
+    return int(text)
+
+
 def register(subparsers: Any) -> None:
     from .common import add_encoding_option, add_input_options, add_special_options
 
@@ -34,7 +49,7 @@ def register(subparsers: Any) -> None:
     add_encoding_option(p)
     add_input_options(p)
     add_special_options(p)
-    p.add_argument("--width", type=int, default=core_stats.DEFAULT_WIDTH, metavar="D",
+    p.add_argument("--width", type=_width_arg, default=core_stats.DEFAULT_WIDTH, metavar="D",
                    help=f"model width for the embedding table size (default: {core_stats.DEFAULT_WIDTH})")
     p.add_argument("--top", type=int, default=10, metavar="N", help="how many frequent tokens to list (default: 10)")
     p.add_argument("--normalize", action="store_true",

@@ -202,18 +202,35 @@ def _os_error(exc: OSError, where: str, path: str | None) -> InputError:
     return InputError(f"{shown}: cannot read it ({reason})", kind="unreadable", where=where, path=path)
 
 
-def read_file_bytes(path: str, limit: int = DEFAULT_MAX_BYTES, *, keep_head: bool = True) -> bytes:
+def _not_regular(path: str, mode: int) -> InputError:
+    from .regular_files import kind_of
+
+    return InputError(f"{safe_text(path)} is not a regular file ({kind_of(mode)}): refused", kind="unreadable",
+                      where=path, path=path)
+
+
+def read_file_bytes(path: str, limit: int = DEFAULT_MAX_BYTES, *, keep_head: bool = True,
+                    regular_only: bool = False) -> bytes:
     """The bytes of the file at ``path``; :class:`InputError` when it cannot be read or holds
     more than ``limit`` bytes (whatever its size says: FIFOs and ``/proc`` files say 0).
 
     ``keep_head``: a regular file whose size is over the limit is still read up to the limit, so
-    the error can offer its head (:meth:`InputError.accept`); without it, it is refused unread."""
+    the error can offer its head (:meth:`InputError.accept`); without it, it is refused unread.
+    ``regular_only``: refuse a named pipe or device before opening it (and open without blocking),
+    for the explorer, which must never wait on a pipe with no writer."""
     limit = check_limit(limit)
     try:
-        with open(path, "rb") as handle:
+        if regular_only:
+            mode = os.stat(path).st_mode
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                raise _not_regular(path, mode)
+        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+        with (os.fdopen(os.open(path, flags), "rb") if regular_only else open(path, "rb")) as handle:
             info = os.fstat(handle.fileno())
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError(path)
+            if regular_only and not stat.S_ISREG(info.st_mode):
+                raise _not_regular(path, info.st_mode)
             size = info.st_size if stat.S_ISREG(info.st_mode) else None
             if size is not None and size > limit:
                 head = _read_limited(handle, limit) if keep_head else None
@@ -279,7 +296,7 @@ def decode_input(data: bytes, where: str, errors: str = "strict", *, path: str |
 
 
 def read_input(source: str | None, *, limit: int = DEFAULT_MAX_BYTES, errors: str = "strict",
-               stdin: BinaryIO | None = None, keep_head: bool = True) -> InputText:
+               stdin: BinaryIO | None = None, keep_head: bool = True, regular_only: bool = False) -> InputText:
     """The text of a file, or of standard input when ``source`` is ``None`` or ``-``.
 
     ``stdin`` is the binary stream to read for standard input (default: ``sys.stdin.buffer``).
@@ -290,10 +307,12 @@ def read_input(source: str | None, *, limit: int = DEFAULT_MAX_BYTES, errors: st
     if source is None or source == "-":
         stream = stdin if stdin is not None else stdin_bytes_stream()
         return decode_input(read_stream_bytes(stream, limit), STDIN, errors, limit=limit)
-    return decode_input(read_file_bytes(source, limit, keep_head=keep_head), source, errors, path=source, limit=limit)
+    return decode_input(read_file_bytes(source, limit, keep_head=keep_head, regular_only=regular_only), source, errors,
+                        path=source, limit=limit)
 
 
-def read_json(source: str | None, what: str, *, limit: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> Any:
+def read_json(source: str | None, what: str, *, limit: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
+              regular_only: bool = False) -> Any:
     """The JSON data of a file (or standard input), read as :func:`read_input` reads text: ``what``
     names it in the one-line :class:`InputError` (kind ``not-json`` when it does not parse).
 
@@ -305,10 +324,10 @@ def read_json(source: str | None, what: str, *, limit: int = DEFAULT_MAX_BYTES, 
     ...
     tokscope.inputs.text_input.InputError: the conversation /... is not valid JSON (Expecting ',' delimiter: line 1 column 6 (char 5))
     """
-    read = read_input(source, limit=limit, keep_head=False, stdin=stdin)
+    read = read_input(source, limit=limit, keep_head=False, stdin=stdin, regular_only=regular_only)
     where = safe_text(read.where)
     try:
-        return json.loads(read.text)
+        return json.loads(read.text.removeprefix("\ufeff"))  # a BOM, as editors on Windows write it
     except RecursionError:
         raise InputError(f"{what} {where} nests too deeply", kind="not-json", where=read.where, path=read.path) from None
     except ValueError as exc:

@@ -1,122 +1,409 @@
 """tokscope's own cache of parsed tokenizer files, so a second load skips parsing.
 
-Each entry is keyed by the sha256 of the source file's bytes (so an edited file is parsed again)
-and by the format version and tokscope's version (so an upgrade never reads an old layout). The
-header repeats the key and is checked before the payload is read; an entry that does not check,
-or does not unpickle to a tokenizer, is parsed again and replaced. Entries are written atomically
-(temporary file in the same folder, then rename; the temporary file is removed on every failure)
-in the user's own cache folder, which only the user can write.
+An entry holds data only, never code: one header line, one line of JSON, then raw tables (strings
+as one UTF-8 block with their lengths, numbers as machine arrays). Loading one reads those and
+builds the tokenizer through the same constructors a parse uses; nothing in it names a function or
+a class to call (a pickle does, which is why there is none). What an entry holds:
+
+* for a ``tokenizer.json``: the file's JSON without the model's two big tables (vocabulary and
+  merges); the stages are rebuilt from that small rest. The vocabulary is a table; a BPE model's
+  merges are kept as the model keeps them (pairs of ids and the merged id), so its merge list is
+  not parsed again, which is most of a cold load.
+* for a rank file (Llama 3's ``tokenizer.model``, a Tekken file): the ranks as a table, and the
+  pattern, special tokens and vocabulary size.
+
+A tokenizer of any other shape is simply not cached. Each entry is keyed by the sha256 of the
+source file's bytes (so an edited file is parsed again) and by the format version, tokscope's
+version and the machine's byte order; the header repeats the key and a sha256 of the rest, and an
+entry that does not check, is not a regular file, is not owned by the user or can be written by
+others is ignored (parsed again and replaced). Entries are written atomically (temporary file in
+the same folder, then rename) in a folder only the user can read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import pickle
+import stat
 import sys
 import tempfile
-import threading
+from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from ..version import __version__
+from ..core.added_tokens.specials import SpecialTokens
+from ..core.formats import tokenizer_json as hf
+from ..core.formats.tokenizer_json_models import from_json as model_from_json
+from ..core.models.bpe import BPE
+from ..core.models.ranks import RanksBPE
 from ..core.tokenizer.tokenizer import Tokenizer
-from .errors import SourceError
+from ..core.text.errors import TokscopeError
 from .names import user_cache_dir
+from .regular_files import read_regular
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+#: tokenizer files larger than this are refused before they are read (Gemma 3's is 33 MB)
+MAX_SOURCE_BYTES = hf.MAX_FILE_BYTES
+#: an entry is never larger than its source's tables; this bounds what a planted one costs
+MAX_ENTRY_BYTES = 2 * MAX_SOURCE_BYTES
+_MAGIC = "tokscope-tokenizer-cache"
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """What a parse made: the tokenizer and the ``tokenizer.json`` object it was made from (the
+    cache keeps that object's small rest beside the tables)."""
+
+    tokenizer: Tokenizer
+    json: dict | None = None
 
 
 def _entry(kind: str, digest: str) -> Path:
-    tag = f"v{CACHE_FORMAT}-{__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return user_cache_dir() / "tokenizers" / f"{kind}.{digest[:32]}.{tag}.pickle"
+    tag = f"v{CACHE_FORMAT}-{__version__}-{sys.byteorder}"
+    return user_cache_dir() / "tokenizers" / f"{kind}.{digest[:32]}.{tag}.tables"
 
 
-def _header(kind: str, digest: str) -> bytes:
-    return f"tokscope-tokenizer {CACHE_FORMAT} {__version__} {kind} {digest}\n".encode()
+def _header(kind: str, digest: str, payload_digest: str) -> bytes:
+    return f"{_MAGIC} {CACHE_FORMAT} {__version__} {sys.byteorder} {kind} {digest} {payload_digest}\n".encode()
 
 
 def read_source(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+    """A tokenizer file's bytes (a regular file only, at most :data:`MAX_SOURCE_BYTES`)."""
+    return read_regular(path, MAX_SOURCE_BYTES, what="tokenizer files")
 
 
-def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer]) -> Tokenizer:
+def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Built]) -> Tokenizer:
     """The tokenizer ``build(data)`` makes from ``path``'s bytes, from the cache when it holds it."""
     data = read_source(path)
     digest = hashlib.sha256(data).hexdigest()
     entry = _entry(kind, digest)
-    header = _header(kind, digest)
-    tokenizer = _load(entry, header)
+    tokenizer = _load(entry, kind, digest)
     if tokenizer is not None:
         return tokenizer
-    tokenizer = build(data)
-    _store(entry, header, tokenizer)
+    built = build(data)
+    if isinstance(built, Built):
+        tokenizer, source = built.tokenizer, built.json
+    else:
+        tokenizer, source = built, None
+    _store(entry, kind, digest, tokenizer, source)
     return tokenizer
 
 
-def cached_value(kind: str, digest: str, build: Callable[[], Any], accept: Callable[[Any], bool]) -> Any:
-    """What ``build()`` makes, from the cache entry ``kind``/``digest`` when it holds a value that
-    ``accept`` takes (for a source whose identity is cheaper to compute than its bytes' hash: a
-    multi-gigabyte GGUF file is keyed by its path, size, time and first bytes). The entry is
-    written by a thread, so the caller has its value without waiting for the write (the process
-    waits for it before exiting)."""
-    entry = _entry(kind, digest)
-    header = _header(kind, digest)
-    value = _load(entry, header, accept)
-    if value is not None:
+# ----- tables -------------------------------------------------------------------------------------
+
+
+class _Unfit(Exception):
+    """A value the entry layout has no form for: the tokenizer is not cached."""
+
+
+class _Tables:
+    """The raw tables of an entry, in order, with their descriptions for the JSON line."""
+
+    def __init__(self) -> None:
+        self.blobs: list[bytes] = []
+        self.specs: list[list] = []
+
+    def add(self, typecode: str, data: array | bytes) -> int:
+        if isinstance(data, array):
+            typecode = data.typecode
+            count = len(data)
+            data = data.tobytes()
+        else:
+            count = len(data)
+        self.specs.append([typecode, count])
+        self.blobs.append(bytes(data))
+        return len(self.specs) - 1
+
+    def strings(self, items: list[str]) -> list:
+        """Strings as one UTF-8 block (lone surrogates kept): joined by a character none of them
+        holds, which splits fastest, else with their lengths in characters."""
+        if not all(type(s) is str for s in items):
+            raise _Unfit("a key that is not a string")
+        for sep in _SEPARATORS:
+            if not any(sep in s for s in items):
+                return [self.add("B", sep.join(items).encode("utf-8", "surrogatepass")), sep, len(items)]
+        return [self.add("B", "".join(items).encode("utf-8", "surrogatepass")), self.add("", array("Q", map(len, items)))]
+
+    def byte_strings(self, items: list[bytes]) -> list[int]:
+        if not all(type(s) is bytes for s in items):
+            raise _Unfit("a key that is not bytes")
+        return [self.add("B", b"".join(items)), self.add("", array("Q", map(len, items)))]
+
+    def ints(self, values: Any) -> int:
+        values = list(values)
+        if not all(type(v) is int for v in values):
+            raise _Unfit("a value that is not a whole number")
+        try:
+            return self.add("", array("q", values))
+        except OverflowError:
+            raise _Unfit("a number out of range") from None
+
+
+class _Reader:
+    """The tables of an entry read back, checked against their descriptions."""
+
+    _SIZES = {"B": 1, "Q": 8, "q": 8, "I": 4, "d": 8}
+
+    def __init__(self, specs: Any, payload: memoryview) -> None:
+        if not isinstance(specs, list):
+            raise ValueError("no tables")
+        self.tables: list[bytes | array] = []
+        at = 0
+        for spec in specs:
+            typecode, count = spec
+            size = self._SIZES[typecode]
+            if array(typecode).itemsize != size or type(count) is not int or count < 0:
+                raise ValueError("a bad table")
+            end = at + size * count
+            if end > len(payload):
+                raise ValueError("a short entry")
+            part = payload[at:end]
+            if typecode == "B":
+                self.tables.append(bytes(part))
+            else:
+                values = array(typecode)
+                values.frombytes(part)
+                self.tables.append(values)
+            at = end
+        if at != len(payload):
+            raise ValueError("trailing bytes")
+
+    def get(self, index: Any, kind: type) -> Any:
+        if type(index) is not int:
+            raise ValueError("a bad table index")
+        value = self.tables[index]
+        if not isinstance(value, kind):
+            raise ValueError("a table of the wrong type")
         return value
-    value = build()
-    writer = threading.Thread(target=_store, args=(entry, header, value), name="tokscope-cache-write")
-    with _writers_lock:
-        _writers[:] = [w for w in _writers if w.is_alive()] + [writer]
-    writer.start()
-    return value
+
+    def strings(self, ref: Any) -> list[str]:
+        if len(ref) == 3:
+            blob_index, sep, count = ref
+            if sep not in _SEPARATORS or type(count) is not int:
+                raise ValueError("a bad separator")
+            items = self.get(blob_index, bytes).decode("utf-8", "surrogatepass").split(sep) if count else []
+            if len(items) != count:
+                raise ValueError("a wrong number of strings")
+            return items
+        blob_index, lengths_index = ref
+        text = self.get(blob_index, bytes).decode("utf-8", "surrogatepass")
+        ends = list(accumulate(self.get(lengths_index, array)))
+        if (ends[-1] if ends else 0) != len(text):
+            raise ValueError("string lengths do not add up")
+        return [text[a:b] for a, b in zip([0, *ends], ends)]
+
+    def byte_strings(self, ref: Any) -> list[bytes]:
+        blob_index, lengths_index = ref
+        blob = self.get(blob_index, bytes)
+        ends = list(accumulate(self.get(lengths_index, array)))
+        if (ends[-1] if ends else 0) != len(blob):
+            raise ValueError("byte string lengths do not add up")
+        return [blob[a:b] for a, b in zip([0, *ends], ends)]
+
+    def ints(self, index: Any, count: int) -> list[int]:
+        values = self.get(index, array)
+        if values.typecode != "q" or len(values) != count:
+            raise ValueError("a table of the wrong length")
+        return values.tolist()
 
 
-_writers: list[threading.Thread] = []
-_writers_lock = threading.Lock()
+_SCALARS = (type(None), bool, int, float, str)
+#: characters that may join a table's strings (a NUL, then noncharacters no text should hold)
+_SEPARATORS = ("\x00", "\ufdd0", "\ufdd1", "\ufdef")
 
 
-def wait_for_writes() -> None:
-    """Wait until the entries :func:`cached_value` is writing are written."""
-    with _writers_lock:
-        pending = list(_writers)
-    for writer in pending:
-        writer.join()
+def _vocab_tables(vocab: Any, tables: _Tables) -> dict:
+    """A ``tokenizer.json`` model's vocabulary (``{token: id}`` or ``[[piece, score], ...]``)."""
+    if type(vocab) is dict:
+        return {"map": tables.strings(list(vocab)), "ids": tables.ints(vocab.values())}
+    if type(vocab) is list and all(type(e) is list and len(e) == 2 for e in vocab):
+        scores = [e[1] for e in vocab]
+        if not all(type(s) in (int, float) for s in scores):
+            raise _Unfit("a score that is not a number")
+        ints = [i for i, s in enumerate(scores) if type(s) is int]
+        if any(abs(scores[i]) > 2**53 for i in ints):
+            raise _Unfit("a score out of range")
+        return {"pieces": tables.strings([e[0] for e in vocab]),
+                "scores": tables.add("", array("d", map(float, scores))), "int_scores": ints}
+    raise _Unfit("a vocabulary of another shape")
 
 
-def _is_tokenizer(value: Any) -> bool:
-    return isinstance(value, Tokenizer)
+def _vocab_from(spec: Any, reader: _Reader) -> Any:
+    if "map" in spec:
+        keys = reader.strings(spec["map"])
+        return dict(zip(keys, reader.ints(spec["ids"], len(keys))))
+    pieces = reader.strings(spec["pieces"])
+    scores: list = reader.get(spec["scores"], array).tolist()
+    if len(scores) != len(pieces):
+        raise ValueError("scores and pieces differ in number")
+    for i in spec["int_scores"]:
+        scores[i] = int(scores[i])
+    return [[p, s] for p, s in zip(pieces, scores)]
 
 
-def _load(entry: Path, header: bytes, accept: Callable[[Any], bool] = _is_tokenizer) -> Any:
+def _bpe_tables(model: BPE, tables: _Tables) -> dict:
+    """A BPE model as its pickling state gives it (vocabulary, merge arrays, options)."""
+    out: dict[str, Any] = {}
+    for key, value in model.__getstate__().items():
+        if isinstance(value, _SCALARS):
+            out[key] = ["scalar", value]
+        elif isinstance(value, array):
+            out[key] = ["array", tables.add("", value)]
+        elif type(value) is dict:
+            out[key] = ["vocab", _vocab_tables(value, tables)]
+        else:
+            raise _Unfit(f"BPE state {key} of type {type(value).__name__}")
+    return out
+
+
+def _bpe_from(spec: Any, reader: _Reader) -> BPE:
+    state: dict[str, Any] = {}
+    for key, (form, value) in spec.items():
+        if form == "scalar":
+            if not isinstance(value, _SCALARS):
+                raise ValueError("a bad scalar")
+            state[key] = value
+        elif form == "array":
+            state[key] = reader.get(value, array)
+        elif form == "vocab":
+            state[key] = _vocab_from(value, reader)
+        else:
+            raise ValueError("a bad BPE field")
+    model = BPE.__new__(BPE)
+    model.__setstate__(state)
+    return model
+
+
+def _is_plain_ranks(tokenizer: Tokenizer) -> bool:
+    """A tokenizer made by ``Tokenizer(name, ranks, pattern, specials, n_vocab=...)``."""
+    return (isinstance(tokenizer.model, RanksBPE) and tokenizer.pattern is not None and tokenizer.normalizer is None
+            and tokenizer.post_processor is None and tokenizer.decoder is None
+            and isinstance(tokenizer.added, SpecialTokens))
+
+
+def _describe(tokenizer: Tokenizer, source: dict | None) -> tuple[dict, _Tables]:
+    """The JSON line and tables of an entry for ``tokenizer`` (:class:`_Unfit` when it has no form)."""
+    tables = _Tables()
+    if source is not None:
+        model_obj = source.get("model")
+        if not isinstance(model_obj, dict):
+            raise _Unfit("no model object")
+        rest = {k: v for k, v in source.items() if k != "model"}
+        rest["model"] = {k: v for k, v in model_obj.items() if k not in ("vocab", "merges")}
+        if type(tokenizer.model) is BPE:
+            model = {"bpe": _bpe_tables(tokenizer.model, tables)}
+        else:
+            model = {"vocab": _vocab_tables(model_obj.get("vocab"), tables)}
+        return {"recipe": "tokenizer.json", "name": tokenizer.name, "json": rest, "model": model}, tables
+    if _is_plain_ranks(tokenizer):
+        ranks = tokenizer.ranks
+        return {"recipe": "ranks", "name": tokenizer.name, "pattern": tokenizer.pattern,
+                "specials": dict(tokenizer.special_tokens), "n_vocab": tokenizer.n_vocab,
+                "ranks": tables.byte_strings(list(ranks)), "ids": tables.ints(ranks.values())}, tables
+    raise _Unfit("a tokenizer of another shape")
+
+
+def _rebuild(meta: Any, reader: _Reader) -> Tokenizer:
+    recipe = meta["recipe"]
+    name = meta["name"]
+    if not isinstance(name, str):
+        raise ValueError("a bad name")
+    if recipe == "ranks":
+        tokens = reader.byte_strings(meta["ranks"])
+        ranks = dict(zip(tokens, reader.ints(meta["ids"], len(tokens))))
+        specials = meta["specials"]
+        if not isinstance(meta["pattern"], str) or not isinstance(specials, dict) or type(meta["n_vocab"]) is not int:
+            raise ValueError("a bad ranks entry")
+        return Tokenizer(name, ranks, meta["pattern"], specials, n_vocab=meta["n_vocab"])
+    if recipe == "tokenizer.json":
+        obj = meta["json"]
+        spec = meta["model"]
+        if "bpe" in spec:
+            model = _bpe_from(spec["bpe"], reader)
+        else:
+            model_obj = dict(obj["model"])
+            model_obj["vocab"] = _vocab_from(spec["vocab"], reader)
+            model = model_from_json(model_obj)
+        return hf.from_json(obj, name, model=model)
+    raise ValueError("an unknown recipe")
+
+
+# ----- reading and writing entries ----------------------------------------------------------------
+
+
+def _owned_regular(info: os.stat_result) -> bool:
+    """A regular file of this user's that nobody else can write."""
+    if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o022:
+        return False
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()
+
+
+def _load(entry: Path, kind: str, digest: str) -> Tokenizer | None:
+    """The tokenizer in ``entry``, or None when there is none or it fails any check."""
     try:
-        with open(entry, "rb") as handle:
-            if handle.readline() != header:
+        if not _owned_regular(os.stat(entry, follow_symlinks=False)):
+            return None
+        fd = os.open(entry, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not _owned_regular(info) or info.st_size > MAX_ENTRY_BYTES:
                 return None
-            value = pickle.load(handle)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError,
-            IndexError, KeyError, MemoryError, RecursionError):
+            blob = handle.read(MAX_ENTRY_BYTES + 1)
+    except (OSError, ValueError):
         return None
-    return value if accept(value) else None
+    head, newline, rest = blob.partition(b"\n")
+    fields = head.split(b" ")
+    if not newline or len(fields) != 7:
+        return None
+    payload_digest = hashlib.sha256(rest).hexdigest()
+    if head + b"\n" != _header(kind, digest, payload_digest):
+        return None
+    line, newline, payload = rest.partition(b"\n")
+    if not newline:
+        return None
+    try:
+        meta = json.loads(line)
+        reader = _Reader(meta["tables"], memoryview(payload))
+        return _rebuild(meta, reader)
+    except (TokscopeError, ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            UnicodeError, MemoryError, RecursionError):
+        return None
 
 
-def _store(entry: Path, header: bytes, tokenizer: Any) -> None:
+def _private_folder(folder: Path) -> None:
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def _store(entry: Path, kind: str, digest: str, tokenizer: Tokenizer, source: dict | None) -> None:
+    try:
+        meta, tables = _describe(tokenizer, source)
+        meta["tables"] = tables.specs
+        line = json.dumps(meta, ensure_ascii=True, separators=(",", ":"), allow_nan=True).encode("ascii")
+    except (_Unfit, TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
+        return  # not cached: it is parsed each time
+    body = [line, b"\n", *tables.blobs]
+    hasher = hashlib.sha256()
+    for part in body:
+        hasher.update(part)
+    header = _header(kind, digest, hasher.hexdigest())
     tmp = None
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        _private_folder(entry.parent)
         fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=entry.name, suffix=".tmp")
         with os.fdopen(fd, "wb") as out:
             out.write(header)
-            pickle.dump(tokenizer, out, protocol=pickle.HIGHEST_PROTOCOL)
+            for part in body:
+                out.write(part)
         os.replace(tmp, entry)
         tmp = None
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError, RuntimeError, ValueError):
-        pass  # a read-only or full cache only costs speed (or a tokenizer changing while it is written)
+    except OSError:
+        pass  # a read-only or full cache only costs speed
     finally:
         if tmp is not None:
             try:

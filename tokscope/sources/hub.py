@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..core.formats import gguf
 from ..core.formats.sniff import FOLDER_FILES
+from .regular_files import SourceError, read_head, read_regular
 
 #: files that hold a tokenizer, in the order a model folder is searched
 TOKENIZER_FILES = FOLDER_FILES  # the one table: core/formats/sniff.py
@@ -75,8 +76,9 @@ def snapshot(model_id: str, revision: str = "main") -> Path | None:
         if not _COMMIT.match(revision):
             ref = folder / "refs" / revision
             try:
-                commit = ref.read_text(encoding="utf-8").strip()
-            except (OSError, UnicodeDecodeError):
+                # a regular file only: a named pipe planted here would block for ever
+                commit = read_regular(ref, 4096, what="a hub ref").decode("utf-8").strip()
+            except (SourceError, UnicodeDecodeError):
                 commit = ""
             if not _COMMIT.match(commit):
                 # no ref (e.g. a cache filled by hand): the only snapshot, if there is one
@@ -87,6 +89,24 @@ def snapshot(model_id: str, revision: str = "main") -> Path | None:
         path = folder / "snapshots" / commit
         if path.is_dir():
             return path
+    return None
+
+
+def cache_root_of(path: Path) -> Path | None:
+    """The hub cache folder ``path`` lies in (as written, links not followed), or None. Inside
+    it, only links that stay inside it are followed: the hub links a snapshot's files to its
+    ``blobs``, never elsewhere.
+
+    >>> import os; os.environ["HF_HUB_CACHE"] = "/c/hub"
+    >>> cache_root_of(Path("/c/hub/models--a--b/snapshots/x/tokenizer.json")), cache_root_of(Path("/tmp/t.json"))
+    (PosixPath('/c/hub'), None)
+    >>> del os.environ["HF_HUB_CACHE"]
+    """
+    absolute = Path(os.path.abspath(path))
+    for cache in cache_dirs():
+        root = Path(os.path.abspath(cache))
+        if absolute != root and absolute.is_relative_to(root):
+            return root
     return None
 
 
@@ -105,10 +125,9 @@ def tokenizer_file(folder: Path) -> Path | None:
 
 
 def _is_gguf(path: Path) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return gguf.looks_like(handle.read(4))
-    except OSError:
+    try:  # a regular file only, opened without blocking (a FIFO named *.gguf must not hang a listing)
+        return gguf.looks_like(read_head(path, 4))
+    except SourceError:
         return False
 
 

@@ -7,7 +7,6 @@ sha256, so a second load of Llama 3's 9 MB ``tokenizer.json`` skips parsing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -24,7 +23,8 @@ from ..core.text.errors import TokenizerFileError, TokscopeError
 from ..core.tokenizer.tokenizer import Tokenizer
 from . import cache, open_models
 from .builtin import SourceError
-from .hub import tokenizer_file
+from .hub import cache_root_of, tokenizer_file
+from .regular_files import is_within, read_regular
 
 #: files larger than this are refused before they are read
 MAX_FILE_BYTES = hf.MAX_FILE_BYTES
@@ -61,19 +61,38 @@ class ModelFiles:
     chat_note: str | None = None
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        if path.stat().st_size > 16 * 1024 * 1024:
-            return None
-        return json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+#: a model folder's ``tokenizer_config.json`` and ``config.json`` above this are refused
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+#: a ``chat_template.jinja`` above this is refused (real ones are tens of kilobytes)
+MAX_TEMPLATE_BYTES = 4 * 1024 * 1024
+
+
+def _present(path: Path) -> bool:
+    return os.path.lexists(path)
+
+
+def _read_side_file(path: Path, limit: int, within: Path | None) -> bytes | None:
+    """A file beside the tokenizer: None when absent; a one-line :class:`SourceError` when it is
+    not a regular file, is over ``limit``, or (inside the hub cache ``within``) links outside it."""
+    if not _present(path):
         return None
+    return read_regular(path, limit, what=f"a model folder's {path.name}", within=within)
 
 
-def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | None, str | None]:
+def _read_json(path: Path, within: Path | None = None) -> Any:
+    data = _read_side_file(path, MAX_CONFIG_BYTES, within)
+    if data is None:
+        return None
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None  # a malformed side file only loses what it would have said
+
+
+def folder_facts(folder: Path, within: Path | None = None) -> tuple[dict[str, str], dict[str, Any], int | None, str | None]:
     """``(chat_templates, tokenizer_config, context, chat_template.jinja text)`` of a model folder
-    (empty where absent)."""
-    config = _read_json(folder / "tokenizer_config.json")
+    (empty where absent); ``within``: the hub cache the folder is in (links must stay in it)."""
+    config = _read_json(folder / "tokenizer_config.json", within)
     config = config if isinstance(config, dict) else {}
     templates: dict[str, str] = {}
     raw = config.get("chat_template")
@@ -84,15 +103,15 @@ def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | No
             if isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("template"), str):
                 templates[item["name"]] = item["template"]
     jinja = None
-    path = folder / "chat_template.jinja"
-    if path.is_file():
+    raw_jinja = _read_side_file(folder / "chat_template.jinja", MAX_TEMPLATE_BYTES, within)
+    if raw_jinja is not None:
         try:
-            jinja = path.read_text(encoding="utf-8")
+            jinja = raw_jinja.decode("utf-8")
             templates["default"] = jinja
-        except (OSError, UnicodeDecodeError):
+        except UnicodeDecodeError:
             jinja = None
     context = None
-    model_config = _read_json(folder / "config.json")
+    model_config = _read_json(folder / "config.json", within)
     if isinstance(model_config, dict):
         value = model_config.get("max_position_embeddings")
         text_config = model_config.get("text_config")
@@ -110,7 +129,8 @@ def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | No
 def _sniff(path: Path) -> sniff.FileFormat | None:
     """The format of a file by its first bytes (:func:`tokscope.core.formats.sniff.format_of`)."""
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
             head = handle.read(sniff.HEAD_BYTES)
     except OSError as exc:
         raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
@@ -134,6 +154,7 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     """The tokenizer in a file or model folder (``tokenizer.json``, ``tekken.json``, a known model's
     ``tokenizer.model``/``.tiktoken``); one-line :class:`SourceError` for anything else."""
     path = path.expanduser()
+    within = cache_root_of(path)
     folder: Path | None = None
     if path.is_dir():
         folder = path
@@ -150,6 +171,8 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
     if not path.is_file():
         raise SourceError(f"{safe_text(path)} is not a regular file")
+    if within is not None and not is_within(path, within):
+        raise SourceError(f"{safe_text(path)} links outside {safe_text(within)}: refused (only links within it are followed)")
     fmt = _sniff(path)
     kind = fmt.name if fmt is not None else None
     if kind == "gguf":  # a model's weights follow its metadata: no size limit, nothing else read
@@ -167,7 +190,7 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"{safe_text(path)} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
                           f"or a known model's tokenizer.model)")
     tokenizer.name = label
-    templates, config, context, jinja = folder_facts(folder) if folder is not None else ({}, {}, None, None)
+    templates, config, context, jinja = folder_facts(folder, within) if folder is not None else ({}, {}, None, None)
     files = ModelFiles(path, folder, model_id, templates, config, context, jinja)
     tokenizer.derived(MODEL_FILES, lambda: files)  # a fresh tokenizer: kept with it from here on
     return tokenizer
@@ -190,24 +213,6 @@ def gguf_file(folder: Path) -> Path | None:
     return found[0] if found else None
 
 
-def _gguf_key(path: Path) -> str:
-    """A GGUF file's cache key: its path, size, times and inode, and its first megabyte (hashing
-    the whole of a model's weights would cost more than reading its tokenizer)."""
-    info = path.stat()
-    digest = hashlib.sha256(f"{path.resolve()}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0{info.st_dev}".encode())
-    try:
-        with open(path, "rb") as handle:
-            digest.update(handle.read(1 << 20))
-    except OSError as exc:
-        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
-    return digest.hexdigest()
-
-
-def _is_gguf_entry(value: Any) -> bool:
-    return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], Tokenizer)
-            and isinstance(value[1], gguf.GGUFFacts))
-
-
 def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = None, label: str | None = None,
               amend: Callable[[ModelFiles], ModelFiles] | None = None) -> Tokenizer:
     """The tokenizer in a GGUF file (its metadata only is read), with the file's chat templates,
@@ -221,7 +226,9 @@ def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = Non
         except TokscopeError as exc:
             raise SourceError(str(exc)) from None
 
-    tokenizer, facts = cache.cached_value("gguf-tokenizer", _gguf_key(path), build, _is_gguf_entry)
+    # not kept in the disk cache: its entries hold data only (tables), and a GGUF tokenizer's stages
+    # are built from the file's metadata (the registry keeps it for the rest of the process)
+    tokenizer, facts = build()
     tokenizer.name = label
     files = ModelFiles(path, None, model_id, dict(facts.chat_templates), facts.tokenizer_config(),
                        facts.context, None, facts.notes, facts)
@@ -257,14 +264,14 @@ def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
     return open_models.rank_tokenizer(data, model, str(path))
 
 
-def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:
+def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer | cache.Built:
     try:
         obj = hf.parse(data, str(path))
     except TokenizerFileError as exc:
         raise SourceError(str(exc)) from None
     if hf.looks_like(obj):
         try:
-            return hf.from_json(obj, label, str(path))
+            return cache.Built(hf.from_json(obj, label, str(path)), obj)
         except TokenizerFileError as exc:
             raise SourceError(str(exc)) from None
     if tekken.looks_like(obj):
@@ -281,7 +288,10 @@ def describe(tokenizer: Tokenizer) -> ModelFiles | None:
 
 def is_tokenizer_path(name: str) -> bool:
     """Whether ``name`` names an existing file or folder (a path wins over a model id)."""
-    return bool(name) and os.path.exists(os.path.expanduser(name))
+    try:  # a dangling link or a loop is a path too: loading it says what is wrong with it
+        return bool(name) and os.path.lexists(os.path.expanduser(name))
+    except ValueError:
+        return False
 
 
 def chat_template_of(tokenizer: Tokenizer) -> ChatTemplate | None:

@@ -23,7 +23,7 @@ from ..core.formats import saved as serialize
 from ..core.text.display import safe_text
 from ..core.formats.files import ExistsError, SaveError, check_target
 from ..core.tokenizer.tokenizer import Tokenizer
-from .errors import SourceError
+from .errors import BadNameError, SourceError
 from .info import EncodingInfo
 from . import names, open_models
 from .errors import BadNameError
@@ -154,7 +154,26 @@ def load_file(path: Path) -> Tokenizer:
 def saved_path(name: str, folder: Path) -> Path:
     """Where a tokenizer saved under ``name`` goes; :class:`~tokscope.sources.errors.BadNameError`
     when the name cannot be one (see :func:`~tokscope.sources.names.check_saved_name`)."""
-    return folder / f"{check_saved_name(name)}{SUFFIX}"
+    return folder / f"{check_open_model_name(check_saved_name(name))}{SUFFIX}"
+
+
+def check_open_model_name(name: str, what: str = "name") -> str:
+    """``name``, unless it is a known open model's (``llama3``, ``qwen`` ...), which ``-e NAME``
+    would pick instead of the saved tokenizer: :class:`BadNameError` then, as for built-ins.
+
+    >>> check_open_model_name("LLAMA3")
+    Traceback (most recent call last):
+    ...
+    tokscope.sources.errors.BadNameError: 'LLAMA3' is the name of an open model tokscope knows (llama3); choose another name
+    """
+    from .open_models import names as open_model_names
+
+    folded = name.casefold()
+    for model in open_model_names():
+        if folded == model.casefold():
+            raise BadNameError(f"{safe_text(name)!r} is the name of an open model tokscope knows ({model}); "
+                               f"choose another {what}")
+    return name
 
 
 def _exists_message(name: str, path: Path) -> str:

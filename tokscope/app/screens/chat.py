@@ -759,7 +759,7 @@ class ChatScreen(ViewScreen):
         from ...inputs.text_input import read_json
 
         try:
-            draft = ChatDraft.from_json(read_json(path, "the conversation", limit=MAX_JSON_BYTES), path=path)
+            draft = ChatDraft.from_json(read_json(path, "the conversation", limit=MAX_JSON_BYTES, regular_only=True), path=path)
         except TokscopeError as exc:
             message = safe_text(str(exc))
             self.app.call_from_thread(self.notify, f"Cannot open it: {message}", severity="error", timeout=10,

@@ -93,7 +93,7 @@ def parse_specials(value: str) -> list[str]:
 
 def read_corpus(paths: Sequence[str], limit: int = MAX_FILE_BYTES) -> list[str]:
     """Read each file as UTF-8 (the command line's reader: one-line errors for the user)."""
-    return [read_input(str(Path(raw).expanduser()), limit=limit, keep_head=False).text for raw in paths]
+    return [read_input(str(Path(raw).expanduser()), limit=limit, keep_head=False, regular_only=True).text for raw in paths]
 
 
 class TrainScreen(ViewScreen):

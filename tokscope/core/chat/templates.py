@@ -117,13 +117,15 @@ def one_line(text: str, limit: int = 300) -> str:
 
 
 class _Budget:
-    __slots__ = ("cancel", "deadline", "max_chars", "seconds")
+    __slots__ = ("cancel", "deadline", "max_chars", "seconds", "weights")
 
     def __init__(self, limits: RenderLimits, cancel: threading.Event | None = None) -> None:
         self.seconds = limits.seconds
         self.max_chars = limits.max_chars
         self.deadline = time.monotonic() + limits.seconds
         self.cancel = cancel
+        #: containers already weighed in this render (id -> the container, kept alive, and its weight)
+        self.weights: dict[int, tuple[Any, int]] = {}
 
     def check_time(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -150,9 +152,66 @@ def _current() -> _Budget | None:
     return _budget.get()
 
 
+class _Heavy(Exception):
+    pass
+
+
+def _weight(value: Any, limit: int, indent: int = 0) -> int:
+    """About how many characters ``value`` makes as text (``str()``, ``tojson``): its strings'
+    lengths plus two for each item (and, with ``indent``, the indentation of each item at its
+    depth), counted without building anything and stopped as soon as it passes ``limit``. A list
+    holding one huge string a thousand times weighs a thousand of them, though it costs one; a
+    container met again is not walked again.
+
+    >>> _weight(["ab", {"k": "xyz"}], 100), _weight(["x" * 50] * 3, 100)
+    (16, 101)
+    """
+    memo: dict[tuple[int, int], int] = {}
+
+    def walk(item: Any, depth: int) -> int:
+        if isinstance(item, str):
+            return len(item) + 2 + indent * depth
+        if isinstance(item, (list, tuple, dict)):
+            key = (id(item), depth if indent else 0)
+            known = memo.get(key)
+            if known is not None:
+                return known
+            total = 2 + indent * depth
+            parts = item.items() if isinstance(item, dict) else ((x,) for x in item)
+            for part in parts:
+                for x in part:
+                    total += walk(x, depth + 1)
+                if total > limit:
+                    raise _Heavy
+            memo[key] = total
+            return total
+        if isinstance(item, int) and not isinstance(item, bool):
+            return item.bit_length() // 3 + 3 + indent * depth
+        return 8 + indent * depth
+
+    try:
+        return min(walk(value, 0), limit + 1)
+    except (_Heavy, RecursionError):
+        return limit + 1
+
+
 def _sized(value: Any) -> int | None:
-    if isinstance(value, (str, list, tuple, dict)):
+    if isinstance(value, str):
         return len(value)
+    if isinstance(value, (list, tuple, dict)):
+        budget = _current()
+        if budget is None:
+            return len(value)
+        # a container's weight in text, not its length: dict.fromkeys(range(n), huge) is n huges
+        if len(value) > budget.max_chars:
+            return len(value)
+        known = budget.weights.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        weight = _weight(value, budget.max_chars)
+        if len(budget.weights) < 4096:  # the same few containers (messages, tools) pass many calls
+            budget.weights[id(value)] = (value, weight)
+        return weight
     return None
 
 
@@ -254,7 +313,56 @@ def _raise_exception(message: Any) -> None:
 def _tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
             sort_keys: bool = False) -> str:
     _check_int_args((indent,), {}, "a tojson indent")
+    budget = _current()
+    if budget is not None:
+        width = indent if isinstance(indent, int) and not isinstance(indent, bool) else len(indent) if isinstance(indent, str) else 0
+        budget.check_size(_weight(x, budget.max_chars, max(width, 0) + (1 if width else 0)), "the tojson filter")
     return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+#: about how many characters ``textwrap`` may copy while it cuts words longer than the width (it
+#: cuts a long word one width at a time, copying the rest each time: quadratic in the word)
+MAX_WRAP_WORK = 200_000_000
+_WORD = re.compile(r"\S+")
+
+
+def _check_filter_output(name: str, value: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """Refuse, before it runs, a filter whose output (or work) would pass the budget: ``join``,
+    ``indent`` and ``wordwrap`` build their strings in one step the time budget cannot stop."""
+    budget = _current()
+    if budget is None:
+        return
+    limit = budget.max_chars
+    if name == "join":
+        sep = args[0] if args else kwargs.get("d", "")
+        sep_len = len(sep) if isinstance(sep, str) else 0
+        if isinstance(value, (list, tuple, dict, str)):
+            budget.check_size((_sized(value) or 0) + sep_len * len(value), "the join filter")
+        elif isinstance(value, range):
+            budget.check_size(len(value) * (sep_len + 1), "the join filter")
+    elif name == "indent" and isinstance(value, str):
+        width = args[0] if args else kwargs.get("width", 4)
+        each = len(width) if isinstance(width, str) else width if isinstance(width, int) else 0
+        budget.check_size(len(value) + (value.count("\n") + 1) * max(each, 0), "the indent filter")
+    elif name == "wordwrap" and isinstance(value, str):
+        width = args[0] if args else kwargs.get("width", 79)
+        wrap = args[2] if len(args) > 2 else kwargs.get("wrapstring") or "\n"
+        if isinstance(width, int) and not isinstance(width, bool) and width > 0:
+            budget.check_size(len(value) + (len(value) // width + 1) * (len(wrap) if isinstance(wrap, str) else 1),
+                              "the wordwrap filter")
+            work = sum(len(m) ** 2 for m in _WORD.findall(value) if len(m) > width) // width
+            if work > MAX_WRAP_WORK:
+                raise TemplateLimitError("chat template stopped: the wordwrap filter would cut words that long "
+                                         "into pieces that small for too long")
+
+
+def _check_expandtabs(text: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    budget = _current()
+    if budget is None:
+        return
+    size = args[0] if args else kwargs.get("tabsize", 8)
+    if isinstance(size, int) and not isinstance(size, bool):
+        budget.check_size(len(text) + text.count("\t") * max(size, 0), "an expandtabs")
 
 
 def _strftime_now(fmt: str) -> str:
@@ -274,6 +382,7 @@ def _guard_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
             _check_format_string(value, "%")
         elif name == "replace":
             _check_replace(value, args)
+        _check_filter_output(name, value, args, kwargs)
         if kind == "context":
             result = func(context, value, *args, **kwargs)
         elif kind == "eval_context":
@@ -298,11 +407,13 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         if budget is not None:
             if operator == "*":
                 for seq, n in ((left, right), (right, left)):
-                    if isinstance(n, int) and not isinstance(n, bool) and _sized(seq) is not None:
-                        budget.check_size(len(seq) * max(n, 0), "a repetition")
+                    size = _sized(seq) if isinstance(n, int) and not isinstance(n, bool) else None
+                    if size is not None:
+                        budget.check_size(size * max(n, 0), "a repetition")
             elif operator == "+":
-                if _sized(left) is not None and _sized(right) is not None:
-                    budget.check_size(len(left) + len(right), "a concatenation")
+                left_size, right_size = _sized(left), _sized(right)
+                if left_size is not None and right_size is not None:
+                    budget.check_size(left_size + right_size, "a concatenation")
             elif operator == "**":
                 if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1:
                     if right * abs(left).bit_length() > 1_000_000:
@@ -318,6 +429,8 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         _check_int_args(args, kwargs, "a call")
         if isinstance(owner, str) and getattr(__obj, "__name__", "") == "replace":
             _check_replace(owner, args)
+        if isinstance(owner, str) and getattr(__obj, "__name__", "") == "expandtabs":
+            _check_expandtabs(owner, args, kwargs)
         for value in (*args, *kwargs.values()):
             _check_value(value, "a call argument")
         result = super().call(__context, __obj, *args, **kwargs)
@@ -368,6 +481,9 @@ def compile_template(source: str) -> jinja2.Template:
         raise TemplateLimitError(f"chat template is {len(source):,} characters; at most {MAX_TEMPLATE_CHARS:,} are accepted")
     try:
         return _ENV.from_string(source)
+    except (SyntaxError, RecursionError, MemoryError):  # Python's compiler, on the code Jinja made of it
+        raise TemplateLimitError("chat template nests its blocks too deeply to compile (Python allows about 20 "
+                                 "loops and 100 levels of blocks)") from None
     except TemplateSyntaxError as exc:
         raise ChatTemplateError(f"chat template syntax error on line {exc.lineno}: {one_line(exc.message or '')}",
                                 exc.lineno) from None

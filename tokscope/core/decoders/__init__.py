@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..patterns.guard import check_file_string
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from .bpe import BPEDecoder
 from .byte_fallback import ByteFallback
@@ -97,7 +98,7 @@ def from_json(obj: Any) -> DecoderStage | None:
         return Strip(_required(obj, "content"), _required(obj, "start"), _required(obj, "stop"))
     if kind == "Replace":
         pattern = _required(obj, "pattern")
-        content = _required(obj, "content")
+        content = check_file_string(_required(obj, "content"), "decoder Replace 'content'")
         if isinstance(pattern, Mapping) and len(pattern) == 1:
             (how, text), = pattern.items()
             if how in ("String", "Regex") and isinstance(text, str):

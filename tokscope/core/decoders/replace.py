@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from typing import Any
+
 import regex
 
+from ..patterns.guard import budget, check_pattern, timed_out
 from ..text.errors import TokenizerFileError
 from .base import DecoderBase
 
@@ -38,10 +40,13 @@ class Replace(DecoderBase):
             return token
         out = []
         prev = 0
-        for m in self._regex.finditer(token):
-            out.append(token[prev : m.start()])
-            out.append(self.content)
-            prev = m.end()
+        try:
+            for m in self._regex.finditer(token, timeout=budget(len(token))):
+                out.append(token[prev : m.start()])
+                out.append(self.content)
+                prev = m.end()
+        except TimeoutError:
+            raise timed_out(self.pattern, "Replace decoder pattern") from None
         out.append(token[prev:])
         return "".join(out)
 
@@ -50,4 +55,5 @@ class Replace(DecoderBase):
 
 
 def _compile(pattern: str) -> Any:
+    check_pattern(pattern, "Replace decoder pattern")  # the limits a user's own pattern has
     return regex.compile(pattern, regex.V0)

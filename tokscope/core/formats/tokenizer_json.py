@@ -71,14 +71,15 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
     return obj
 
 
-def from_json(obj: dict, name: str, source: str = "tokenizer.json") -> Tokenizer:
-    """A tokenizer from the object of a ``tokenizer.json``."""
+def from_json(obj: dict, name: str, source: str = "tokenizer.json", *, model: Any = None) -> Tokenizer:
+    """A tokenizer from the object of a ``tokenizer.json``; ``model``, when given, is used instead
+    of reading the ``"model"`` object's tables (a cache that keeps the model's tables itself)."""
     if not isinstance(obj.get("model"), dict):
         raise TokenizerFileError(f"{source} has no 'model' object: not a Hugging Face tokenizer.json")
     try:
         normalizer = normalizers.from_json(obj.get("normalizer"))
         pre_tokenizer = pretokenizers.from_json(obj.get("pre_tokenizer"))
-        model = model_from_json(obj["model"])
+        model = model_from_json(obj["model"]) if model is None else model
         added = AddedVocabulary.from_json(obj.get("added_tokens"), normalizer)
         post_processor = postprocessors.from_json(obj.get("post_processor"))
         decoder = decoders.from_json(obj.get("decoder"))

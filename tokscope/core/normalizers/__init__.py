@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..patterns.guard import check_file_string
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.normalized import NormalizedText  # noqa: F401 - the docstring's example uses it
 from .bert import BertNormalizer
@@ -88,10 +89,11 @@ def _build(obj: Any) -> Any:
     if t == "StripAccents":
         return StripAccents()
     if t == "Prepend":
-        return Prepend(_field(obj, "prepend", str, type_name=t))
+        return Prepend(check_file_string(_field(obj, "prepend", str, type_name=t), "normalizer Prepend 'prepend'"))
     if t == "Replace":
         pattern, is_regex = _pattern(obj, t)
-        return Replace(pattern, _field(obj, "content", str, type_name=t), regex=is_regex)
+        content = check_file_string(_field(obj, "content", str, type_name=t), "normalizer Replace 'content'")
+        return Replace(pattern, content, regex=is_regex)
     if t in ("BertNormalizer", "Bert"):
         strip = obj.get("strip_accents")
         if strip is not None and not isinstance(strip, bool):

@@ -29,6 +29,10 @@ tokscope.core.patterns.guard.PatternError: invalid pattern 'a{1000000000}': a re
 
 from __future__ import annotations
 
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import regex
 
 from ..text.display import safe_text
@@ -47,6 +51,10 @@ BASE_SECONDS = 2.0
 #: a tokenizer's pattern runs at well under a microsecond per character; this allows ten times that
 SECONDS_PER_CHAR = 5e-6
 
+#: longest string a tokenizer file may bring for a stage to insert (a Replace's content, a
+#: Prepend): real ones are a character or two; a huge one is copied once per piece of text
+MAX_FILE_STRING = 1_000
+
 #: patterns matched without a time budget (their authors' engines run them; see the module docstring)
 TRUSTED_PATTERNS: set[str] = set()
 
@@ -59,6 +67,29 @@ class PatternTimeoutError(TokscopeError, TimeoutError):
     """A pattern that ran out of its time budget (catastrophic backtracking, most likely)."""
 
 
+#: a cap on every budget while set (see :func:`time_ceiling`); per thread and per task
+_CEILING: contextvars.ContextVar[float | None] = contextvars.ContextVar("tokscope_pattern_ceiling", default=None)
+
+
+@contextmanager
+def time_ceiling(seconds: float) -> Iterator[None]:
+    """Within the block, every match in this thread gets at most ``seconds`` (the explorer
+    re-tokenizes an edit on its UI thread under a short ceiling, and hands a pattern that runs
+    out of it to a worker with the full budget).
+
+    >>> with time_ceiling(0.1):
+    ...     budget(1_000_000)
+    0.1
+    >>> budget(0)
+    2.0
+    """
+    token = _CEILING.set(seconds)
+    try:
+        yield
+    finally:
+        _CEILING.reset(token)
+
+
 def _short(pattern: str) -> str:
     shown = safe_text(pattern)
     return shown if len(shown) <= 60 else shown[:57] + "..."
@@ -68,13 +99,16 @@ def _fail(pattern: str, reason: str, what: str) -> PatternError:
     return PatternError(f"invalid {what} {_short(pattern)!r}: {reason}")
 
 
-def budget(n_chars: int) -> float:
-    """Seconds a match over ``n_chars`` characters may take.
+def budget(n_chars: int, base: float = BASE_SECONDS, per_char: float = SECONDS_PER_CHAR) -> float:
+    """Seconds a match over ``n_chars`` characters may take (``base`` plus ``per_char`` each; no
+    more than a :func:`time_ceiling` in force).
 
     >>> budget(0), budget(1_000_000)
     (2.0, 7.0)
     """
-    return BASE_SECONDS + max(0, n_chars) * SECONDS_PER_CHAR
+    seconds = base + max(0, n_chars) * per_char
+    ceiling = _CEILING.get()
+    return seconds if ceiling is None else min(seconds, ceiling)
 
 
 def timed_out(pattern: str, what: str = "pattern") -> PatternTimeoutError:
@@ -186,6 +220,22 @@ def check_pattern(pattern: str, what: str = "pattern") -> None:
         i += 1
     if sum(f[0] for f in stack) > MAX_EXPANDED:
         raise _fail(pattern, f"its counted repeats expand it beyond {MAX_EXPANDED:,} items", what)
+
+
+def check_file_string(value: str, what: str) -> str:
+    """A string a tokenizer file brings for a stage to insert, refused past :data:`MAX_FILE_STRING`
+    characters (the limits a pattern has, for the text that goes with it).
+
+    >>> check_file_string("▁", "Prepend")
+    '▁'
+    >>> check_file_string("x" * 5000, "Prepend 'prepend'")
+    Traceback (most recent call last):
+    ...
+    tokscope.core.patterns.guard.PatternError: Prepend 'prepend' is 5,000 characters long; at most 1,000
+    """
+    if isinstance(value, str) and len(value) > MAX_FILE_STRING:
+        raise PatternError(f"{what} is {len(value):,} characters long; at most {MAX_FILE_STRING:,}")
+    return value
 
 
 def may_backtrack(pattern: str) -> bool:

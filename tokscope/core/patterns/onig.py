@@ -42,6 +42,7 @@ from collections.abc import Iterable
 
 import regex
 
+from . import guard
 from ..text import unicode_tables as hf_tables
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.unicode import RangeSet, char_class, parse_ranges
@@ -57,6 +58,15 @@ TIMEOUT_PER_CHAR = 1e-5
 
 class _Unsupported(Exception):
     pass
+
+
+class OnigTimeoutError(TokenizerFileError, guard.PatternTimeoutError):
+    """A tokenizer file's pattern that ran out of its time budget."""
+
+
+def _timed_out(pattern: str, timeout: float, n: int) -> OnigTimeoutError:
+    return OnigTimeoutError(f"regex {guard.safe_text(pattern)[:60]!r} took more than {timeout:.1f} s on a text of {n} "
+                            f"characters (nested repeats such as (a|a)+ backtrack without end)")
 
 
 # ----- properties ------------------------------------------------------------------------------
@@ -577,6 +587,12 @@ class OnigPattern:
 
     def __init__(self, pattern: str, pinned: tuple[str, list[tuple[int, int]]] | None = None) -> None:
         self.pattern = pattern
+        try:
+            # the limits a user's own pattern has: no repeat of a billion, no nesting of thousands
+            if pattern:
+                guard.check_pattern(pattern, "regex")
+        except guard.PatternError as exc:
+            raise TokenizerFileError(str(exc)) from None
         plain, _ = translate_onig(pattern, pin=False)
         try:
             self.plain = regex.compile(plain)
@@ -631,7 +647,7 @@ class OnigPattern:
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Every match ``(start, end)``, as Oniguruma's ``find_iter`` finds them."""
         pat = self.for_text(text)
-        timeout = TIMEOUT_BASE + TIMEOUT_PER_CHAR * len(text)
+        timeout = guard.budget(len(text), TIMEOUT_BASE, TIMEOUT_PER_CHAR)
         try:
             out = []
             for m in pat.finditer(text, timeout=timeout):
@@ -641,22 +657,18 @@ class OnigPattern:
                 out.append((s, e))
             return out
         except TimeoutError:
-            raise TokenizerFileError(
-                f"regex {self.pattern!r} took more than {timeout:.0f} s on a text of {len(text)} characters"
-            ) from None
+            raise _timed_out(self.pattern, timeout, len(text)) from None
 
     def isolated(self, text: str) -> list[str] | None:
         """The pieces of ``text`` under HF's ``isolated`` behavior when the matches tile the text
         with no gap and no empty match (then only their strings are needed: the fast path);
         ``None`` otherwise."""
         pat = self.for_text(text)
-        timeout = TIMEOUT_BASE + TIMEOUT_PER_CHAR * len(text)
+        timeout = guard.budget(len(text), TIMEOUT_BASE, TIMEOUT_PER_CHAR)
         try:
             pieces = pat.findall(text, timeout=timeout) if pat.groups == 0 else None
         except TimeoutError:
-            raise TokenizerFileError(
-                f"regex {self.pattern!r} took more than {timeout:.0f} s on a text of {len(text)} characters"
-            ) from None
+            raise _timed_out(self.pattern, timeout, len(text)) from None
         if pieces is None or sum(map(len, pieces)) != len(text) or "" in pieces:
             return None
         return pieces
