@@ -203,7 +203,7 @@ def _os_error(exc: OSError, where: str, path: str | None) -> InputError:
 
 
 def _not_regular(path: str, mode: int) -> InputError:
-    from .regular_files import kind_of
+    from .file_kinds import kind_of
 
     return InputError(f"{safe_text(path)} is not a regular file ({kind_of(mode)}): refused", kind="unreadable",
                       where=path, path=path)

@@ -31,25 +31,11 @@ import stat
 from pathlib import Path
 
 from ..core.text.display import safe_text
+from ..inputs.file_kinds import kind_of
 from .errors import SourceError
 
-#: what a non-regular file is, for the message
-_KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 BLOCK = 1 << 20
-
-
-def kind_of(mode: int) -> str:
-    """What a file of this ``st_mode`` is, in words (``a regular file`` for one).
-
-    >>> kind_of(stat.S_IFIFO | 0o644), kind_of(stat.S_IFREG | 0o600)
-    ('a named pipe', 'a regular file')
-    """
-    for test, name in _KINDS:
-        if test(mode):
-            return name
-    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
 def _refusal(path: str | os.PathLike, mode: int) -> SourceError:
