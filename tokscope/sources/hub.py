@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: files that hold a tokenizer, in the order a model folder is searched
-TOKENIZER_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model", "tokenizer.tiktoken")
+TOKENIZER_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model", "tokenizer.tiktoken", "spiece.model", "spm.model",
+                   "sentencepiece.bpe.model")
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.formats import sentencepiece_model as spm
 from ..core.formats import tokenizer_json as hf
 from ..core.chat.templates import ChatTemplate
 from ..core.chat.context import ContextWindow, context_window, context_windows_for
@@ -25,6 +26,8 @@ from .hub import tokenizer_file
 
 #: files larger than this are refused before they are read
 MAX_FILE_BYTES = hf.MAX_FILE_BYTES
+#: the names SentencePiece models go by in a model folder
+SPM_NAMES = ("tokenizer.model", "spiece.model", "spm.model", "sentencepiece.bpe.model")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,8 @@ def folder_facts(folder: Path) -> tuple[dict[str, str], dict[str, Any], int | No
 
 
 def _sniff(path: Path) -> str:
-    """``json`` for a JSON file, ``ranks`` for a tiktoken-format rank file, else ``other``."""
+    """``json`` for a JSON file, ``ranks`` for a tiktoken-format rank file, ``spm`` for a
+    SentencePiece model, else ``other``."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(4096)
@@ -107,6 +111,8 @@ def _sniff(path: Path) -> str:
     first = head.split(b"\n", 1)[0].split()
     if len(first) == 2 and first[1].isdigit():
         return "ranks"
+    if spm.looks_like(head) or path.suffix == ".model" or ".model." in path.name:
+        return "spm"
     return "other"
 
 
@@ -119,9 +125,9 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         folder = path
         found = tokenizer_file(path)
         if found is None:
-            raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for tokenizer.json, tekken.json, tokenizer.model)")
+            raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for tokenizer.json, tekken.json, tokenizer.model, spiece.model, spm.model)")
         path = found
-    elif path.name in ("tokenizer.json", "tekken.json", "tokenizer.model") or path.parent.joinpath("tokenizer_config.json").is_file():
+    elif path.name in ("tokenizer.json", "tekken.json", *SPM_NAMES) or path.parent.joinpath("tokenizer_config.json").is_file():
         folder = path.parent
     try:
         size = path.stat().st_size
@@ -132,15 +138,17 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     if size > MAX_FILE_BYTES:
         raise SourceError(f"{safe_text(path)} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for tokenizer files")
     label = name or model_id or (folder.name if folder is not None and path.name in ("tokenizer.json", "tekken.json",
-                                                                                  "tokenizer.model") else path.stem)
+                                                                                  *SPM_NAMES) else path.stem)
     kind = _sniff(path)
     if kind == "ranks":
         tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
     elif kind == "json":
         tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label))
+    elif kind == "spm":
+        tokenizer = cache.cached_file(path, "spm-model", lambda data: _spm_tokenizer(path, data, label))
     else:
         raise SourceError(f"{safe_text(path)} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
-                          f"or a known model's tokenizer.model)")
+                          f"a SentencePiece .model, or a known model's tokenizer.model)")
     tokenizer.name = label
     templates, config, context, jinja = folder_facts(folder) if folder is not None else ({}, {}, None, None)
     tokenizer.model_files = ModelFiles(path, folder, model_id, templates, config, context, jinja)  # type: ignore[attr-defined]
@@ -154,6 +162,13 @@ def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
             f"{safe_text(path)} is a rank file of no model tokscope knows (its pattern and special tokens are not in it); "
             f"import it with 'tokscope import {safe_text(path)} --pattern PATTERN'")
     return open_models.rank_tokenizer(data, model, str(path))
+
+
+def _spm_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:
+    try:
+        return spm.from_model_bytes(data, label, safe_text(path))
+    except TokenizerFileError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer:

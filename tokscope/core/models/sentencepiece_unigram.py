@@ -1,0 +1,221 @@
+"""SentencePiece's unigram model, as the library runs it (``unigram_model.cc``'s optimized Viterbi).
+
+It differs from Hugging Face's Unigram (:mod:`.unigram`) in ways that change tokens:
+
+* path scores are single-precision floats, added as the library adds them (two paths that differ
+  by less than a float's precision tie; the first one found wins), and rebased once they pass
+  100000 in size, as the library does;
+* only normal and user-defined pieces are found in the text; a user-defined piece scores
+  ``0.1 * (its UTF-8 length - 1)`` so it is always taken;
+* a character that no piece of one character covers is an unknown node scored ``min - 10``, where
+  ``min`` is the lowest score of a *normal* piece;
+* runs of unknown nodes become one unknown token, or with byte fallback each unknown character
+  becomes its UTF-8 bytes as ``<0xNN>`` pieces (see :meth:`.Pieces.finish`).
+
+SentencePiece runs the model over the whole normalized text, not word by word, so this model's
+chunk is the whole normalized text (:attr:`SentencePieceUnigram.whole_text`).
+
+>>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
+>>> m = SentencePieceUnigram(Pieces(["<unk>", "a", "b", "ab"], [0, -1, -2, -2.5], [UNKNOWN, NORMAL, NORMAL, NORMAL]))
+>>> m.tokenize("abxy")
+[(3, 0, 2), (0, 2, 4)]
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from .sentencepiece_pieces import MATCHABLE, NORMAL, USER_DEFINED, Pieces
+from .unigram import Segmentation, Unigram
+
+#: the library's penalty under the lowest score for an unknown character
+UNK_PENALTY = 10.0
+#: the library rebases path scores past this size
+RESET = 100000.0
+_END = ""
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to a single-precision float.
+
+    >>> _f32(0.1)
+    0.10000000149011612
+    """
+    return array("f", [x])[0]
+
+
+class SentencePieceUnigram:
+    """SentencePiece's unigram model over a :class:`.Pieces` table (see the module)."""
+
+    kind = "unigram"
+    label = "Unigram (SentencePiece)"
+    #: SentencePiece runs the model over the whole normalized text
+    whole_text = True
+
+    def __init__(self, pieces: Pieces) -> None:
+        self.table = pieces
+        self.byte_fallback = pieces.byte_fallback
+        self.unk_id = pieces.unk_id
+        normal = pieces.scores
+        if pieces.by_type:  # the lowest score of a normal piece
+            others = set(i for ids in pieces.by_type.values() for i in ids)
+            normal = [s for i, s in enumerate(pieces.scores) if i not in others]
+        self.min_score = _f32(min(normal)) if len(normal) else 3.4028234663852886e38  # FLT_MAX, as the library starts
+        self.unk_score = _f32(self.min_score - UNK_PENALTY)
+        self._trie: dict[str, Any] | None = None
+        self._longest = 0
+        self._lattice_scores: Any = None
+        self._hf: Unigram | None = None
+
+    def _build(self) -> None:
+        """The trie of the pieces found in the text, and their lattice scores (built on first use)."""
+        table = self.table
+        scores = array("f", table.scores)
+        for i in table.by_type.get(USER_DEFINED, ()):
+            scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
+        trie: dict[str, Any] = {}
+        longest = 0
+        types = table.types
+        for piece, i in table.lookups.items():
+            if types[i] not in MATCHABLE:
+                continue
+            node = trie
+            for ch in piece:
+                node = node.get(ch) or node.setdefault(ch, {})
+            node[_END] = i
+            if len(piece) > longest:
+                longest = len(piece)
+        self._longest = longest
+        self._lattice_scores = scores
+        self._trie = trie
+
+    # ----- the Model protocol -------------------------------------------------------------------
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.table.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self.table.id_to_token(token_id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.table.get_vocab()
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.table)
+
+    def score(self, token_id: int) -> float:
+        """The piece's score as the file stores it (a single-precision float)."""
+        return self.table.scores[token_id]
+
+    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        """The tokens of ``text`` (a whole normalized text): ``(id, start, end)``."""
+        if not text:
+            return []
+        return self.table.finish(self._path(text), text)
+
+    # ----- Viterbi -----------------------------------------------------------------------------
+
+    def _viterbi(self, text: str) -> tuple[array, list[int], list[int]]:
+        if self._trie is None:
+            self._build()
+        n = len(text)
+        best = array("f", bytes(4 * (n + 1)))
+        starts = [-1] * (n + 1)
+        ids = [-1] * (n + 1)
+        tmp = array("f", [0.0])
+        trie = self._trie
+        scores = self._lattice_scores
+        unk_score = self.unk_score
+        unk_id = self.unk_id
+        longest = self._longest
+        frontier = 0
+        for i in range(n):
+            base = best[i]
+            if base < -RESET or base > RESET:
+                for j in range(i, frontier + 1):
+                    if j == i or starts[j] != -1:
+                        best[j] = best[j] - base
+                base = 0.0
+            single = False
+            node = trie
+            stop = min(n, i + longest)
+            j = i
+            while j < stop:
+                node = node.get(text[j])
+                if node is None:
+                    break
+                j += 1
+                found = node.get(_END)
+                if found is not None:
+                    if j > frontier:
+                        frontier = j
+                    tmp[0] = scores[found] + base
+                    candidate = tmp[0]
+                    if starts[j] == -1 or candidate > best[j]:
+                        best[j] = candidate
+                        starts[j] = i
+                        ids[j] = found
+                    if j == i + 1:
+                        single = True
+            if not single:
+                j = i + 1
+                if j > frontier:
+                    frontier = j
+                tmp[0] = unk_score + base
+                candidate = tmp[0]
+                if starts[j] == -1 or candidate > best[j]:
+                    best[j] = candidate
+                    starts[j] = i
+                    ids[j] = unk_id if unk_id is not None else -1
+        return best, starts, ids
+
+    def _path(self, text: str) -> list[tuple[int | None, int, int]]:
+        _, starts, ids = self._viterbi(text)
+        out: list[tuple[int | None, int, int]] = []
+        end = len(text)
+        while end > 0:
+            start = starts[end]
+            token_id = ids[end]
+            out.append((None if token_id < 0 else token_id, start, end))
+            end = start
+        out.reverse()
+        return out
+
+    # ----- the explorer's questions -------------------------------------------------------------
+
+    def best(self, text: str) -> Segmentation:
+        """The path :meth:`tokenize` takes (an unknown character its own piece) and its score
+        (the float sum of its pieces' lattice scores)."""
+        if not text:
+            return Segmentation((), (), (), 0.0)
+        path = self._path(text)
+        unk = self.unk_id if self.unk_id is not None else -1
+        scores = [self._lattice_scores[t] if t is not None and t != unk else self.unk_score for t, _, _ in path]
+        return Segmentation(tuple(text[s:e] for _, s, e in path),
+                            tuple(t if t is not None else unk for t, _, _ in path),
+                            tuple((s, e) for _, s, e in path), float(sum(scores)))
+
+    def nbest(self, text: str, n: int) -> tuple[Segmentation, ...]:
+        """The ``n`` best segmentations, best first (an A* search in double precision over the
+        same lattice: the pieces found in the text, with their lattice scores)."""
+        return self._lattice().nbest(text, n)
+
+    def _lattice(self) -> Unigram:
+        if self._trie is None:
+            self._build()
+        if self._hf is None:
+            table = self.table
+            # pieces the text never becomes are left out of the search (an empty piece is never found)
+            vocab = [(p if t in MATCHABLE else "", s) for p, s, t in zip(table.pieces, self._lattice_scores, table.types)]
+            model = Unigram(vocab, unk_id=self.unk_id)
+            model.unk_score = self.unk_score
+            self._hf = model
+        return self._hf
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_hf"] = None
+        state["_trie"] = None
+        return state

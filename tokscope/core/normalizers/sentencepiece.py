@@ -1,0 +1,247 @@
+"""SentencePiece's normalizer, as the library runs it (``Normalizer::Normalize``), with every
+normalized character aligned to the text the user typed.
+
+At each position the library takes, in order: the longest user-defined piece that starts there
+(kept as it is), else the longest key of the model's precompiled charsmap that starts there
+(replaced; SentencePiece's lookup is the *longest* key, not Hugging Face's shortest, see
+:meth:`.CharsMap.longest_match`), else the character itself. Then whitespace: leading spaces
+are dropped and runs of spaces become one (``remove_extra_whitespaces``), trailing spaces are
+dropped, every space becomes ``▁`` (``escape_whitespaces``) and a ``▁`` is put before the text
+(``add_dummy_prefix``), or after it when the model treats whitespace as a suffix.
+
+>>> n = SentencePieceNormalizer(None)
+>>> n.normalize_str("  Hello   world ")
+'▁Hello▁world'
+>>> t = n.normalize(NormalizedText.identity("  Hi  you"))
+>>> t.text, t.original_span(0, 3), t.original_span(3, 7)
+('▁Hi▁you', (2, 4), (4, 9))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import regex
+
+from ..text.normalized import NormalizedText
+from .precompiled import CharsMap
+
+SPACE = "\u2581"
+#: characters of text encoded at once when looking for the longest charsmap key
+_WINDOW = 64
+
+
+class PrefixMatcher:
+    """The longest of a set of strings that starts at a position (SentencePiece's matcher of
+    user-defined pieces).
+
+    >>> PrefixMatcher(["<x>", "<xy>"]).match("a<xy>z", 1), PrefixMatcher([]).match("a", 0)
+    (4, 0)
+    """
+
+    def __init__(self, symbols: Iterable[str]) -> None:
+        self._by_first: dict[str, list[str]] = {}
+        for s in sorted({s for s in symbols if s}, key=len, reverse=True):
+            self._by_first.setdefault(s[0], []).append(s)
+        self.symbols = tuple(s for group in self._by_first.values() for s in group)
+
+    def __bool__(self) -> bool:
+        return bool(self._by_first)
+
+    def starts(self) -> frozenset[str]:
+        """The characters a symbol starts with."""
+        return frozenset(self._by_first)
+
+    def match(self, text: str, pos: int) -> int:
+        found = self._by_first.get(text[pos]) if pos < len(text) else None
+        if found:
+            for s in found:
+                if text.startswith(s, pos):
+                    return len(s)
+        return 0
+
+
+class _Out:
+    """The normalized text being built: its parts and their alignment runs."""
+
+    __slots__ = ("parts", "starts", "runs", "n")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.starts: list[int] = []
+        self.runs: list[tuple[int, int, bool]] = []
+        self.n = 0
+
+    def add(self, s: str, o0: int, o1: int, linear: bool) -> None:
+        if not s:
+            return
+        if not linear and len(s) == 1 and o1 == o0 + 1:
+            linear = True
+        runs = self.runs
+        if runs:
+            p0, p1, plin = runs[-1]
+            if linear and plin and p1 == o0:
+                runs[-1] = (p0, o1, True)
+                self.parts.append(s)
+                self.n += len(s)
+                return
+            if not linear and not plin and p0 == o0 and p1 == o1:
+                self.parts.append(s)
+                self.n += len(s)
+                return
+        self.starts.append(self.n)
+        runs.append((o0, o1, linear))
+        self.parts.append(s)
+        self.n += len(s)
+
+    def trim_end(self, k: int) -> int:
+        """Drop the last ``k`` characters; the original offset where the first dropped one came from."""
+        text = "".join(self.parts)
+        keep = len(text) - k
+        where = self.align_start(keep)
+        self.parts = [text[:keep]] if keep else []
+        while self.starts and self.starts[-1] >= keep:
+            self.starts.pop()
+            self.runs.pop()
+        self.n = keep
+        if self.runs:
+            o0, o1, lin = self.runs[-1]
+            if lin:
+                self.runs[-1] = (o0, o0 + (keep - self.starts[-1]), True)
+        return where
+
+    def align_start(self, index: int) -> int:
+        import bisect
+
+        k = bisect.bisect_right(self.starts, index) - 1
+        o0, _, lin = self.runs[k]
+        return o0 + (index - self.starts[k]) if lin else o0
+
+
+class SentencePieceNormalizer:
+    """SentencePiece's normalizer (see the module). ``charsmap`` is the model's precompiled
+    charsmap (None for the ``identity`` rule); ``user_symbols`` the model's user-defined pieces."""
+
+    #: the dummy prefix and the whitespace rules look at the ends of the text and across runs
+    local = False
+
+    def __init__(self, charsmap: CharsMap | None, *, add_dummy_prefix: bool = True,
+                 remove_extra_whitespaces: bool = True, escape_whitespaces: bool = True,
+                 treat_whitespace_as_suffix: bool = False, user_symbols: Iterable[str] = (),
+                 name: str = "") -> None:
+        self.charsmap = charsmap
+        self.add_dummy_prefix = bool(add_dummy_prefix)
+        self.remove_extra_whitespaces = bool(remove_extra_whitespaces)
+        self.escape_whitespaces = bool(escape_whitespaces)
+        self.treat_whitespace_as_suffix = bool(treat_whitespace_as_suffix)
+        self.matcher = PrefixMatcher(user_symbols)
+        self.name = name
+        self._key_start: dict[str, bool] = {}
+        self._always = frozenset(" ") | self.matcher.starts()
+
+    def __repr__(self) -> str:
+        return f"SentencePieceNormalizer({self.name or 'identity'!r})"
+
+    # ----- one step of the library's loop ------------------------------------------------------
+
+    def _starts_key(self, c: str) -> bool:
+        got = self._key_start.get(c)
+        if got is None:
+            got = self._key_start[c] = self.charsmap is not None and self.charsmap.starts_key(c)
+        return got
+
+    def _special(self, c: str) -> bool:
+        return c in self._always or self._starts_key(c)
+
+    def _finder(self, text: str) -> regex.Pattern | None:
+        chars = sorted(c for c in set(text) if self._special(c))
+        if not chars:
+            return None
+        return regex.compile("[" + "".join(regex.escape(c) for c in chars) + "]")
+
+    def _step(self, text: str, pos: int) -> tuple[int, str]:
+        """``NormalizePrefix`` at ``pos``: how many characters it consumes and what they become."""
+        n = self.matcher.match(text, pos) if self.matcher else 0
+        if n:
+            return n, text[pos:pos + n]
+        cm = self.charsmap
+        c = text[pos]
+        if cm is not None and self._starts_key(c):
+            window = text[pos:pos + _WINDOW]
+            data = window.encode("utf-8", "surrogatepass")
+            found = cm.longest_match(data)
+            if found is not None:
+                length, replacement = found
+                chars = len(data[:length].decode("utf-8", "surrogatepass"))
+                return chars, replacement
+        return 1, c
+
+    # ----- the whole text ------------------------------------------------------------------------
+
+    def _run(self, text: str, offset: int) -> _Out:
+        out = _Out()
+        n = len(text)
+        space = SPACE if self.escape_whitespaces else " "
+        remove = self.remove_extra_whitespaces
+        pos = 0
+        if remove:
+            while pos < n:
+                consumed, sp = self._step(text, pos)
+                if sp != " ":
+                    break
+                pos += consumed
+        if pos >= n:
+            return out
+        if not self.treat_whitespace_as_suffix and self.add_dummy_prefix:
+            out.add(space, offset + pos, offset + pos, False)
+        finder = self._finder(text[pos:])
+        prev_space = remove
+        while pos < n:
+            m = finder.search(text, pos) if finder is not None else None
+            s = m.start() if m is not None else n
+            if s > pos:
+                out.add(text[pos:s], offset + pos, offset + s, True)
+                prev_space = False
+                pos = s
+                if pos >= n:
+                    break
+            consumed, sp = self._step(text, pos)
+            if prev_space:
+                sp = sp.lstrip(" ")
+            if sp:
+                original = text[pos:pos + consumed]
+                if sp == original and " " not in sp:
+                    out.add(sp, offset + pos, offset + pos + consumed, True)
+                else:
+                    out.add(sp.replace(" ", space), offset + pos, offset + pos + consumed,
+                            sp == original and space == " ")
+                prev_space = sp.endswith(" ")
+            pos += consumed
+            if not remove:
+                prev_space = False
+        end = offset + n
+        if remove:
+            text_out = "".join(out.parts)
+            k = len(text_out) - len(text_out.rstrip(space))
+            if k:
+                end = out.trim_end(k)
+        if self.treat_whitespace_as_suffix and self.add_dummy_prefix:
+            out.add(space, end, end, False)
+        return out
+
+    def normalize(self, text: NormalizedText) -> NormalizedText:
+        """``text`` (the user's text, or a part of it) normalized, aligned to it."""
+        if not text.is_identity:
+            raise ValueError("SentencePiece's normalizer is the first stage: it takes the text as typed")
+        base = text.original_start
+        out = self._run(text.text, base)
+        normalized = "".join(out.parts)
+        if not out.runs:
+            return NormalizedText(normalized, base, text.original_end)
+        return NormalizedText(normalized, base, text.original_end, out.starts, out.runs)
+
+    def normalize_str(self, text: str) -> str:
+        return "".join(self._run(text, 0).parts)
+
+    def safe_start(self, text: str, pos: int) -> bool:
+        return False
