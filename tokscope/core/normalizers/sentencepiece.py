@@ -94,6 +94,24 @@ class _Out:
         self.parts.append(s)
         self.n += len(s)
 
+    def extend_last(self, end: int) -> None:
+        """The last character also covers the original text up to ``end`` (text the library
+        dropped after it: a piece's end is where the next kept character came from)."""
+        if not self.runs:
+            return
+        o0, o1, lin = self.runs[-1]
+        if o1 >= end:
+            return
+        length = self.n - self.starts[-1]
+        if not lin:
+            self.runs[-1] = (o0, end, False)
+        elif length == 1:
+            self.runs[-1] = (o0, end, False)
+        else:
+            self.runs[-1] = (o0, o1 - 1, True)
+            self.starts.append(self.n - 1)
+            self.runs.append((o1 - 1, end, False))
+
     def trim_end(self, k: int) -> int:
         """Drop the last ``k`` characters; the original offset where the first dropped one came from."""
         text = "".join(self.parts)
@@ -216,6 +234,8 @@ class SentencePieceNormalizer:
                     out.add(sp.replace(" ", space), offset + pos, offset + pos + consumed,
                             sp == original and space == " ")
                 prev_space = sp.endswith(" ")
+            else:
+                out.extend_last(offset + pos + consumed)
             pos += consumed
             if not remove:
                 prev_space = False
