@@ -228,11 +228,11 @@ class SentencePieceNormalizer:
                 sp = sp.lstrip(" ")
             if sp:
                 original = text[pos:pos + consumed]
-                if sp == original and " " not in sp:
+                if sp == original and " " not in sp and consumed == 1:
                     out.add(sp, offset + pos, offset + pos + consumed, True)
                 else:
                     out.add(sp.replace(" ", space), offset + pos, offset + pos + consumed,
-                            sp == original and space == " ")
+                            sp == original and space == " " and consumed == 1)
                 prev_space = sp.endswith(" ")
             else:
                 out.extend_last(offset + pos + consumed)
