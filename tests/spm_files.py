@@ -159,3 +159,109 @@ def trained_spm(tmp_path_factory):
         return made[name]
 
     return get
+
+
+# ----- llama.cpp's vocabulary GGUF files ---------------------------------------------------------
+
+LLAMA_CPP = "llama-cpp-python==0.3.36"
+LLAMA_CPP_NAME = "llama_cpp_python-0.3.36"
+GGUF_SEPARATOR = "\n__ggml_vocab_test__\n"
+
+
+def llama_cpp_models() -> Path:
+    """llama.cpp's ``models/ggml-vocab-*`` files from the llama-cpp-python sdist (fetched into the
+    test cache on first use; the same folder the GGUF reader's tests use)."""
+    cache = cache_dir()
+    target = cache / f"{LLAMA_CPP_NAME}-vocab" / "models"
+    if target.is_dir() and any(target.glob("ggml-vocab-*.gguf")):
+        return target
+    archive = cache / f"{LLAMA_CPP_NAME}.tar.gz"
+    if not archive.is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        try:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", LLAMA_CPP,
+                            "-d", str(cache)], check=True, capture_output=True, timeout=900)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise Missing(f"cannot fetch the {LLAMA_CPP} sdist for llama.cpp's vocab files: {type(exc).__name__}") from None
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar.getmembers():
+            parts = member.name.split("/")
+            if (member.isfile() and parts[1:4] == ["vendor", "llama.cpp", "models"] and len(parts) == 5
+                    and parts[4].startswith("ggml-vocab-")):
+                data = tar.extractfile(member)
+                if data is not None:
+                    tmp = target / (parts[4] + ".part")
+                    tmp.write_bytes(data.read())
+                    tmp.replace(target / parts[4])
+    if not any(target.glob("ggml-vocab-*.gguf")):
+        raise Missing(f"the {LLAMA_CPP} sdist holds no vocab files")
+    return target
+
+
+@pytest.fixture(scope="session")
+def gguf_models_dir() -> Path:
+    try:
+        return llama_cpp_models()
+    except Missing as exc:
+        pytest.skip(str(exc))
+
+
+def read_vectors(gguf: Path) -> list[tuple[str, list[int]]]:
+    """The (input, ids) pairs of a vocab file's ``.inp``/``.out``, split as llama.cpp's
+    ``tests/test-tokenizer-0.cpp`` splits them."""
+    raw = Path(str(gguf) + ".inp").read_bytes().decode("utf-8")
+    inputs = raw.split(GGUF_SEPARATOR)
+    outputs = Path(str(gguf) + ".out").read_text(encoding="utf-8").split("\n")
+    if outputs and outputs[-1] == "" and len(outputs) == len(inputs) + 1:
+        outputs.pop()
+    assert len(inputs) == len(outputs), gguf.name
+    return [(text, [int(t) for t in line.split()]) for text, line in zip(inputs, outputs)]
+
+
+def read_gguf_metadata(path: Path) -> dict:
+    """A GGUF file's key-value section (test-only: the ``gguf`` package's reader takes a minute
+    over a 250k vocabulary; this one is checked against it in the tests). Arrays of numbers are
+    ``array.array``, other arrays lists."""
+    import struct
+    from array import array
+
+    data = path.read_bytes()
+    scalars = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+    if data[:4] != b"GGUF":
+        raise ValueError("not a GGUF file")
+    pos = 24
+    (count,) = struct.unpack_from("<Q", data, 16)
+
+    def string() -> str:
+        nonlocal pos
+        (n,) = struct.unpack_from("<Q", data, pos)
+        pos += 8 + n
+        return data[pos - n:pos].decode("utf-8")
+
+    def value(kind: int):
+        nonlocal pos
+        if kind == 8:
+            return string()
+        if kind == 9:
+            inner, n = struct.unpack_from("<IQ", data, pos)
+            pos += 12
+            if inner in scalars and inner != 7:
+                out = array(scalars[inner])
+                size = out.itemsize * n
+                out.frombytes(data[pos:pos + size])
+                pos += size
+                return out
+            return [value(inner) for _ in range(n)]
+        fmt = "<" + scalars[kind]
+        (v,) = struct.unpack_from(fmt, data, pos)
+        pos += struct.calcsize(fmt)
+        return v
+
+    meta = {}
+    for _ in range(count):
+        key = string()
+        (kind,) = struct.unpack_from("<I", data, pos)
+        pos += 4
+        meta[key] = value(kind)
+    return meta

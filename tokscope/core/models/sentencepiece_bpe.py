@@ -9,9 +9,9 @@ symbol that is not a piece is unknown: a run of unknown symbols is one unknown t
 fallback each becomes its UTF-8 bytes as ``<0xNN>`` pieces (see :meth:`.Pieces.finish`).
 
 llama.cpp's SPM tokenizer (GGUF's ``llama`` model) is the same merge by score; it differs only in
-which pieces may be joined and what an unknown symbol becomes (``llama_cpp=True``: every piece but
-control ones joins, an unknown symbol is always spelled in byte pieces, and unknown runs are kept
-apart).
+which pieces may be joined and what an unknown symbol becomes (``llama_cpp=True``: every token
+joins, control ones too, an unknown symbol is always spelled in byte tokens, and unknown runs are
+kept apart).
 
 >>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
 >>> table = Pieces(["<unk>", "a", "b", "c", "ab", "bc"], [0, -1, -2, -3, -5, -4],
@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from .sentencepiece_pieces import CONTROL, SPACE, UNUSED, Pieces
+from .sentencepiece_pieces import SPACE, UNUSED, Pieces, byte_piece
 
 #: how deep an unused piece is split back (the library's limit)
 MAX_RESEGMENT_DEPTH = 100
@@ -72,6 +72,7 @@ class SentencePieceBPE:
         self.llama_cpp = llama_cpp
         types = pieces.types
         if llama_cpp:
+            self.label = "BPE by score (llama.cpp SPM)"
             # llama.cpp joins symbols into any token (the last of a duplicated text wins)
             self._join = dict(zip(pieces.pieces, range(len(pieces))))
         else:
@@ -82,16 +83,16 @@ class SentencePieceBPE:
             i for i in self._join.values() if pieces.scores[i] == 0.0 and str(pieces.scores[i])[0] == "-")
         self._types = types
         self._suffix = treat_whitespace_as_suffix
-        self._safe: bool | None = None
+        self._safe: str | None = None
         self._cache: dict[str, tuple[tuple[int | None, int, int], ...]] = {}
 
-    def _words_safe(self) -> bool:
-        """No piece holds a ``▁`` inside it (so no merge crosses one): worked out on first use."""
+    def _cut_mode(self) -> str:
+        """Where no merge can cross, worked out on first use: ``every`` ``▁`` when no piece holds
+        one inside it, ``runs`` (only where a ``▁`` follows another character) when the pieces
+        that hold one inside are runs of ``▁`` alone (Llama's ``▁▁▁▁``), else ``none``."""
         if self._safe is None:
-            if self._suffix:
-                self._safe = all(SPACE not in p[:-1] for p in self._join)
-            else:
-                self._safe = all(SPACE not in p[1:] for p in self._join)
+            inside = [p for p in self._join if SPACE in (p[:-1] if self._suffix else p[1:])]
+            self._safe = "every" if not inside else "runs" if all(p.strip(SPACE) == "" for p in inside) else "none"
         return self._safe
 
     # ----- the Model protocol -------------------------------------------------------------------
@@ -141,21 +142,33 @@ class SentencePieceBPE:
         return self.table.finish(raw, text)
 
     def _words(self, text: str) -> list[tuple[int, int]]:
-        """Where no merge can cross (before each ``▁``, or after it for a suffix model), when no
-        piece holds a ``▁`` inside it; else the whole text."""
-        if SPACE not in text or not self._words_safe():
+        """Spans of ``text`` no merge crosses (see :meth:`_cut_mode`): cut before each ``▁``
+        (after it, for a suffix model), or only between a ``▁`` and another character."""
+        if SPACE not in text:
             return [(0, len(text))]
+        mode = self._cut_mode()
+        if mode == "none":
+            return [(0, len(text))]
+        n = len(text)
+        cuts = []
+        pos = text.find(SPACE)
+        while pos >= 0:
+            cut = pos + 1 if self._suffix else pos
+            if 0 < cut < n:
+                if mode == "every":
+                    cuts.append(cut)
+                else:  # only where the ▁ meets another character
+                    other = text[cut] if self._suffix else text[cut - 1]
+                    if other != SPACE:
+                        cuts.append(cut)
+            pos = text.find(SPACE, pos + 1)
         out = []
         start = 0
-        shift = 1 if self._suffix else 0
-        pos = text.find(SPACE, 0 if self._suffix else 1)
-        while pos >= 0:
-            cut = pos + shift
-            if cut > start and cut < len(text):
+        for cut in cuts:
+            if cut > start:
                 out.append((start, cut))
                 start = cut
-            pos = text.find(SPACE, pos + 1)
-        out.append((start, len(text)))
+        out.append((start, n))
         return out
 
     # ----- merging -------------------------------------------------------------------------------
@@ -239,7 +252,7 @@ class SentencePieceBPE:
     def _resegment(self, w: str, rev: dict[str, tuple[str, str]], pos: int,
                    out: list[tuple[int | None, int, int]], depth: int) -> None:
         found = self._join.get(w)
-        if depth > MAX_RESEGMENT_DEPTH or found is None or self.table.types[found] != UNUSED:
+        if self.llama_cpp or depth > MAX_RESEGMENT_DEPTH or found is None or self._types[found] != UNUSED:
             out.append((found, pos, pos + len(w)))
             return
         parts = rev.get(w)
@@ -253,17 +266,16 @@ class SentencePieceBPE:
         """llama.cpp's last step: a symbol that is no token becomes its UTF-8 bytes' tokens (a
         byte missing from the vocabulary is the unknown token), each spanning the symbol."""
         out: list[tuple[int, int, int]] = []
-        table = self.table
+        join = self._join
+        unk = self.table.unk_id if self.table.unk_id is not None else 0
         for token_id, start, end in raw:
             if token_id is not None:
                 out.append((token_id, start, end))
                 continue
             for b in text[start:end].encode("utf-8", "surrogatepass"):
-                found = table.byte_id(b)
+                found = join.get(byte_piece(b))
                 if found is None:
-                    found = table.token_to_id(chr(b)) if b < 128 else None
-                if found is None:
-                    found = table.unk_id if table.unk_id is not None else 0
+                    found = join.get(chr(b), unk) if b < 128 else unk
                 out.append((found, start, end))
         return out
 

@@ -49,7 +49,7 @@ class Pieces:
     """
 
     def __init__(self, pieces: Sequence[str], scores: Sequence[float], types: Sequence[int], *,
-                 byte_fallback: bool = False, strict: bool = True) -> None:
+                 byte_fallback: bool = False, strict: bool = True, unk_id: int | None = None) -> None:
         n = len(pieces)
         if not (n == len(scores) == len(types)):
             raise TokenizerFileError("the SentencePiece model's pieces, scores and types differ in number")
@@ -84,6 +84,8 @@ class Pieces:
         if len(unknown) > 1 and strict:
             raise TokenizerFileError("the SentencePiece model has two unknown pieces")
         self.unk_id: int | None = unknown[0] if unknown else None
+        if unk_id is not None and 0 <= unk_id < n:  # a format that names its unknown token (GGUF)
+            self.unk_id = unk_id
         self._bytes: list[int | None] = [None] * 256
         for i in self.by_type.get(BYTE, ()):
             value = byte_value(self.pieces[i])

@@ -26,7 +26,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from .sentencepiece_pieces import MATCHABLE, NORMAL, USER_DEFINED, Pieces
+from .sentencepiece_pieces import MATCHABLE, NORMAL, UNUSED, USER_DEFINED, Pieces
 from .unigram import Segmentation, Unigram
 
 #: the library's penalty under the lowest score for an unknown character
@@ -53,8 +53,11 @@ class SentencePieceUnigram:
     #: SentencePiece runs the model over the whole normalized text
     whole_text = True
 
-    def __init__(self, pieces: Pieces) -> None:
+    def __init__(self, pieces: Pieces, *, llama_cpp: bool = False) -> None:
         self.table = pieces
+        self.llama_cpp = llama_cpp
+        if llama_cpp:
+            self.label = "Unigram (llama.cpp UGM)"
         self.byte_fallback = pieces.byte_fallback
         self.unk_id = pieces.unk_id
         normal = pieces.scores
@@ -71,15 +74,22 @@ class SentencePieceUnigram:
     def _build(self) -> None:
         """The trie of the pieces found in the text, and their lattice scores (built on first use)."""
         table = self.table
-        scores = array("f", table.scores)
-        for i in table.by_type.get(USER_DEFINED, ()):
-            scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
+        types = table.types
+        if self.llama_cpp:
+            # llama.cpp: scores added in double precision, a user-defined piece scores 0, unused
+            # pieces are found too, and of two equal pieces the last one is kept
+            scores = array("d", table.scores)
+            for i in table.by_type.get(USER_DEFINED, ()):
+                scores[i] = 0.0
+            entries = [(p, i) for i, p in enumerate(table.pieces) if types[i] in (NORMAL, USER_DEFINED, UNUSED)]
+        else:
+            scores = array("f", table.scores)
+            for i in table.by_type.get(USER_DEFINED, ()):
+                scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
+            entries = [(p, i) for p, i in table.lookups.items() if types[i] in MATCHABLE]
         trie: dict[str, Any] = {}
         longest = 0
-        types = table.types
-        for piece, i in table.lookups.items():
-            if types[i] not in MATCHABLE:
-                continue
+        for piece, i in entries:
             node = trie
             for ch in piece:
                 node = node.get(ch) or node.setdefault(ch, {})
@@ -120,6 +130,8 @@ class SentencePieceUnigram:
     def _viterbi(self, text: str) -> tuple[array, list[int], list[int]]:
         if self._trie is None:
             self._build()
+        if self.llama_cpp:
+            return self._viterbi_double(text)
         n = len(text)
         best = array("f", bytes(4 * (n + 1)))
         starts = [-1] * (n + 1)
@@ -169,6 +181,49 @@ class SentencePieceUnigram:
                     best[j] = candidate
                     starts[j] = i
                     ids[j] = unk_id if unk_id is not None else -1
+        return best, starts, ids
+
+    def _viterbi_double(self, text: str) -> tuple[array, list[int], list[int]]:
+        """llama.cpp's UGM Viterbi: double-precision sums, every position starts unreached
+        (``-DBL_MAX``) and a candidate must score strictly higher to replace the one there."""
+        n = len(text)
+        lowest = -1.7976931348623157e308
+        best = array("d", [lowest]) * (n + 1)
+        best[0] = 0.0
+        starts = [-1] * (n + 1)
+        ids = [-1] * (n + 1)
+        trie = self._trie
+        assert trie is not None
+        scores = self._lattice_scores
+        unk_score = self.unk_score
+        unk_id = self.unk_id if self.unk_id is not None else -1
+        longest = self._longest
+        for i in range(n):
+            base = best[i]
+            single = False
+            node = trie
+            stop = min(n, i + longest)
+            j = i
+            while j < stop:
+                node = node.get(text[j])
+                if node is None:
+                    break
+                j += 1
+                found = node.get(_END)
+                if found is not None:
+                    if j == i + 1:
+                        single = True
+                    candidate = base + scores[found]
+                    if candidate > best[j]:
+                        best[j] = candidate
+                        starts[j] = i
+                        ids[j] = found
+            if not single:
+                candidate = base + unk_score
+                if candidate > best[i + 1]:
+                    best[i + 1] = candidate
+                    starts[i + 1] = i
+                    ids[i + 1] = unk_id
         return best, starts, ids
 
     def _path(self, text: str) -> list[tuple[int | None, int, int]]:

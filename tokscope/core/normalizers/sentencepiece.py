@@ -265,3 +265,60 @@ class SentencePieceNormalizer:
 
     def safe_start(self, text: str, pos: int) -> bool:
         return False
+
+
+class LlamaCppUgmNormalizer(SentencePieceNormalizer):
+    """llama.cpp's normalizer of a GGUF ``t5`` (UGM) tokenizer: the same steps as SentencePiece's
+    (user-defined pieces kept, the charsmap's longest key, else the character), but its own
+    whitespace rule: each run of non-spaces is preceded by one ``▁`` when spaces are merged
+    (``remove_extra_whitespaces``: every other space is dropped, the text's first word gets one
+    too), else every space is a ``▁`` and the first word gets one more when ``add_space_prefix``.
+
+    >>> n = LlamaCppUgmNormalizer(None, add_dummy_prefix=True, remove_extra_whitespaces=False)
+    >>> n.normalize_str("  a b"), LlamaCppUgmNormalizer(None).normalize_str("  a  b ")
+    ('▁▁▁a▁b', '▁a▁b')
+    """
+
+    def _run(self, text: str, offset: int) -> _Out:
+        out = _Out()
+        n = len(text)
+        space = SPACE if self.escape_whitespaces else " "
+        prepend = not self.treat_whitespace_as_suffix and self.add_dummy_prefix
+        append = self.treat_whitespace_as_suffix and self.add_dummy_prefix
+        merge = self.remove_extra_whitespaces
+        prepended = False
+        in_word = False
+        finder = self._finder(text)
+        pos = 0
+        while pos < n:
+            m = finder.search(text, pos) if finder is not None else None
+            s = m.start() if m is not None else n
+            if s > pos:  # characters that stay as they are, none of them a space
+                if not in_word:
+                    in_word = True
+                    if (prepend and not prepended) or merge:
+                        out.add(space, offset + pos, offset + pos, False)
+                        prepended = True
+                out.add(text[pos:s], offset + pos, offset + s, True)
+                pos = s
+                if pos >= n:
+                    break
+            consumed, sp = self._step(text, pos)
+            o0, o1 = offset + pos, offset + pos + consumed
+            linear = consumed == 1 and sp == text[pos]
+            for c in sp:
+                if c != " ":
+                    if not in_word:
+                        in_word = True
+                        if (prepend and not prepended) or merge:
+                            out.add(space, o0, o0, False)
+                            prepended = True
+                    out.add(c, o0, o1, linear)
+                else:
+                    in_word = False
+                    if not merge:
+                        out.add(space, o0, o1, False)
+            pos += consumed
+        if append:
+            out.add(space, offset + n, offset + n, False)
+        return out
