@@ -197,6 +197,10 @@ class SentencePieceBPE:
         last-seen parts."""
         sym, frozen = self._symbols(word)
         n = len(sym)
+        offsets = [0] * n
+        if steps is not None:
+            for i in range(1, n):
+                offsets[i] = offsets[i - 1] + len(sym[i - 1])
         prev = list(range(-1, n - 1))
         nxt = list(range(1, n + 1))
         nxt[-1] = -1
@@ -227,9 +231,9 @@ class SentencePieceBPE:
                 continue
             merged = a + b
             if steps is not None:
-                start = sum(len(s) for s in sym[:left])
                 found = join[merged]
-                steps.append(ScoreMerge(a, b, merged, found, self.table.scores[found], start, start + size))
+                start = offsets[left]
+                steps.append(ScoreMerge(a, b, merged, found, scores[found], start, start + size))
             sym[left] = merged
             sym[right] = ""
             nxt[left] = nxt[right]
@@ -281,9 +285,19 @@ class SentencePieceBPE:
 
     # ----- the explorer's questions -------------------------------------------------------------
 
-    def replay(self, word: str) -> ScoreReplay:
-        """The merges of one word in the order the model makes them."""
+    def replay(self, text: str) -> ScoreReplay:
+        """The merges of ``text`` (a normalized text, cut where no merge crosses) in the order
+        the model makes them in each part; spans are character offsets into ``text``."""
         steps: list[ScoreMerge] = []
-        initial, _ = self._symbols(word)
-        sym, _ = self._merge(word, steps)
-        return ScoreReplay(tuple(initial), tuple(steps), tuple(s for s in sym if s))
+        initial: list[str] = []
+        final: list[str] = []
+        for start, end in self._words(text):
+            word = text[start:end]
+            first, _ = self._symbols(word)
+            initial.extend(first)
+            found: list[ScoreMerge] = []
+            sym, _ = self._merge(word, found)
+            final.extend(s for s in sym if s)
+            steps.extend(ScoreMerge(m.left, m.right, m.piece, m.id, m.score, m.start + start, m.end + start)
+                         for m in found)
+        return ScoreReplay(tuple(initial), tuple(steps), tuple(final))
