@@ -187,6 +187,40 @@ class CharsMap:
         """
         return self._walks(c.encode("utf-8", "surrogatepass"))
 
+    def continuations(self, prefix: str) -> frozenset[str]:
+        """The characters that follow ``prefix`` in some key (the trie's branches after it).
+
+        >>> sorted(CharsMap(build_charsmap({"ab": "y", "ac": "z", "b": "x"})).continuations("a"))
+        ['b', 'c']
+        """
+        array = self._array
+        n = len(array)
+        if not n:
+            return frozenset()
+        pos = _offset(array[0])
+        for c in prefix.encode("utf-8", "surrogatepass"):
+            pos ^= c
+            if pos >= n or (array[pos] & 0x800000FF) != c:
+                return frozenset()
+            pos ^= _offset(array[pos])
+        out: set[str] = set()
+
+        def walk(node: int, seq: bytes) -> None:
+            for b in range(1, 256):
+                child = node ^ b
+                if child < n and (array[child] & 0x800000FF) == b:
+                    data = seq + bytes([b])
+                    try:
+                        out.add(data.decode("utf-8"))
+                        continue
+                    except UnicodeDecodeError:
+                        pass
+                    if len(data) < 4:
+                        walk(child ^ _offset(array[child]), data)
+
+        walk(pos, b"")
+        return frozenset(out)
+
     def _transform(self, piece: str) -> str | None:
         """HF's ``Precompiled::transform``: the replacement of the shortest key that is a prefix
         of ``piece``, or ``None``."""

@@ -155,7 +155,9 @@ class SentencePieceNormalizer:
         self.matcher = PrefixMatcher(user_symbols)
         self.name = name
         self._key_start: dict[str, bool] = {}
-        self._always = frozenset(" ") | self.matcher.starts()
+        self._own_key: dict[str, bool] = {}
+        self._continue: dict[str, frozenset[str]] = {}
+        self._user_starts = self.matcher.starts()
 
     def __repr__(self) -> str:
         return f"SentencePieceNormalizer({self.name or 'identity'!r})"
@@ -168,14 +170,47 @@ class SentencePieceNormalizer:
             got = self._key_start[c] = self.charsmap is not None and self.charsmap.starts_key(c)
         return got
 
-    def _special(self, c: str) -> bool:
-        return c in self._always or self._starts_key(c)
+    def _own(self, c: str) -> bool:
+        """Whether ``c`` alone is a key of the charsmap (it has a replacement of its own)."""
+        got = self._own_key.get(c)
+        if got is None:
+            found = self.charsmap.longest_match(c.encode("utf-8", "surrogatepass")) if self._starts_key(c) else None
+            got = self._own_key[c] = found is not None
+        return got
 
-    def _finder(self, text: str) -> regex.Pattern | None:
-        chars = sorted(c for c in set(text) if self._special(c))
-        if not chars:
-            return None
-        return regex.compile("[" + "".join(regex.escape(c) for c in chars) + "]")
+    def _next(self, c: str) -> frozenset[str]:
+        """The characters that continue a longer key after ``c``."""
+        got = self._continue.get(c)
+        if got is None:
+            got = self._continue[c] = self.charsmap.continuations(c) if self._starts_key(c) else frozenset()
+        return got
+
+    def _finder(self, text: str, spaces: bool = False) -> regex.Pattern | None:
+        """Where a step may do more than copy one character: a user-defined piece's first
+        character, a character the charsmap replaces, one that starts a longer key before a
+        character that may continue it, and (for the whitespace rules) runs of two spaces or more,
+        or every space when ``spaces``."""
+        seen = set(text)
+        alone = {c for c in seen if c in self._user_starts or (self.charsmap is not None and self._own(c))}
+        longer: set[str] = set()
+        follow: set[str] = set()
+        if self.charsmap is not None:
+            for c in seen - alone:
+                after = self._next(c) & seen
+                if after:
+                    longer.add(c)
+                    follow |= after
+        parts = []
+        if spaces:
+            alone.add(" ")
+        elif self.remove_extra_whitespaces and "  " in text:
+            parts.append(" {2,}")
+        if alone:
+            parts.append("[" + "".join(regex.escape(c) for c in sorted(alone)) + "]")
+        if longer:
+            parts.append("[" + "".join(regex.escape(c) for c in sorted(longer)) + "](?=["
+                         + "".join(regex.escape(c) for c in sorted(follow)) + "])")
+        return regex.compile("|".join(parts)) if parts else None
 
     def _step(self, text: str, pos: int) -> tuple[int, str]:
         """``NormalizePrefix`` at ``pos``: how many characters it consumes and what they become."""
@@ -218,8 +253,15 @@ class SentencePieceNormalizer:
             m = finder.search(text, pos) if finder is not None else None
             s = m.start() if m is not None else n
             if s > pos:
-                out.add(text[pos:s], offset + pos, offset + s, True)
-                prev_space = False
+                # characters copied as they are; spaces among them are single (runs are steps)
+                run = text[pos:s]
+                if prev_space and remove and run[0] == " ":
+                    out.extend_last(offset + pos + 1)
+                    run = run[1:]
+                    pos += 1
+                if run:
+                    out.add(run.replace(" ", space) if space != " " else run, offset + pos, offset + s, True)
+                    prev_space = remove and run[-1] == " "
                 pos = s
                 if pos >= n:
                     break
@@ -288,7 +330,7 @@ class LlamaCppUgmNormalizer(SentencePieceNormalizer):
         merge = self.remove_extra_whitespaces
         prepended = False
         in_word = False
-        finder = self._finder(text)
+        finder = self._finder(text, spaces=True)
         pos = 0
         while pos < n:
             m = finder.search(text, pos) if finder is not None else None
