@@ -133,6 +133,17 @@ def sp_cached(path):
     return _LOADED[key]
 
 
+@pytest.mark.parametrize("config", ["unigram", "suffix", "user_defined", "unigram_byte_fallback"])
+def test_long_texts_score_as_the_library_adds(trained_spm, spm_sdist_dir, config):
+    """Over a long text the library's single-precision path score grows past 100000 and is
+    rebased; the words tokscope reuses and the ones it runs again from the exact score both
+    give the library's ids."""
+    text = "\n".join(spm_files.corpus()) * 5
+    for path in (trained_spm(config), spm_sdist_dir / "botchan_en_unigram_1000.model"):
+        tok = load_cached(path)
+        assert tok.encode(text) == sp_cached(path).encode(text)
+
+
 # ----- the pipeline's other views agree with encode -----------------------------------------------
 
 

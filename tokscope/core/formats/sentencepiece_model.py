@@ -391,7 +391,7 @@ def from_proto(proto: ModelProto, name: str, source: str = "the SentencePiece mo
         user_symbols=table.user_symbols.symbols, name=spec.name)
     model: Any
     if kind == "unigram":
-        model = SentencePieceUnigram(table)
+        model = SentencePieceUnigram(table, treat_whitespace_as_suffix=trainer.treat_whitespace_as_suffix)
     elif kind == "bpe":
         model = SentencePieceBPE(table, treat_whitespace_as_suffix=trainer.treat_whitespace_as_suffix)
     elif kind == "char":

@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from .sentencepiece_pieces import SPACE, UNUSED, Pieces, byte_piece
+from .sentencepiece_pieces import SPACE, UNUSED, Pieces, byte_piece, cut_mode, cut_words
 
 #: how deep an unused piece is split back (the library's limit)
 MAX_RESEGMENT_DEPTH = 100
@@ -91,8 +91,7 @@ class SentencePieceBPE:
         one inside it, ``runs`` (only where a ``▁`` follows another character) when the pieces
         that hold one inside are runs of ``▁`` alone (Llama's ``▁▁▁▁``), else ``none``."""
         if self._safe is None:
-            inside = [p for p in self._join if SPACE in (p[:-1] if self._suffix else p[1:])]
-            self._safe = "every" if not inside else "runs" if all(p.strip(SPACE) == "" for p in inside) else "none"
+            self._safe = cut_mode(self._join, self._suffix)
         return self._safe
 
     # ----- the Model protocol -------------------------------------------------------------------
@@ -142,34 +141,10 @@ class SentencePieceBPE:
         return self.table.finish(raw, text)
 
     def _words(self, text: str) -> list[tuple[int, int]]:
-        """Spans of ``text`` no merge crosses (see :meth:`_cut_mode`): cut before each ``▁``
-        (after it, for a suffix model), or only between a ``▁`` and another character."""
+        """Spans of ``text`` no merge crosses (see :func:`.cut_words`)."""
         if SPACE not in text:
             return [(0, len(text))]
-        mode = self._cut_mode()
-        if mode == "none":
-            return [(0, len(text))]
-        n = len(text)
-        cuts = []
-        pos = text.find(SPACE)
-        while pos >= 0:
-            cut = pos + 1 if self._suffix else pos
-            if 0 < cut < n:
-                if mode == "every":
-                    cuts.append(cut)
-                else:  # only where the ▁ meets another character
-                    other = text[cut] if self._suffix else text[cut - 1]
-                    if other != SPACE:
-                        cuts.append(cut)
-            pos = text.find(SPACE, pos + 1)
-        out = []
-        start = 0
-        for cut in cuts:
-            if cut > start:
-                out.append((start, cut))
-                start = cut
-        out.append((start, n))
-        return out
+        return cut_words(text, self._cut_mode(), self._suffix)
 
     # ----- merging -------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..normalizers.sentencepiece import PrefixMatcher
 from ..text.errors import TokenizerFileError
@@ -176,6 +176,43 @@ class Pieces:
                 out.append((token_id, start, end))  # type: ignore[arg-type]
             prev_unk = is_unk and not self.byte_fallback
         return out
+
+
+def cut_mode(pieces: Iterable[str], suffix: bool = False) -> str:
+    """Where no piece of ``pieces`` can cross in a normalized text: ``every`` ``▁`` when none holds
+    one inside it (after its first character; before its last for a suffix model), ``runs``
+    (only where a ``▁`` meets another character) when those that do are runs of ``▁`` alone
+    (Llama's ``▁▁▁▁``), else ``none``.
+
+    >>> cut_mode(["▁a", "b"]), cut_mode(["▁a", "▁▁"]), cut_mode(["a▁b"])
+    ('every', 'runs', 'none')
+    """
+    inside = [p for p in pieces if SPACE in (p[:-1] if suffix else p[1:])]
+    return "every" if not inside else "runs" if all(p.strip(SPACE) == "" for p in inside) else "none"
+
+
+def cut_words(text: str, mode: str, suffix: bool = False) -> list[tuple[int, int]]:
+    """Spans of ``text`` no piece crosses (see :func:`cut_mode`): cut before each ``▁`` (after it,
+    for a suffix model), or only where a ``▁`` meets another character; the whole text for
+    ``none``.
+
+    >>> cut_words("▁a▁▁b", "every"), cut_words("▁a▁▁b", "runs"), cut_words("a▁b▁", "every", True)
+    ([(0, 2), (2, 3), (3, 5)], [(0, 2), (2, 5)], [(0, 2), (2, 4)])
+    """
+    n = len(text)
+    if mode == "none" or SPACE not in text:
+        return [(0, n)]
+    out = []
+    start = 0
+    pos = text.find(SPACE)
+    while pos >= 0:
+        cut = pos + 1 if suffix else pos
+        if start < cut < n and (mode == "every" or (text[cut] if suffix else text[cut - 1]) != SPACE):
+            out.append((start, cut))
+            start = cut
+        pos = text.find(SPACE, pos + 1)
+    out.append((start, n))
+    return out
 
 
 def byte_value(piece: str) -> int | None:

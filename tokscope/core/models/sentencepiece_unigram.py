@@ -23,10 +23,11 @@ chunk is the whole normalized text (:attr:`SentencePieceUnigram.whole_text`).
 
 from __future__ import annotations
 
+import math
 from array import array
 from typing import Any
 
-from .sentencepiece_pieces import MATCHABLE, NORMAL, UNUSED, USER_DEFINED, Pieces
+from .sentencepiece_pieces import MATCHABLE, NORMAL, UNUSED, USER_DEFINED, Pieces, cut_mode, cut_words
 from .unigram import Segmentation, Unigram
 
 #: the library's penalty under the lowest score for an unknown character
@@ -53,8 +54,9 @@ class SentencePieceUnigram:
     #: SentencePiece runs the model over the whole normalized text
     whole_text = True
 
-    def __init__(self, pieces: Pieces, *, llama_cpp: bool = False) -> None:
+    def __init__(self, pieces: Pieces, *, treat_whitespace_as_suffix: bool = False, llama_cpp: bool = False) -> None:
         self.table = pieces
+        self._suffix = treat_whitespace_as_suffix
         self.llama_cpp = llama_cpp
         if llama_cpp:
             self.label = "Unigram (llama.cpp UGM)"
@@ -70,6 +72,9 @@ class SentencePieceUnigram:
         self._longest = 0
         self._lattice_scores: Any = None
         self._hf: Unigram | None = None
+        self._mode: str | None = None
+        self._words_cache: dict[str, tuple[tuple[tuple[int | None, int, int], ...], float]] = {}
+        self._widest = 0.0
 
     def _build(self) -> None:
         """The trie of the pieces found in the text, and their lattice scores (built on first use)."""
@@ -98,6 +103,8 @@ class SentencePieceUnigram:
                 longest = len(piece)
         self._longest = longest
         self._lattice_scores = scores
+        # the largest amount one character can move a path's score (a piece's or the unknown score)
+        self._widest = max([abs(self.unk_score), *(abs(x) for x in scores)]) if len(scores) else abs(self.unk_score)
         self._trie = trie
 
     # ----- the Model protocol -------------------------------------------------------------------
@@ -127,13 +134,16 @@ class SentencePieceUnigram:
 
     # ----- Viterbi -----------------------------------------------------------------------------
 
-    def _viterbi(self, text: str) -> tuple[array, list[int], list[int]]:
+    def _viterbi(self, text: str, base: float = 0.0) -> tuple[array, list[int], list[int]]:
+        """The library's Viterbi over ``text``, starting from the path score ``base`` (a
+        single-precision float): each position's best score, where its last piece starts, its id."""
         if self._trie is None:
             self._build()
         if self.llama_cpp:
             return self._viterbi_double(text)
         n = len(text)
         best = array("f", bytes(4 * (n + 1)))
+        best[0] = base
         starts = [-1] * (n + 1)
         ids = [-1] * (n + 1)
         tmp = array("f", [0.0])
@@ -227,7 +237,122 @@ class SentencePieceUnigram:
         return best, starts, ids
 
     def _path(self, text: str) -> list[tuple[int | None, int, int]]:
-        _, starts, ids = self._viterbi(text)
+        """The best path over ``text`` as ``(id or None, start, end)``, the library's exactly.
+
+        Where no piece crosses a ``▁`` (see :func:`.cut_words`), each word's best path is worked
+        out once in double precision and kept with its *margin* (how much its every decision won
+        by). The library adds single-precision floats from the score the text reached so far, so
+        a word's path is reused only when its margin is wider than the rounding that score can
+        cause (and no rebase can happen inside it); any other word is run as the library runs it,
+        from that exact score. Either way the score at the word's end is carried on in single
+        precision, as the library carries it."""
+        if self._trie is None:
+            self._build()
+        if self.llama_cpp:
+            return self._backtrack(text, *self._viterbi_double(text)[1:])
+        if self._mode is None:
+            self._mode = cut_mode((p for p, i in self.table.lookups.items() if self.table.types[i] in MATCHABLE),
+                                  self._suffix)
+        words = cut_words(text, self._mode, self._suffix)
+        if len(words) == 1:
+            return self._backtrack(text, *self._viterbi(text)[1:])
+        out: list[tuple[int | None, int, int]] = []
+        cache = self._words_cache
+        scores = self._lattice_scores
+        unk_score = self.unk_score
+        unk = self.unk_id
+        widest = self._widest
+        tmp = array("f", [0.0])
+        base = 0.0
+        for start, end in words:
+            word = text[start:end]
+            entry = cache.get(word)
+            if entry is None:
+                entry = self._word_entry(word)
+                if len(word) < 256:
+                    if len(cache) >= 100_000:
+                        cache.clear()
+                    cache[word] = entry
+            path, margin = entry
+            length = end - start
+            reach = abs(base) + length * widest
+            if margin > (2 * length + 2) * reach * 2.0 ** -23 + 1e-9 and reach < RESET:
+                for token_id, s, e in path:  # an unknown node (the unknown id) scores unk_score
+                    tmp[0] = base + (scores[token_id] if token_id is not None and token_id != unk else unk_score)
+                    base = tmp[0]
+                    out.append((token_id, s + start, e + start))
+            else:  # as the library runs it, from the exact score so far
+                best, starts, ids = self._viterbi(word, base)
+                base = best[length]
+                out.extend((t, s + start, e + start) for t, s, e in self._backtrack(word, starts, ids))
+        return out
+
+    def _word_entry(self, word: str) -> tuple[tuple[tuple[int | None, int, int], ...], float]:
+        """One word's best path in double precision from 0, and its *margin*: the smallest gap
+        between the two scores of any comparison Viterbi made (0 for a tie). A rounding error
+        smaller than half of that changes no comparison, so the path is the same from any score."""
+        n = len(word)
+        best = [0.0] * (n + 1)
+        starts = [-1] * (n + 1)
+        ids = [-1] * (n + 1)
+        trie = self._trie
+        assert trie is not None
+        scores = self._lattice_scores
+        unk_id = self.unk_id if self.unk_id is not None else -1
+        unk_score = self.unk_score
+        longest = self._longest
+        margin = math.inf
+        for i in range(n):
+            base = best[i]
+            single = False
+            node = trie
+            stop = min(n, i + longest)
+            j = i
+            while j < stop:
+                node = node.get(word[j])
+                if node is None:
+                    break
+                j += 1
+                found = node.get(_END)
+                if found is not None:
+                    if j == i + 1:
+                        single = True
+                    candidate = base + scores[found]
+                    if starts[j] == -1:
+                        best[j] = candidate
+                        starts[j] = i
+                        ids[j] = found
+                    else:
+                        gap = candidate - best[j]
+                        if gap > 0:
+                            best[j] = candidate
+                            starts[j] = i
+                            ids[j] = found
+                        elif gap < 0:
+                            gap = -gap
+                        if gap < margin:
+                            margin = gap
+            if not single:
+                j = i + 1
+                candidate = base + unk_score
+                if starts[j] == -1:
+                    best[j] = candidate
+                    starts[j] = i
+                    ids[j] = unk_id
+                else:
+                    gap = candidate - best[j]
+                    if gap > 0:
+                        best[j] = candidate
+                        starts[j] = i
+                        ids[j] = unk_id
+                    elif gap < 0:
+                        gap = -gap
+                    if gap < margin:
+                        margin = gap
+        return tuple(self._backtrack(word, starts, ids)), margin
+
+    @staticmethod
+    def _backtrack(text: str, starts: list[int], ids: list[int]) -> list[tuple[int | None, int, int]]:
         out: list[tuple[int | None, int, int]] = []
         end = len(text)
         while end > 0:
@@ -273,4 +398,5 @@ class SentencePieceUnigram:
         state = dict(self.__dict__)
         state["_hf"] = None
         state["_trie"] = None
+        state["_words_cache"] = {}
         return state
