@@ -43,7 +43,6 @@ from ..text.types import Chunk
 
 if TYPE_CHECKING:
     from ..models.bpe import BPEReplay
-    from ..models.sentencepiece_bpe import ScoreReplay
     from .ranks import ChunkExplanation
     from .merge_trees import MergeNode
     from ..tokenizer.tokenizer import Tokenizer
@@ -95,8 +94,6 @@ class ChunkWhy:
     wordpiece: WordPieceExplanation | None = None
     unigram: UnigramWhy | None = None
     wordlevel: WordLevelWhy | None = None
-    #: SentencePiece's BPE by score: every merge in order (see :func:`_score_bpe`)
-    score_bpe: ScoreReplay | None = None
 
     @property
     def form(self) -> str:
@@ -225,7 +222,7 @@ def _score_bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int,
     if unknown:
         spelled = "its UTF-8 bytes (<0x..> tokens)" if getattr(model, "byte_fallback", False) else "the unknown token"
         summary += f"; {len(unknown)} symbol{'' if len(unknown) == 1 else 's'} no piece covers became {spelled}"
-    return ChunkWhy(chunk, tokens, "BPE by score", summary, score_bpe=replay)
+    return ChunkWhy(chunk, tokens, "BPE by score", summary)
 
 
 def _unigram(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...], nbest: int) -> ChunkWhy:

@@ -20,6 +20,9 @@ then the model of the file's type: unigram (:mod:`.sentencepiece_unigram`), BPE 
 >>> tok = from_model_bytes(data, "tiny")
 >>> tok.kind, tok.encode("hi  hi"), tok.encode("hx")
 ('Unigram (SentencePiece)', [1, 1], [0, 2, 0])
+
+Control pieces (``<s>``, ``</s>``) are special tokens: refused in a text unless allowed, and with
+``disallowed_special=()`` encoded as text, as the library always does.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any
 
 import regex
 
+from ..added_tokens.specials import SpecialTokens
 from ..decoders.sentencepiece import SentencePieceDecoder
 from ..models.sentencepiece_bpe import SentencePieceBPE
 from ..models.sentencepiece_char import SentencePieceChar
@@ -53,7 +57,10 @@ MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 
 @dataclass(frozen=True, slots=True)
 class TrainerSpec:
-    """The trainer fields that change tokens (defaults as SentencePiece's schema gives them)."""
+    """The trainer fields that change tokens (defaults as SentencePiece's schema gives them).
+    ``split_digits``, ``split_by_whitespace``, ``split_by_unicode_script``, ``split_by_number`` and
+    ``max_sentencepiece_length`` shape training only: the library does not read them when it
+    encodes (the tests hold models trained with each to its ids)."""
 
     model_type: int = 1
     byte_fallback: bool = False
@@ -61,11 +68,7 @@ class TrainerSpec:
     unk_id: int = 0
     bos_id: int = 1
     eos_id: int = 2
-    pad_id: int = -1
     unk_surface: str = " \u2047 "
-    split_digits: bool = False
-    split_by_whitespace: bool = True
-    max_sentencepiece_length: int = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,8 +291,8 @@ def _field_end(data: bytes, pos: int) -> int:
     raise TokenizerFileError(f"the SentencePiece model has a field of wire type {wire} at its top level")
 
 
-_TRAINER_BOOLS = {35: "byte_fallback", 24: "treat_whitespace_as_suffix", 25: "split_digits", 22: "split_by_whitespace"}
-_TRAINER_INTS = {3: "model_type", 40: "unk_id", 41: "bos_id", 42: "eos_id", 43: "pad_id", 20: "max_sentencepiece_length"}
+_TRAINER_BOOLS = {35: "byte_fallback", 24: "treat_whitespace_as_suffix"}
+_TRAINER_INTS = {3: "model_type", 40: "unk_id", 41: "bos_id", 42: "eos_id"}
 _NORMALIZER_BOOLS = {3: "add_dummy_prefix", 4: "remove_extra_whitespaces", 5: "escape_whitespaces"}
 
 
@@ -402,7 +405,11 @@ def from_proto(proto: ModelProto, name: str, source: str = "the SentencePiece mo
         control=[proto.pieces[i] for i in table.by_type.get(CONTROL, ())],
         unknown=[proto.pieces[i] for i in table.by_type.get(UNKNOWN, ())],
         strip_prefix=spec.add_dummy_prefix and not trainer.treat_whitespace_as_suffix, unk_surface=trainer.unk_surface)
-    return Tokenizer.from_stages(name, model=model, normalizer=normalizer, decoder=decoder,
+    # control pieces (<s>, </s>) are special tokens: the library never finds them in a text, and
+    # neither does tokscope unless they are allowed (text holding one is refused by default, as
+    # for every special token; disallowed_special=() encodes it as text, the library's ids)
+    specials = SpecialTokens({proto.pieces[i]: i for i in table.by_type.get(CONTROL, ())})
+    return Tokenizer.from_stages(name, model=model, normalizer=normalizer, decoder=decoder, added_tokens=specials,
                                  post_processor=_template(table, trainer.bos_id, -1))
 
 

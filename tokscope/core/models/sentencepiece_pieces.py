@@ -7,7 +7,7 @@ pieces are in the table but never emitted; ``CONTROL`` (``<s>``, ``</s>``), ``UN
 (``<unk>``) and ``BYTE`` (``<0x41>``) pieces are never matched in the text.
 
 >>> p = Pieces(["<unk>", "a", "<0x62>"], [0.0, -1.0, 0.0], [UNKNOWN, NORMAL, BYTE], byte_fallback=True, strict=False)
->>> p.unk_id, p.token_to_id("a"), p.byte_id(0x62), p.lookup("<0x62>")
+>>> p.unk_id, p.token_to_id("a"), p.token_to_id("<0x62>"), p.lookup("<0x62>")
 (0, 1, 2, None)
 """
 
@@ -21,9 +21,6 @@ from ..normalizers.sentencepiece import PrefixMatcher
 from ..text.errors import TokenizerFileError
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-#: the type names as SentencePiece's schema spells them
-TYPE_NAMES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
-              UNUSED: "unused", BYTE: "byte"}
 #: the pieces found in a text
 MATCHABLE = frozenset({NORMAL, USER_DEFINED})
 SPACE = "\u2581"
@@ -123,14 +120,6 @@ class Pieces:
 
     def get_vocab(self) -> dict[str, int]:
         return dict(self._all)
-
-    def byte_id(self, b: int) -> int | None:
-        """The id of the byte piece of ``b`` (None without byte fallback)."""
-        return self._bytes[b]
-
-    def type_of(self, token_id: int) -> str:
-        """The piece type's name (``normal``, ``control``, ``byte`` ...)."""
-        return TYPE_NAMES[self.types[token_id]]
 
     @property
     def user_defined(self) -> bool:

@@ -13,7 +13,7 @@ It differs from Hugging Face's Unigram (:mod:`.unigram`) in ways that change tok
   becomes its UTF-8 bytes as ``<0xNN>`` pieces (see :meth:`.Pieces.finish`).
 
 SentencePiece runs the model over the whole normalized text, not word by word, so this model's
-chunk is the whole normalized text (:attr:`SentencePieceUnigram.whole_text`).
+chunk is the whole normalized text.
 
 >>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
 >>> m = SentencePieceUnigram(Pieces(["<unk>", "a", "b", "ab"], [0, -1, -2, -2.5], [UNKNOWN, NORMAL, NORMAL, NORMAL]))
@@ -51,8 +51,6 @@ class SentencePieceUnigram:
 
     kind = "unigram"
     label = "Unigram (SentencePiece)"
-    #: SentencePiece runs the model over the whole normalized text
-    whole_text = True
 
     def __init__(self, pieces: Pieces, *, treat_whitespace_as_suffix: bool = False, llama_cpp: bool = False) -> None:
         self.table = pieces
