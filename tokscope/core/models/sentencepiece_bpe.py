@@ -260,6 +260,20 @@ class SentencePieceBPE:
 
     # ----- the explorer's questions -------------------------------------------------------------
 
+    def parents(self, token_id: int) -> tuple[int, int] | None:
+        """The two pieces whose merge makes piece ``token_id`` when its own text is merged (the
+        last merge of that replay), or None for a piece no merge makes."""
+        piece = self.table.id_to_token(token_id)
+        if piece is None or len(piece) < 2 or self._join.get(piece) != token_id:
+            return None
+        steps: list[ScoreMerge] = []
+        sym, _ = self._merge(piece, steps)
+        if not steps or [s for s in sym if s] != [piece]:
+            return None
+        last = steps[-1]
+        left, right = self._join.get(last.left), self._join.get(last.right)
+        return None if left is None or right is None else (left, right)
+
     def replay(self, text: str) -> ScoreReplay:
         """The merges of ``text`` (a normalized text, cut where no merge crosses) in the order
         the model makes them in each part; spans are character offsets into ``text``."""
