@@ -34,7 +34,6 @@ from .unigram import Segmentation, Unigram
 UNK_PENALTY = 10.0
 #: the library rebases path scores past this size
 RESET = 100000.0
-_END = ""
 
 
 def _f32(x: float) -> float:
@@ -66,7 +65,7 @@ class SentencePieceUnigram:
             normal = [s for i, s in enumerate(pieces.scores) if i not in others]
         self.min_score = _f32(min(normal)) if len(normal) else 3.4028234663852886e38  # FLT_MAX, as the library starts
         self.unk_score = _f32(self.min_score - UNK_PENALTY)
-        self._trie: dict[str, Any] | None = None
+        self._trie: tuple[dict[str, int], set[str]] | None = None
         self._longest = 0
         self._lattice_scores: Any = None
         self._hf: Unigram | None = None
@@ -90,15 +89,14 @@ class SentencePieceUnigram:
             for i in table.by_type.get(USER_DEFINED, ()):
                 scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
             entries = [(p, i) for p, i in table.lookups.items() if types[i] in MATCHABLE]
-        trie: dict[str, Any] = {}
-        longest = 0
+        # the pieces by their text, and every proper prefix of one (where a walk along the text
+        # may go on): two hash sets, far lighter than a trie of a dict per node
+        found: dict[str, int] = {}
         for piece, i in entries:
-            node = trie
-            for ch in piece:
-                node = node.get(ch) or node.setdefault(ch, {})
-            node[_END] = i
-            if len(piece) > longest:
-                longest = len(piece)
+            found[piece] = i
+        prefixes = {piece[:k] for piece in found for k in range(1, len(piece))}
+        trie = (found, prefixes)
+        longest = max(map(len, found), default=0)
         self._longest = longest
         self._lattice_scores = scores
         # the largest amount one character can move a path's score (a piece's or the unknown score)
@@ -145,7 +143,8 @@ class SentencePieceUnigram:
         starts = [-1] * (n + 1)
         ids = [-1] * (n + 1)
         tmp = array("f", [0.0])
-        trie = self._trie
+        assert self._trie is not None
+        pieces, prefixes = self._trie
         scores = self._lattice_scores
         unk_score = self.unk_score
         unk_id = self.unk_id
@@ -159,15 +158,12 @@ class SentencePieceUnigram:
                         best[j] = best[j] - base
                 base = 0.0
             single = False
-            node = trie
             stop = min(n, i + longest)
             j = i
             while j < stop:
-                node = node.get(text[j])
-                if node is None:
-                    break
                 j += 1
-                found = node.get(_END)
+                sub = text[i:j]
+                found = pieces.get(sub)
                 if found is not None:
                     if j > frontier:
                         frontier = j
@@ -179,6 +175,8 @@ class SentencePieceUnigram:
                         ids[j] = found
                     if j == i + 1:
                         single = True
+                if sub not in prefixes:
+                    break
             if not single:
                 j = i + 1
                 if j > frontier:
@@ -200,8 +198,8 @@ class SentencePieceUnigram:
         best[0] = 0.0
         starts = [-1] * (n + 1)
         ids = [-1] * (n + 1)
-        trie = self._trie
-        assert trie is not None
+        assert self._trie is not None
+        pieces, prefixes = self._trie
         scores = self._lattice_scores
         unk_score = self.unk_score
         unk_id = self.unk_id if self.unk_id is not None else -1
@@ -209,15 +207,12 @@ class SentencePieceUnigram:
         for i in range(n):
             base = best[i]
             single = False
-            node = trie
             stop = min(n, i + longest)
             j = i
             while j < stop:
-                node = node.get(text[j])
-                if node is None:
-                    break
                 j += 1
-                found = node.get(_END)
+                sub = text[i:j]
+                found = pieces.get(sub)
                 if found is not None:
                     if j == i + 1:
                         single = True
@@ -226,6 +221,8 @@ class SentencePieceUnigram:
                         best[j] = candidate
                         starts[j] = i
                         ids[j] = found
+                if sub not in prefixes:
+                    break
             if not single:
                 candidate = base + unk_score
                 if candidate > best[i + 1]:
@@ -293,8 +290,8 @@ class SentencePieceUnigram:
         best = [0.0] * (n + 1)
         starts = [-1] * (n + 1)
         ids = [-1] * (n + 1)
-        trie = self._trie
-        assert trie is not None
+        assert self._trie is not None
+        pieces, prefixes = self._trie
         scores = self._lattice_scores
         unk_id = self.unk_id if self.unk_id is not None else -1
         unk_score = self.unk_score
@@ -303,15 +300,12 @@ class SentencePieceUnigram:
         for i in range(n):
             base = best[i]
             single = False
-            node = trie
             stop = min(n, i + longest)
             j = i
             while j < stop:
-                node = node.get(word[j])
-                if node is None:
-                    break
                 j += 1
-                found = node.get(_END)
+                sub = word[i:j]
+                found = pieces.get(sub)
                 if found is not None:
                     if j == i + 1:
                         single = True
@@ -330,6 +324,8 @@ class SentencePieceUnigram:
                             gap = -gap
                         if gap < margin:
                             margin = gap
+                if sub not in prefixes:
+                    break
             if not single:
                 j = i + 1
                 candidate = base + unk_score
