@@ -172,7 +172,10 @@ def llama_cpp_models() -> Path:
     """llama.cpp's ``models/ggml-vocab-*`` files from the llama-cpp-python sdist (fetched into the
     test cache on first use; the same folder the GGUF reader's tests use)."""
     cache = cache_dir()
-    target = cache / f"{LLAMA_CPP_NAME}-vocab" / "models"
+    shared = cache / f"{LLAMA_CPP_NAME}-vocab" / "models"  # where the GGUF reader's tests extract them
+    if shared.is_dir() and any(shared.glob("ggml-vocab-*.gguf")):
+        return shared
+    target = cache / f"{LLAMA_CPP_NAME}-spm" / "models"
     if target.is_dir() and any(target.glob("ggml-vocab-*.gguf")):
         return target
     archive = cache / f"{LLAMA_CPP_NAME}.tar.gz"
