@@ -252,30 +252,35 @@ def _top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]
     return pieces, scores, types, trainer, normalizer
 
 
-#: a piece message in the usual layout (one-byte lengths), each starting where the last ended
-_COMMON = regex.compile(rb"\G\x0a([\x07-\x7f])\x0a([\x00-\x7f])(.*?)\x15(....)(?:\x18([\x00-\x7f]))?", regex.DOTALL)
+#: a piece message in the usual layout (one-byte lengths; a piece holding the byte 0x15 does not
+#: match and is read field by field)
+_COMMON = re.compile(rb"(\x0a([\x07-\x7f])\x0a([\x00-\x7f])([^\x15]*)\x15(....)(?:\x18([\x00-\x7f]))?)", re.DOTALL)
 
 
 def _common_run(data: bytes, pos: int, pieces: list[str], score_bytes: bytearray, types: list[int]) -> int:
     """Read the run of pieces in the usual layout from ``pos`` in one regex pass (a file written
-    by SentencePiece puts its pieces first); returns where the run's checked part ends (``pos``
-    when the piece there is not in the usual layout)."""
+    by SentencePiece puts its pieces first); returns where the run ends (``pos`` when the piece
+    there is not in the usual layout). Each match must start where the last one ended and its
+    lengths must agree with its parts, else the run stops there."""
     found = _COMMON.findall(data, pos)
-    good = len(found)
-    for k, (s, n, p, _, t) in enumerate(found):
-        if s[0] != len(p) + (9 if t else 7) or n[0] != len(p):
-            good = k
+    good = 0
+    at = pos
+    startswith = data.startswith
+    for whole, size, n, text, _, kind in found:
+        if size[0] + 2 != len(whole) or n[0] != len(text) or not startswith(whole, at):
             break
+        at += len(whole)
+        good += 1
     if not good:
         return pos
-    found = found[:good]
-    texts = b"\x00".join([f[2] for f in found]).decode("utf-8", "surrogateescape").split("\x00")
+    del found[good:]
+    texts = b"\x00".join([f[3] for f in found]).decode("utf-8", "surrogateescape").split("\x00")
     if len(texts) != good:
         return pos
     pieces.extend(texts)
-    score_bytes += b"".join([f[3] for f in found])
-    types.extend([t[0] if t else NORMAL for _, _, _, _, t in found])
-    return pos + sum(2 + f[0][0] for f in found)
+    score_bytes += b"".join([f[4] for f in found])
+    types.extend([f[5][0] if f[5] else NORMAL for f in found])
+    return at
 
 
 def _field_end(data: bytes, pos: int) -> int:
