@@ -35,8 +35,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import regex
-
 from ..added_tokens.specials import SpecialTokens
 from ..decoders.sentencepiece import SentencePieceDecoder
 from ..models.sentencepiece_bpe import SentencePieceBPE
