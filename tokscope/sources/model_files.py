@@ -188,7 +188,7 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         tokenizer = _read_format(path, fmt, label)
     else:
         raise SourceError(f"{safe_text(path)} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
-                          f"or a known model's tokenizer.model)")
+                          f"a SentencePiece .model, or a known model's tokenizer.model)")
     tokenizer.name = label
     templates, config, context, jinja = folder_facts(folder, within) if folder is not None else ({}, {}, None, None)
     files = ModelFiles(path, folder, model_id, templates, config, context, jinja)

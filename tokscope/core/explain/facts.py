@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PieceFacts", "TokenFacts", "merge_rank", "piece_facts", "token_facts"]
 
+#: model kinds whose pieces carry a score the inspector shows (Unigram's log probability;
+#: SentencePiece's BPE merges the highest-scoring piece first; its char and word models keep one)
+SCORED_KINDS = frozenset({"unigram", "sentencepiece-bpe", "char", "word"})
+
 
 @dataclass(frozen=True, slots=True)
 class TokenFacts:
@@ -116,7 +120,7 @@ def token_facts(tokenizer: Tokenizer, token_id: int) -> TokenFacts:
     continuation = end_of_word = None
     byte = None
     if not added:
-        if model.kind == "unigram" and hasattr(model, "score"):
+        if model.kind in SCORED_KINDS and hasattr(model, "score"):
             score = model.score(token_id)
         prefix = getattr(model, "continuing_subword_prefix", None)
         if prefix and spelling.startswith(prefix) and len(spelling) > len(prefix):

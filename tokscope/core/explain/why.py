@@ -173,6 +173,8 @@ def explain_chunk(
         return ChunkWhy(chunk, tokens, method, found.summary, wordpiece=found)
     if method == "Unigram":
         return _unigram(tokenizer, chunk, form, tokens, nbest)
+    if getattr(model, "kind", None) == "sentencepiece-bpe":
+        return _score_bpe(tokenizer, chunk, form, tokens)
     if method == "WordLevel":
         known = model.token_to_id(form) is not None
         unk = getattr(model, "unk_token", None)
@@ -280,6 +282,28 @@ def wordpiece_reason(tokenizer: Tokenizer, w: ChunkWhy) -> str | None:
     model: Any = tokenizer.model
     return wordpiece_stop(w.wordpiece, getattr(model, "continuing_subword_prefix", "") or "",
                           unk_words(model, w.tokens if w.wordpiece.unknown else ()))
+
+
+def _score_bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...]) -> ChunkWhy:
+    """SentencePiece's BPE (and llama.cpp's SPM): merges by the merged piece's score, highest
+    first (leftmost of equal scores), replayed step by step for a chunk of at most
+    ``DETAIL_LIMIT`` characters."""
+    model: Any = tokenizer.model
+    if len(form) > DETAIL_LIMIT:
+        return ChunkWhy(chunk, tokens, "BPE by score",
+                        f"{len(form)} characters merged by score, highest first (too long to replay step by step): "
+                        f"{len(tokens)} tokens")
+    replay = model.replay(form)
+    shown = ", ".join(f"{m.piece!r} ({m.score:g})" for m in replay.steps[:6])
+    more = f" and {len(replay.steps) - 6} more" if len(replay.steps) > 6 else ""
+    steps = len(replay.steps)
+    summary = (f"{len(replay.initial)} symbols, {steps} merge{'' if steps == 1 else 's'}, the highest-scoring piece "
+               f"first{': ' + shown + more if steps else ''}; tokens {_show(tokenizer, tokens)}")
+    unknown = [s for s in replay.final if model.token_to_id(s) is None]
+    if unknown:
+        spelled = "its UTF-8 bytes (<0x..> tokens)" if getattr(model, "byte_fallback", False) else "the unknown token"
+        summary += f"; {len(unknown)} symbol{'' if len(unknown) == 1 else 's'} no piece covers became {spelled}"
+    return ChunkWhy(chunk, tokens, "BPE by score", summary)
 
 
 def _unigram(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...], nbest: int) -> ChunkWhy:

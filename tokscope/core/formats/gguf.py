@@ -53,6 +53,7 @@ from ..added_tokens.added_vocabulary import AddedVocabulary
 from ..models import bpe as bpe_model
 from ..models import wordpiece as wordpiece_model
 from ..pre_tokenizers import llama_cpp
+from . import gguf_sentencepiece
 from ..text.display import safe_text
 from ..text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
@@ -580,18 +581,17 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
                                  decoder=decoders.from_json({"type": "WordPiece", "prefix": "##", "cleanup": True}))
 
 
-def _not_yet(model: str) -> Callable[[Mapping[str, Any], str, str], Tokenizer]:
-    def refuse(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
-        raise UnsupportedComponentError("model", model, "GGUF tokenizer model not supported yet")
-    return refuse
+def _sentencepiece(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+    """``llama`` (llama.cpp's SPM) and ``t5`` (its UGM): :mod:`.gguf_sentencepiece`."""
+    return gguf_sentencepiece.tokenizer_from_gguf(meta, name)
 
 
 #: ``tokenizer.ggml.model`` -> the builder of its tokenizer (metadata, name, source)
 BUILDERS: dict[str, Callable[[Mapping[str, Any], str, str], Tokenizer]] = {
     "gpt2": _gpt2,
     "bert": _bert,
-    "llama": _not_yet("llama"),
-    "t5": _not_yet("t5"),
+    "llama": _sentencepiece,
+    "t5": _sentencepiece,
 }
 
 

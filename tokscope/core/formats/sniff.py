@@ -12,8 +12,9 @@ its sha256).
 
 >>> sniff(b'{"model": {}}'), sniff(b"IQ== 0\\nIg== 1\\n"), sniff(b"\\x00\\x01"), sniff(b"GGUF\\x03\\x00\\x00\\x00")
 ('json', 'ranks', None, 'gguf')
->>> FOLDER_FILES
-('tokenizer.json', 'tekken.json', 'tokenizer.model', 'tokenizer.tiktoken')
+>>> FOLDER_FILES  # doctest: +NORMALIZE_WHITESPACE
+('tokenizer.json', 'tekken.json', 'tokenizer.model', 'tokenizer.tiktoken', 'spiece.model', 'spm.model',
+ 'sentencepiece.bpe.model')
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..tokenizer.tokenizer import Tokenizer
 
-from . import gguf
+from . import gguf, sentencepiece_model
 
 #: how many bytes of a file :func:`sniff` looks at
 HEAD_BYTES = 4096
@@ -60,7 +61,9 @@ FORMATS: tuple[FileFormat, ...] = (
     FileFormat("gguf", (), gguf.looks_like),
     FileFormat("json", ("tokenizer.json", "tekken.json"), json_looks_like),
     FileFormat("ranks", ("tokenizer.model", "tokenizer.tiktoken"), ranks_looks_like),
-    # SentencePiece's protobuf tokenizer.model: core/formats/sentencepiece_model.py's looks_like
+    # SentencePiece's protobuf (T5's spiece.model, DeBERTa's spm.model, Llama 2's tokenizer.model)
+    FileFormat("spm", ("tokenizer.model", "spiece.model", "spm.model", "sentencepiece.bpe.model"),
+               sentencepiece_model.looks_like, sentencepiece_model.from_model_bytes),
 )
 
 #: the tokenizer file names a model folder may hold, preferred first

@@ -141,6 +141,87 @@ class CharsMap:
             pos ^= _offset(array[pos])
         return True
 
+    def longest_match(self, key: bytes) -> tuple[int, str] | None:
+        """SentencePiece's own lookup (``Normalizer::NormalizePrefix``): the *longest* key that
+        is a prefix of ``key``, as ``(its length in bytes, its replacement)``, or ``None``.
+
+        >>> CharsMap(build_charsmap({"a": "x", "ab": "y"})).longest_match(b"abc")
+        (2, 'y')
+        """
+        array = self._array
+        n = len(array)
+        if not n:
+            return None
+        pos = _offset(array[0])
+        found = None
+        for length, c in enumerate(key, 1):
+            if c == 0:
+                break
+            pos ^= c
+            if pos >= n:
+                break
+            unit = array[pos]
+            if (unit & 0x800000FF) != c:
+                break
+            pos ^= _offset(unit)
+            if (unit >> 8) & 1:
+                if pos >= n:
+                    break
+                found = (length, array[pos] & 0x7FFFFFFF)
+        if found is None:
+            return None
+        start = found[1]
+        end = self._normalized.find(b"\0", start)
+        if end < 0:
+            end = len(self._normalized)
+        try:
+            return found[0], self._normalized[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            raise TokenizerFileError("precompiled_charsmap: a replacement is not whole UTF-8") from None
+
+    def starts_key(self, c: str) -> bool:
+        """True when some key starts with character ``c`` (its UTF-8 is a path of the trie).
+
+        >>> cm = CharsMap(build_charsmap({"ab": "y"}))
+        >>> cm.starts_key("a"), cm.starts_key("b")
+        (True, False)
+        """
+        return self._walks(c.encode("utf-8", "surrogatepass"))
+
+    def continuations(self, prefix: str) -> frozenset[str]:
+        """The characters that follow ``prefix`` in some key (the trie's branches after it).
+
+        >>> sorted(CharsMap(build_charsmap({"ab": "y", "ac": "z", "b": "x"})).continuations("a"))
+        ['b', 'c']
+        """
+        array = self._array
+        n = len(array)
+        if not n:
+            return frozenset()
+        pos = _offset(array[0])
+        for c in prefix.encode("utf-8", "surrogatepass"):
+            pos ^= c
+            if pos >= n or (array[pos] & 0x800000FF) != c:
+                return frozenset()
+            pos ^= _offset(array[pos])
+        out: set[str] = set()
+
+        def walk(node: int, seq: bytes) -> None:
+            for b in range(1, 256):
+                child = node ^ b
+                if child < n and (array[child] & 0x800000FF) == b:
+                    data = seq + bytes([b])
+                    try:
+                        out.add(data.decode("utf-8"))
+                        continue
+                    except UnicodeDecodeError:
+                        pass
+                    if len(data) < 4:
+                        walk(child ^ _offset(array[child]), data)
+
+        walk(pos, b"")
+        return frozenset(out)
+
     def _transform(self, piece: str) -> str | None:
         """HF's ``Precompiled::transform``: the replacement of the shortest key that is a prefix
         of ``piece``, or ``None``."""

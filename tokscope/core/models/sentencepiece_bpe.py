@@ -1,0 +1,292 @@
+"""SentencePiece's BPE: merges by score (``bpe_model.cc``), not by a merge list.
+
+The text starts as its characters (a user-defined piece is one symbol, never merged). Every pair
+of neighbouring symbols whose join is a piece of the model (normal, user-defined or unused) is a
+candidate; the candidate whose piece has the **highest score** is merged first, the leftmost of
+equal scores first; merging makes new candidates with the neighbours. When nothing more joins,
+a symbol that is an *unused* piece is split back into the two symbols last seen to make it, and a
+symbol that is not a piece is unknown: a run of unknown symbols is one unknown token, or with byte
+fallback each becomes its UTF-8 bytes as ``<0xNN>`` pieces (see :meth:`.Pieces.finish`).
+
+llama.cpp's SPM tokenizer (GGUF's ``llama`` model) is the same merge by score; it differs only in
+which pieces may be joined and what an unknown symbol becomes (``llama_cpp=True``: every token
+joins, control ones too, an unknown symbol is always spelled in byte tokens, and unknown runs are
+kept apart).
+
+>>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
+>>> table = Pieces(["<unk>", "a", "b", "c", "ab", "bc"], [0, -1, -2, -3, -5, -4],
+...                [UNKNOWN, NORMAL, NORMAL, NORMAL, NORMAL, NORMAL])
+>>> model = SentencePieceBPE(table)
+>>> model.tokenize("abc"), [s.piece for s in model.replay("abc").steps]
+([(1, 0, 1), (5, 1, 3)], ['bc'])
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from .sentencepiece_pieces import SPACE, UNUSED, Pieces, byte_piece, cut_mode, cut_words
+
+#: how deep an unused piece is split back (the library's limit)
+MAX_RESEGMENT_DEPTH = 100
+#: words shorter than this are cached, and the cache is emptied when it holds this many
+CACHE_MAX_CHARS = 256
+CACHE_CAPACITY = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreMerge:
+    """One merge of a replay: the two symbols joined, the piece they make, its id and score, and
+    the character span of the result in the word."""
+
+    left: str
+    right: str
+    piece: str
+    id: int
+    score: float
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreReplay:
+    """How a word was merged: its first symbols, each merge in order, the final symbols (before
+    unused pieces are split back and unknown ones resolved)."""
+
+    initial: tuple[str, ...]
+    steps: tuple[ScoreMerge, ...]
+    final: tuple[str, ...]
+
+
+class SentencePieceBPE:
+    """SentencePiece's BPE over a :class:`.Pieces` table (see the module)."""
+
+    kind = "sentencepiece-bpe"
+    label = "BPE by score (SentencePiece)"
+
+    def __init__(self, pieces: Pieces, *, treat_whitespace_as_suffix: bool = False, llama_cpp: bool = False) -> None:
+        self.table = pieces
+        self.byte_fallback = pieces.byte_fallback or llama_cpp
+        self.unk_id = pieces.unk_id
+        self.llama_cpp = llama_cpp
+        types = pieces.types
+        if llama_cpp:
+            self.label = "BPE by score (llama.cpp SPM)"
+            # llama.cpp joins symbols into any token (the last of a duplicated text wins)
+            self._join = dict(zip(pieces.pieces, range(len(pieces))))
+        else:
+            self._join = pieces.lookups
+        self._scores = pieces.scores
+        # the library orders scores by their bits: +0.0 before -0.0 (llama.cpp compares floats)
+        self._negative_zero = frozenset() if llama_cpp else frozenset(
+            i for i in self._join.values() if pieces.scores[i] == 0.0 and str(pieces.scores[i])[0] == "-")
+        self._types = types
+        self._suffix = treat_whitespace_as_suffix
+        self._safe: str | None = None
+        self._cache: dict[str, tuple[tuple[int | None, int, int], ...]] = {}
+
+    def _cut_mode(self) -> str:
+        """Where no merge can cross, worked out on first use: ``every`` ``▁`` when no piece holds
+        one inside it, ``runs`` (only where a ``▁`` follows another character) when the pieces
+        that hold one inside are runs of ``▁`` alone (Llama's ``▁▁▁▁``), else ``none``."""
+        if self._safe is None:
+            self._safe = cut_mode(self._join, self._suffix)
+        return self._safe
+
+    # ----- the Model protocol -------------------------------------------------------------------
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.table.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self.table.id_to_token(token_id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.table.get_vocab()
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.table)
+
+    def score(self, token_id: int) -> float:
+        """The piece's score (the higher, the earlier it is merged)."""
+        return self.table.scores[token_id]
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
+    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        """The tokens of ``text`` (a whole normalized text): ``(id, start, end)``."""
+        if not text:
+            return []
+        raw: list[tuple[int | None, int, int]] = []
+        for start, end in self._words(text):
+            word = text[start:end]
+            found = self._cache.get(word)
+            if found is None:
+                found = tuple(self._encode_word(word))
+                if len(word) < CACHE_MAX_CHARS:
+                    if len(self._cache) >= CACHE_CAPACITY:
+                        self._cache.clear()
+                    self._cache[word] = found
+            if start:
+                raw.extend([(t, s + start, e + start) for t, s, e in found])
+            else:
+                raw.extend(found)
+        if self.llama_cpp:
+            return self._llama_finish(raw, text)
+        return self.table.finish(raw, text)
+
+    def _words(self, text: str) -> list[tuple[int, int]]:
+        """Spans of ``text`` no merge crosses (see :func:`.cut_words`)."""
+        if SPACE not in text:
+            return [(0, len(text))]
+        return cut_words(text, self._cut_mode(), self._suffix)
+
+    # ----- merging -------------------------------------------------------------------------------
+
+    def _symbols(self, word: str) -> tuple[list[str], list[bool]]:
+        pieces: list[str] = []
+        frozen: list[bool] = []
+        table = self.table
+        pos = 0
+        n = len(word)
+        user = table.user_defined and not self.llama_cpp
+        while pos < n:
+            k = table.user_match(word, pos) if user else 0
+            if k:
+                pieces.append(word[pos:pos + k])
+                frozen.append(True)
+                pos += k
+            else:
+                pieces.append(word[pos])
+                frozen.append(False)
+                pos += 1
+        return pieces, frozen
+
+    def _merge(self, word: str, steps: list[ScoreMerge] | None = None) -> tuple[list[str], dict[str, tuple[str, str]]]:
+        """The final symbols of ``word`` (``""`` for a symbol merged away) and the unused pieces'
+        last-seen parts."""
+        sym, frozen = self._symbols(word)
+        n = len(sym)
+        offsets = [0] * n
+        if steps is not None:
+            for i in range(1, n):
+                offsets[i] = offsets[i - 1] + len(sym[i - 1])
+        prev = list(range(-1, n - 1))
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        join = self._join
+        scores = self._scores
+        negative_zero = self._negative_zero
+        types = self._types
+        rev: dict[str, tuple[str, str]] = {}
+        heap: list[tuple[float, bool, int, int, int]] = []
+
+        def push(left: int, right: int) -> None:
+            if left < 0 or right < 0 or frozen[left] or frozen[right]:
+                return
+            piece = sym[left] + sym[right]
+            found = join.get(piece)
+            if found is None:
+                return
+            heapq.heappush(heap, (-scores[found], found in negative_zero, left, right, len(piece)))
+            if types[found] == UNUSED:
+                rev[piece] = (sym[left], sym[right])
+
+        for i in range(n - 1):
+            push(i, i + 1)
+        while heap:
+            _, _, left, right, size = heapq.heappop(heap)
+            a, b = sym[left], sym[right]
+            if not a or not b or len(a) + len(b) != size:
+                continue
+            merged = a + b
+            if steps is not None:
+                found = join[merged]
+                start = offsets[left]
+                steps.append(ScoreMerge(a, b, merged, found, scores[found], start, start + size))
+            sym[left] = merged
+            sym[right] = ""
+            nxt[left] = nxt[right]
+            if nxt[right] >= 0:
+                prev[nxt[right]] = left
+            push(prev[left], left)
+            push(left, nxt[left])
+        return sym, rev
+
+    def _encode_word(self, word: str) -> list[tuple[int | None, int, int]]:
+        sym, rev = self._merge(word)
+        out: list[tuple[int | None, int, int]] = []
+        pos = 0
+        for s in sym:
+            if s:
+                self._resegment(s, rev, pos, out, 0)
+                pos += len(s)
+        return out
+
+    def _resegment(self, w: str, rev: dict[str, tuple[str, str]], pos: int,
+                   out: list[tuple[int | None, int, int]], depth: int) -> None:
+        found = self._join.get(w)
+        if self.llama_cpp or depth > MAX_RESEGMENT_DEPTH or found is None or self._types[found] != UNUSED:
+            out.append((found, pos, pos + len(w)))
+            return
+        parts = rev.get(w)
+        if parts is None:
+            out.append((None, pos, pos + len(w)))
+            return
+        self._resegment(parts[0], rev, pos, out, depth + 1)
+        self._resegment(parts[1], rev, pos + len(parts[0]), out, depth + 1)
+
+    def _llama_finish(self, raw: list[tuple[int | None, int, int]], text: str) -> list[tuple[int, int, int]]:
+        """llama.cpp's last step: a symbol that is no token becomes its UTF-8 bytes' tokens (a
+        byte missing from the vocabulary is the unknown token), each spanning the symbol."""
+        out: list[tuple[int, int, int]] = []
+        join = self._join
+        unk = self.table.unk_id if self.table.unk_id is not None else 0
+        for token_id, start, end in raw:
+            if token_id is not None:
+                out.append((token_id, start, end))
+                continue
+            for b in text[start:end].encode("utf-8", "surrogatepass"):
+                found = join.get(byte_piece(b))
+                if found is None:
+                    found = join.get(chr(b), unk) if b < 128 else unk
+                out.append((found, start, end))
+        return out
+
+    # ----- the explorer's questions -------------------------------------------------------------
+
+    def parents(self, token_id: int) -> tuple[int, int] | None:
+        """The two pieces whose merge makes piece ``token_id`` when its own text is merged (the
+        last merge of that replay), or None for a piece no merge makes."""
+        piece = self.table.id_to_token(token_id)
+        if piece is None or len(piece) < 2 or self._join.get(piece) != token_id:
+            return None
+        steps: list[ScoreMerge] = []
+        sym, _ = self._merge(piece, steps)
+        if not steps or [s for s in sym if s] != [piece]:
+            return None
+        last = steps[-1]
+        left, right = self._join.get(last.left), self._join.get(last.right)
+        return None if left is None or right is None else (left, right)
+
+    def replay(self, text: str) -> ScoreReplay:
+        """The merges of ``text`` (a normalized text, cut where no merge crosses) in the order
+        the model makes them in each part; spans are character offsets into ``text``."""
+        steps: list[ScoreMerge] = []
+        initial: list[str] = []
+        final: list[str] = []
+        for start, end in self._words(text):
+            word = text[start:end]
+            first, _ = self._symbols(word)
+            initial.extend(first)
+            found: list[ScoreMerge] = []
+            sym, _ = self._merge(word, found)
+            final.extend(s for s in sym if s)
+            steps.extend(ScoreMerge(m.left, m.right, m.piece, m.id, m.score, m.start + start, m.end + start)
+                         for m in found)
+        return ScoreReplay(tuple(initial), tuple(steps), tuple(final))

@@ -1,0 +1,56 @@
+"""SentencePiece's character model (``char_model.cc``): every character is a token (a
+user-defined piece one token as a whole); a character that is not a piece, or is an unused one,
+is unknown (runs of unknown characters are one unknown token, see :meth:`.Pieces.finish`).
+
+>>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
+>>> model = SentencePieceChar(Pieces(["<unk>", "a", "b"], [0, -1, -2], [UNKNOWN, NORMAL, NORMAL]))
+>>> model.tokenize("abxyb")
+[(1, 0, 1), (2, 1, 2), (0, 2, 4), (2, 4, 5)]
+"""
+
+from __future__ import annotations
+
+from .sentencepiece_pieces import UNUSED, Pieces
+
+
+class SentencePieceChar:
+    """SentencePiece's character model over a :class:`.Pieces` table."""
+
+    kind = "char"
+    label = "characters (SentencePiece)"
+
+    def __init__(self, pieces: Pieces) -> None:
+        self.table = pieces
+        self.byte_fallback = pieces.byte_fallback
+        self.unk_id = pieces.unk_id
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.table.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self.table.id_to_token(token_id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.table.get_vocab()
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.table)
+
+    def score(self, token_id: int) -> float:
+        return self.table.scores[token_id]
+
+    def tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        table = self.table
+        raw: list[tuple[int | None, int, int]] = []
+        pos = 0
+        n = len(text)
+        user = table.user_defined
+        while pos < n:
+            k = (table.user_match(text, pos) if user else 0) or 1
+            found = table.lookup(text[pos:pos + k])
+            if found is not None and table.types[found] == UNUSED:
+                found = None
+            raw.append((found, pos, pos + k))
+            pos += k
+        return table.finish(raw, text)
