@@ -61,9 +61,30 @@ def _extract(archive: Path, target: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+class download_lock:
+    """One download at a time across the test processes (pytest-xdist's workers share the cache):
+    an exclusive ``flock`` on ``<cache>/.lock`` while a test file is fetched and unpacked."""
+
+    def __enter__(self) -> None:
+        import fcntl
+
+        folder = cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        self._file = open(folder / ".lock", "w")  # noqa: SIM115 - closed in __exit__
+        fcntl.flock(self._file, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+
 def llama_cpp_dir() -> Path:
     """The extracted ``vendor/llama.cpp`` folder (``models/`` and ``src/llama-vocab.cpp``);
     :func:`pytest.skip` when the sdist cannot be had."""
+    with download_lock():
+        return _llama_cpp_dir()
+
+
+def _llama_cpp_dir() -> Path:
     cache = cache_dir()
     target = cache / f"{SDIST}-vocab"
     if (target / "models").is_dir() and (target / "src" / "llama-vocab.cpp").is_file():

@@ -81,7 +81,14 @@ def _extract_models(archive: Path, target: Path) -> None:
 
 
 def sdist_models() -> Path:
-    """The folder holding the sdist's test models (fetched on first use)."""
+    """The folder holding the sdist's test models (fetched on first use, one process at a time)."""
+    from gguf_files import download_lock
+
+    with download_lock():
+        return _sdist_models()
+
+
+def _sdist_models() -> Path:
     cache = cache_dir()
     target = cache / SDIST_NAME / "test"
     if all((target / name).is_file() for name in SDIST_MODELS):
@@ -163,51 +170,15 @@ def trained_spm(tmp_path_factory):
 
 # ----- llama.cpp's vocabulary GGUF files ---------------------------------------------------------
 
-LLAMA_CPP = "llama-cpp-python==0.3.36"
-LLAMA_CPP_NAME = "llama_cpp_python-0.3.36"
 GGUF_SEPARATOR = "\n__ggml_vocab_test__\n"
-
-
-def llama_cpp_models() -> Path:
-    """llama.cpp's ``models/ggml-vocab-*`` files from the llama-cpp-python sdist (fetched into the
-    test cache on first use; the same folder the GGUF reader's tests use)."""
-    cache = cache_dir()
-    shared = cache / f"{LLAMA_CPP_NAME}-vocab" / "models"  # where the GGUF reader's tests extract them
-    if shared.is_dir() and any(shared.glob("ggml-vocab-*.gguf")):
-        return shared
-    target = cache / f"{LLAMA_CPP_NAME}-spm" / "models"
-    if target.is_dir() and any(target.glob("ggml-vocab-*.gguf")):
-        return target
-    archive = cache / f"{LLAMA_CPP_NAME}.tar.gz"
-    if not archive.is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        try:
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", LLAMA_CPP,
-                            "-d", str(cache)], check=True, capture_output=True, timeout=900)
-        except (OSError, subprocess.SubprocessError) as exc:
-            raise Missing(f"cannot fetch the {LLAMA_CPP} sdist for llama.cpp's vocab files: {type(exc).__name__}") from None
-    target.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(archive, "r:gz") as tar:
-        for member in tar.getmembers():
-            parts = member.name.split("/")
-            if (member.isfile() and parts[1:4] == ["vendor", "llama.cpp", "models"] and len(parts) == 5
-                    and parts[4].startswith("ggml-vocab-")):
-                data = tar.extractfile(member)
-                if data is not None:
-                    tmp = target / (parts[4] + ".part")
-                    tmp.write_bytes(data.read())
-                    tmp.replace(target / parts[4])
-    if not any(target.glob("ggml-vocab-*.gguf")):
-        raise Missing(f"the {LLAMA_CPP} sdist holds no vocab files")
-    return target
 
 
 @pytest.fixture(scope="session")
 def gguf_models_dir() -> Path:
-    try:
-        return llama_cpp_models()
-    except Missing as exc:
-        pytest.skip(str(exc))
+    """llama.cpp's ``models/ggml-vocab-*`` files and test vectors (:mod:`gguf_files` fetches them)."""
+    from gguf_files import llama_cpp_dir
+
+    return llama_cpp_dir() / "models"
 
 
 def read_vectors(gguf: Path) -> list[tuple[str, list[int]]]:
