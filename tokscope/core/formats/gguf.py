@@ -41,6 +41,7 @@ llama.cpp's generic regex fallback approximates non-ASCII classes and is not imi
 from __future__ import annotations
 
 import os
+import re
 import stat
 import struct
 import sys
@@ -503,22 +504,36 @@ def _template(ids: Sequence[int], tokens: tuple[str, ...], after: Sequence[int] 
     return {"type": "TemplateProcessing", "single": single, "pair": pair, "special_tokens": specials}
 
 
-def _merges(meta: Mapping[str, Any], source: str) -> list[Any]:
+def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
+    """The file's merges cut as llama.cpp cuts them (at the first space after the first byte).
+
+    >>> _merges({"tokenizer.ggml.merges": ("a b", "▁ ▁", "  x", "nospace")}, "f")
+    MergeColumns(lefts=['a', '▁', ' ', ''], rights=['b', '▁', 'x', ''])
+    """
     merges = meta.get("tokenizer.ggml.merges")
     if merges is None:
         raise _fail(source, "a gpt2 tokenizer without tokenizer.ggml.merges")
     if not isinstance(merges, tuple) or not all(isinstance(m, str) for m in merges[:1]):
         raise _fail(source, "tokenizer.ggml.merges is not an array of strings")
-    # the common case, checked at C speed: one space in each merge, never at its start
-    joined = "\n".join(merges)
-    if joined.count(" ") == len(merges) and "\n " not in joined and not joined.startswith(" "):
-        return list(merges)
-    # llama.cpp cuts a merge at its first space after the first byte
-    out: list[Any] = []
+    if not merges:
+        return bpe_model.MergeColumns([], [])
+    # the common case, checked and cut at C speed: one space in each merge, never at its start
+    joined = "\0".join(merges)
+    if (joined.count(" ") == len(merges) and joined.count("\0") == len(merges) - 1 and "\0 " not in joined
+            and not joined.startswith(" ") and not _NO_SPACE_LINE.search(joined)):
+        parts = joined.replace(" ", "\0").split("\0")
+        return bpe_model.MergeColumns(parts[0::2], parts[1::2])
+    lefts: list[str] = []
+    rights: list[str] = []
     for m in merges:
         cut = m.find(" ", 1)
-        out.append([m[:cut], m[cut + 1:]] if cut > 0 else ["", ""])
-    return out
+        lefts.append(m[:cut] if cut > 0 else "")
+        rights.append(m[cut + 1:] if cut > 0 else "")
+    return bpe_model.MergeColumns(lefts, rights)
+
+
+#: a merge with no space in it (of merges joined by NUL characters)
+_NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
 
 
 def _gpt2(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
@@ -550,7 +565,7 @@ def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCp
     add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
     add_bos = pre.force_bos or (add_bos if add_bos is not None else bool(pre.add_bos))
     add_eos = bool(_flag(meta, "tokenizer.ggml.add_eos_token"))
-    vocab = {token: i for i, token in enumerate(tokens)}
+    vocab = dict(zip(tokens, range(len(tokens))))
     kind = newline_runs_bpe.NewlineRunsBPE if pre.whole_newline_runs else bpe_model.BPE
     model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
     if not pre.byte_encode and any(b not in vocab for b in bpe_model.BYTE_TOKENS):
