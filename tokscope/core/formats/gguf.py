@@ -16,11 +16,11 @@ the file and what is wrong (:class:`~..text.errors.TokenizerFileError`).
 :func:`tokenizer_from_metadata` builds the tokenizer the metadata describes, as llama.cpp runs it,
 from :data:`BUILDERS` by ``tokenizer.ggml.model``: ``gpt2`` (byte-level BPE from the file's merges,
 split by the regexes its ``tokenizer.ggml.pre`` names in llama.cpp's table,
-:mod:`..pre_tokenizers.llama_cpp`), ``gemma4`` (Gemma 4's SentencePiece-style BPE: spaces as ``▁``,
-lines cut from newline runs, merges on the text itself with ``<0xE2>`` byte fallback, a newline run
-that is a token taken whole, BOS always added) and ``bert`` (WordPiece). Token types decide what is matched in
-the text first: control and unknown tokens are special tokens, user-defined ones always match
-(:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
+:mod:`..pre_tokenizers.llama_cpp`), ``gemma4`` (Gemma 4's SentencePiece-style BPE: spaces as
+``▁``, lines cut from newline runs, merges on the text itself with ``<0xE2>`` byte fallback, a
+newline run that is a token taken whole, BOS always added) and ``bert`` (WordPiece). Token types
+decide what is matched in the text first: control and unknown tokens are special tokens,
+user-defined ones always match (:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
 (``tokenizer.ggml.add_bos_token``/``add_eos_token``, else its default for the model and
 pre-tokenizer). ``add_space_prefix`` and ``remove_extra_whitespaces`` change nothing here, as in
 llama.cpp, where only SentencePiece models read them. The regexes run with full Unicode classes,
@@ -512,7 +512,7 @@ def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
     """
     merges = meta.get("tokenizer.ggml.merges")
     if merges is None:
-        raise _fail(source, "a gpt2 tokenizer without tokenizer.ggml.merges")
+        raise _fail(source, "a BPE tokenizer without tokenizer.ggml.merges")
     if not isinstance(merges, tuple) or not all(isinstance(m, str) for m in merges[:1]):
         raise _fail(source, "tokenizer.ggml.merges is not an array of strings")
     if not merges:
@@ -566,11 +566,11 @@ def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCp
     add_bos = pre.force_bos or (add_bos if add_bos is not None else bool(pre.add_bos))
     add_eos = bool(_flag(meta, "tokenizer.ggml.add_eos_token"))
     vocab = dict(zip(tokens, range(len(tokens))))
-    kind = newline_runs_bpe.NewlineRunsBPE if pre.whole_newline_runs else bpe_model.BPE
-    model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
     if not pre.byte_encode and any(b not in vocab for b in bpe_model.BYTE_TOKENS):
         # llama.cpp would drop only the missing bytes of a character; Hugging Face's fallback drops it all
         raise _fail(source, "a BPE vocabulary on raw UTF-8 without all 256 <0xXX> byte tokens")
+    kind = newline_runs_bpe.NewlineRunsBPE if pre.whole_newline_runs else bpe_model.BPE
+    model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
     before = [ids["bos_token"]] if add_bos and "bos_token" in ids else []
     after = [ids["eos_token"]] if add_eos and "eos_token" in ids else []
     added = AddedVocabulary.from_json(_added_tokens(tokens, types))

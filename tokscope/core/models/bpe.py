@@ -35,9 +35,9 @@ import heapq
 import operator
 import re
 from array import array
-from itertools import repeat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
