@@ -2,14 +2,14 @@
 Face ``tokenizers`` loading the same tokenizer as a ``tokenizer.json``; tokscope's reader against
 the ``gguf`` package's (import and read). Prints times and ratios; never asserts.
 
-    python bench/bench_gguf.py [--vocab llama-bpe] [--weights-gb 16] [--repeat 3]
+    python bench/bench_gguf.py [--vocab llama-bpe|gemma-4|...] [--weights-gb 16] [--repeat 3]
 
 The vocabulary file is llama.cpp's ``ggml-vocab-NAME.gguf`` from the llama-cpp-python sdist
 (tests/gguf_files.py finds or downloads it). The model-sized file is written by the ``gguf``
 package's writer with one tensor of ``--weights-gb`` gigabytes whose data is a hole in a sparse
 file: as large as a real model, cheap on disk. The ``tokenizer.json`` is built from the GGUF's own
-vocabulary and merges with ``tokenizers`` (Llama 3's pre-tokenizer for llama-bpe), so both sides
-load the same tokenizer.
+vocabulary and merges with ``tokenizers`` (Llama 3's pre-tokenizer for a byte-level vocabulary;
+for gemma-4, SentencePiece-style BPE with byte fallback), so both sides load the same tokenizer.
 
 * *cold*: in a fresh process with an empty tokscope cache: import + read + build;
   ``tokenizers``: import + ``Tokenizer.from_file``.
@@ -50,13 +50,20 @@ def _child(code: str, env: dict[str, str], repeat: int) -> float:
 
 def _tokenizer_json(gguf_path: Path, target: Path) -> None:
     import tokenizers
-    from tokenizers import Regex, decoders, models, pre_tokenizers
+    from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers
 
     from tokscope.core.formats import gguf
 
     meta = gguf.read_metadata(gguf_path)
     vocab = {t: i for i, t in enumerate(meta["tokenizer.ggml.tokens"])}
     merges = [tuple(m.split(" ", 1)) for m in meta["tokenizer.ggml.merges"]]
+    if meta["tokenizer.ggml.model"] == "gemma4":  # SentencePiece-style BPE, as Gemma's own tokenizer.json
+        tok = tokenizers.Tokenizer(models.BPE(vocab, merges, byte_fallback=True))
+        tok.normalizer = normalizers.Replace(" ", "\u2581")
+        tok.pre_tokenizer = pre_tokenizers.Split(Regex("[^\n]+|[\n]+"), "isolated")
+        tok.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()])
+        tok.save(str(target))
+        return
     tok = tokenizers.Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
     tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(LLAMA3), "isolated"),
                                                  pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])

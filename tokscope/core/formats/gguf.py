@@ -16,9 +16,11 @@ the file and what is wrong (:class:`~..text.errors.TokenizerFileError`).
 :func:`tokenizer_from_metadata` builds the tokenizer the metadata describes, as llama.cpp runs it,
 from :data:`BUILDERS` by ``tokenizer.ggml.model``: ``gpt2`` (byte-level BPE from the file's merges,
 split by the regexes its ``tokenizer.ggml.pre`` names in llama.cpp's table,
-:mod:`..pre_tokenizers.llama_cpp`) and ``bert`` (WordPiece). Token types decide what is matched in
-the text first: control and unknown tokens are special tokens, user-defined ones always match
-(:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
+:mod:`..pre_tokenizers.llama_cpp`), ``gemma4`` (Gemma 4's SentencePiece-style BPE: spaces as
+``▁``, lines cut from newline runs, merges on the text itself with ``<0xE2>`` byte fallback, a
+newline run that is a token taken whole, BOS always added) and ``bert`` (WordPiece). Token types
+decide what is matched in the text first: control and unknown tokens are special tokens,
+user-defined ones always match (:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
 (``tokenizer.ggml.add_bos_token``/``add_eos_token``, else its default for the model and
 pre-tokenizer). ``add_space_prefix`` and ``remove_extra_whitespaces`` change nothing here, as in
 llama.cpp, where only SentencePiece models read them. The regexes run with full Unicode classes,
@@ -39,6 +41,7 @@ llama.cpp's generic regex fallback approximates non-ASCII classes and is not imi
 from __future__ import annotations
 
 import os
+import re
 import stat
 import struct
 import sys
@@ -51,6 +54,7 @@ from .. import decoders, normalizers, processors
 from .. import pre_tokenizers
 from ..added_tokens.added_vocabulary import AddedVocabulary
 from ..models import bpe as bpe_model
+from ..models import newline_runs_bpe
 from ..models import wordpiece as wordpiece_model
 from ..pre_tokenizers import llama_cpp
 from . import gguf_sentencepiece
@@ -354,6 +358,7 @@ DEFAULT_IDS: dict[str, dict[str, int | None]] = {
     "bert": {"bos_token": 101, "unk_token": 100, "sep_token": 102, "pad_token": 0, "mask_token": 103},
     "llama": {"bos_token": 1, "eos_token": 2, "unk_token": 0},
     "t5": {"eos_token": 1, "unk_token": 2, "pad_token": 0},
+    "gemma4": {},
 }
 
 #: tokens llama.cpp makes control tokens whatever the file says (they end generation)
@@ -471,6 +476,8 @@ def _corrected_types(tokens: tuple[str, ...], types: list[int]) -> list[int]:
     present = _END_OF_GENERATION.intersection(tokens)
     if {"<|return|>", "<|call|>", "<|end|>"} <= present or {"<|calls|>", "<|flush|>", "<|end|>"} <= present:
         types[tokens.index("<|end|>")] = USER_DEFINED
+    if {"<|tool_response>", "</s>"} <= present:  # Gemma 4's </s> is plain text
+        types[tokens.index("</s>")] = NORMAL
     return types
 
 
@@ -498,42 +505,84 @@ def _template(ids: Sequence[int], tokens: tuple[str, ...], after: Sequence[int] 
     return {"type": "TemplateProcessing", "single": single, "pair": pair, "special_tokens": specials}
 
 
-def _merges(meta: Mapping[str, Any], source: str) -> list[Any]:
+def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
+    """The file's merges cut as llama.cpp cuts them (at the first space after the first byte).
+
+    >>> _merges({"tokenizer.ggml.merges": ("a b", "▁ ▁", "  x", "nospace")}, "f")
+    MergeColumns(lefts=['a', '▁', ' ', ''], rights=['b', '▁', 'x', ''])
+    """
     merges = meta.get("tokenizer.ggml.merges")
     if merges is None:
-        raise _fail(source, "a gpt2 tokenizer without tokenizer.ggml.merges")
+        raise _fail(source, "a BPE tokenizer without tokenizer.ggml.merges")
     if not isinstance(merges, tuple) or not all(isinstance(m, str) for m in merges[:1]):
         raise _fail(source, "tokenizer.ggml.merges is not an array of strings")
-    # the common case, checked at C speed: one space in each merge, never at its start
-    joined = "\n".join(merges)
-    if joined.count(" ") == len(merges) and "\n " not in joined and not joined.startswith(" "):
-        return list(merges)
-    # llama.cpp cuts a merge at its first space after the first byte
-    out: list[Any] = []
+    if not merges:
+        return bpe_model.MergeColumns([], [])
+    # the common case, checked and cut at C speed: one space in each merge, never at its start
+    joined = "\0".join(merges)
+    if (joined.count(" ") == len(merges) and joined.count("\0") == len(merges) - 1 and "\0 " not in joined
+            and not joined.startswith(" ") and not _NO_SPACE_LINE.search(joined)):
+        parts = joined.replace(" ", "\0").split("\0")
+        return bpe_model.MergeColumns(parts[0::2], parts[1::2])
+    lefts: list[str] = []
+    rights: list[str] = []
     for m in merges:
         cut = m.find(" ", 1)
-        out.append([m[:cut], m[cut + 1:]] if cut > 0 else ["", ""])
-    return out
+        lefts.append(m[:cut] if cut > 0 else "")
+        rights.append(m[cut + 1:] if cut > 0 else "")
+    return bpe_model.MergeColumns(lefts, rights)
+
+
+#: a merge with no space in it (of merges joined by NUL characters)
+_NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
 
 
 def _gpt2(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     """Byte-level BPE: the merges of the file, the pre-tokenizer its ``tokenizer.ggml.pre`` names."""
-    pre = llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre"))
+    return _bpe(meta, name, source, llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre")), "gpt2")
+
+
+def _gemma4(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+    """Gemma 4's SentencePiece-style BPE: llama.cpp reads the merges and gives it pre-tokenizer
+    ``gemma4`` whatever the file names (spaces as ``▁``, lines cut from newline runs, merges on the
+    text itself with ``<0xE2>``-style byte fallback, BOS always added)."""
+    return _bpe(meta, name, source, llama_cpp.lookup("gemma4"), "gemma4")
+
+
+#: the decoder of SentencePiece-style BPE (``▁`` for spaces, ``<0xE2>`` byte tokens)
+_SPM_DECODER = {"type": "Sequence", "decoders": [
+    {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]}
+
+
+def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCppPre, model_type: str) -> Tokenizer:
+    """llama.cpp's BPE tokenizer for ``pre``: byte-level (GPT-2's stand-ins, ``gpt2``) or, where
+    ``pre`` turns byte encoding off, on the text itself with byte fallback (``gemma4``)."""
     tokens = _tokens(meta, source)
     types = _corrected_types(tokens, _types(meta, len(tokens), source))
-    ids = _special_ids(meta, len(tokens), {**DEFAULT_IDS["gpt2"], "bos_token": None if pre.no_bos else 11})
+    defaults = DEFAULT_IDS[model_type]
+    if model_type == "gpt2":
+        defaults = {**defaults, "bos_token": None if pre.no_bos else 11}
+    ids = _special_ids(meta, len(tokens), defaults)
     add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
-    add_bos = add_bos if add_bos is not None else bool(pre.add_bos)
+    add_bos = pre.force_bos or (add_bos if add_bos is not None else bool(pre.add_bos))
     add_eos = bool(_flag(meta, "tokenizer.ggml.add_eos_token"))
-    vocab = {token: i for i, token in enumerate(tokens)}
-    model = bpe_model.BPE(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges)
+    vocab = dict(zip(tokens, range(len(tokens))))
+    if not pre.byte_encode and any(b not in vocab for b in bpe_model.BYTE_TOKENS):
+        # llama.cpp would drop only the missing bytes of a character; Hugging Face's fallback drops it all
+        raise _fail(source, "a BPE vocabulary on raw UTF-8 without all 256 <0xXX> byte tokens")
+    kind = newline_runs_bpe.NewlineRunsBPE if pre.whole_newline_runs else bpe_model.BPE
+    model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
     before = [ids["bos_token"]] if add_bos and "bos_token" in ids else []
     after = [ids["eos_token"]] if add_eos and "eos_token" in ids else []
     added = AddedVocabulary.from_json(_added_tokens(tokens, types))
-    return Tokenizer.from_stages(name, model=model, pre_tokenizer=llama_cpp.pre_tokenizer(pre), added_tokens=added,
-                                 post_processor=processors.from_json(_template(before, tokens, after)),
-                                 decoder=decoders.from_json({"type": "ByteLevel", "add_prefix_space": False,
-                                                             "trim_offsets": False, "use_regex": False}))
+    normalizer = None
+    if pre.escape_whitespaces:
+        normalizer = normalizers.from_json({"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"})
+    decoder = _SPM_DECODER if not pre.byte_encode else {"type": "ByteLevel", "add_prefix_space": False,
+                                                        "trim_offsets": False, "use_regex": False}
+    return Tokenizer.from_stages(name, model=model, normalizer=normalizer, pre_tokenizer=llama_cpp.pre_tokenizer(pre),
+                                 added_tokens=added, post_processor=processors.from_json(_template(before, tokens, after)),
+                                 decoder=decoders.from_json(decoder))
 
 
 def _wordpiece_token(token: str, kind: int) -> str:
@@ -590,6 +639,7 @@ def _sentencepiece(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer
 BUILDERS: dict[str, Callable[[Mapping[str, Any], str, str], Tokenizer]] = {
     "gpt2": _gpt2,
     "bert": _bert,
+    "gemma4": _gemma4,
     "llama": _sentencepiece,
     "t5": _sentencepiece,
 }
@@ -621,8 +671,9 @@ def facts(meta: Mapping[str, Any], source: str = "GGUF file") -> GGUFFacts:
     ids = _special_ids(meta, n, DEFAULT_IDS.get(model, {}))
     specials = tuple((role, tokens[i]) for role, i in ids.items()) if n else ()
     add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
-    if add_bos is None:
-        add_bos = model in ("bert", "llama") or (model == "gpt2" and _pre_adds_bos(pre_name))
+    bpe_pre = _bpe_pre(model, pre_name)
+    if add_bos is None or (bpe_pre is not None and bpe_pre.force_bos):
+        add_bos = model in ("bert", "llama") or bool(bpe_pre is not None and bpe_pre.add_bos)
     add_eos = _flag(meta, "tokenizer.ggml.add_eos_token")
     if add_eos is None:
         add_eos = model == "t5"
@@ -632,11 +683,15 @@ def facts(meta: Mapping[str, Any], source: str = "GGUF file") -> GGUFFacts:
                      context if context and context > 0 else None, arch, _string(meta, "general.name"))
 
 
-def _pre_adds_bos(name: str | None) -> bool:
+def _bpe_pre(model: str, name: str | None) -> llama_cpp.LlamaCppPre | None:
+    """The pre-tokenizer llama.cpp runs a BPE model with (``gemma4`` whatever the file names for a
+    ``gemma4`` model), or None (not BPE, or a name tokscope refuses)."""
+    if model not in ("gpt2", "gemma4"):
+        return None
     try:
-        return bool(llama_cpp.lookup(name).add_bos)
+        return llama_cpp.lookup("gemma4" if model == "gemma4" else name)
     except UnsupportedComponentError:
-        return False
+        return None
 
 
 def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "GGUF file") -> Tokenizer:

@@ -117,15 +117,16 @@ REGEXES: dict[str, tuple[str, ...]] = {
     "exaone-moe": (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?(?:\p{L}\p{M}*(?: \p{L}\p{M}*)*)+|\p{N}"
                    r"| ?[^\s\p{L}\p{N}]+[\r\n/]?|\s*[\r\n]|\s+(?!\S)|\s+",),
     "minicpm5": (r"\p{N}{1,3}", _LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}+")),
+    # SentencePiece-style BPE (spaces already ``▁``): lines and runs of newlines, merged on raw UTF-8
+    "gemma4": (r"[^\n]+|[\n]+",),
 }
 
-#: kinds llama.cpp cuts with hand-written code, or without GPT-2's byte-level stand-ins: refused
-#: by name rather than approximated
+#: kinds llama.cpp cuts with hand-written code, or BPE on raw UTF-8 with rules of their own that
+#: no test vector checks here: refused by name rather than approximated
 UNSUPPORTED: dict[str, str] = {
     "kimi-k2": "llama.cpp splits it with hand-written code for Han characters",
     "afmoe": "llama.cpp groups its digits with hand-written code",
-    "gemma4": "SentencePiece-style BPE on raw UTF-8, not byte-level",
-    "sarvam-moe": "SentencePiece-style BPE on raw UTF-8, not byte-level",
+    "sarvam-moe": "SentencePiece-style BPE on raw UTF-8 with rules of its own, not checked against llama.cpp",
     "whitespace": "BPE on raw UTF-8, not byte-level",
 }
 
@@ -144,6 +145,15 @@ class LlamaCppPre:
     add_bos: bool | None = None
     #: llama.cpp drops the BOS id (ChatGLM)
     no_bos: bool = False
+    #: llama.cpp adds BOS even where the file's ``tokenizer.ggml.add_bos_token`` says not to (Gemma 4)
+    force_bos: bool = False
+    #: the pieces are put in GPT-2's byte-level stand-ins; False: BPE runs on the text itself, a
+    #: character missing from the vocabulary falling back to ``<0xE2>``-style byte tokens (Gemma 4)
+    byte_encode: bool = True
+    #: spaces become ``▁`` before the split, as SentencePiece writes them (Gemma 4)
+    escape_whitespaces: bool = False
+    #: a word made only of newlines that is itself a token is that token, before any merge (Gemma 4)
+    whole_newline_runs: bool = False
 
     @property
     def regexes(self) -> tuple[str, ...]:
@@ -200,14 +210,15 @@ def _names() -> dict[str, LlamaCppPre]:
     add("qwen2", "grok-2")
     add("laguna", "laguna")
     add("exaone-moe", "exaone-moe")
+    add("gemma4", "gemma4", "granite-embed-multi-311m", add_bos=True, force_bos=True, byte_encode=False,
+        escape_whitespaces=True, whole_newline_runs=True)
     return table
 
 
 #: every ``tokenizer.ggml.pre`` name llama.cpp knows for byte-level BPE, with what it selects
 NAMES: dict[str, LlamaCppPre] = _names()
 #: names of kinds tokscope refuses (see :data:`UNSUPPORTED`)
-_UNSUPPORTED_NAMES = {"kimi-k2": "kimi-k2", "afmoe": "afmoe", "gemma4": "gemma4",
-                      "granite-embed-multi-311m": "gemma4", "sarvam-moe": "sarvam-moe", "whitespace": "whitespace"}
+_UNSUPPORTED_NAMES = {"kimi-k2": "kimi-k2", "afmoe": "afmoe", "sarvam-moe": "sarvam-moe", "whitespace": "whitespace"}
 
 
 def lookup(name: str | None) -> LlamaCppPre:
@@ -225,7 +236,14 @@ def lookup(name: str | None) -> LlamaCppPre:
 
 
 def pre_tokenizer(pre: LlamaCppPre) -> Sequence:
-    """The pipeline stage for ``pre``: each regex an ``isolated`` split, then byte-level stand-ins."""
+    """The pipeline stage for ``pre``: each regex an ``isolated`` split, then byte-level stand-ins
+    (unless :attr:`LlamaCppPre.byte_encode` is off). ``▁`` for spaces (``escape_whitespaces``) is
+    the normalizer's job, before this stage.
+
+    >>> pre_tokenizer(lookup("gemma4")).split_str("▁a▁b\\n\\n c")
+    ['▁a▁b', '\\n\\n', ' c']
+    """
     stages: list = [Split(pattern, "isolated", regex=True) for pattern in pre.regexes]
-    stages.append(ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False))
+    if pre.byte_encode:
+        stages.append(ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False))
     return Sequence(stages)
