@@ -51,6 +51,7 @@ from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
+from ..widgets.editor import Editor
 from ..widgets.token_view import palette_kind
 from .base import ViewScreen, view_bindings
 
@@ -180,7 +181,9 @@ class CompareScreen(ViewScreen):
             yield Input("10.00", id="cmp-price-out", placeholder="0")
             yield Label("copies")
             yield Input("1", id="cmp-copies", placeholder="1")
-        yield TextArea("", id="cmp-editor", soft_wrap=True, tab_behavior="focus")
+        # the explorer's own editor: it keeps every character (a plain TextArea rewrote mixed line
+        # endings to the first line's, so the text came back changed)
+        yield Editor("", id="cmp-editor", soft_wrap=True, tab_behavior="focus")
         with Horizontal(id="cmp-panes"):
             for name in self._initial_names()[:MAX_ON_SCREEN]:
                 yield self._new_box(self._new_slot(name))
@@ -195,7 +198,7 @@ class CompareScreen(ViewScreen):
     def on_mount(self) -> None:
         app: Any = self.app
         self.text = self._text_arg if self._text_arg is not None else getattr(app, "text", "")
-        editor = self.query_one("#cmp-editor", TextArea)
+        editor = self.query_one("#cmp-editor", Editor)
         editor.load_text(self.text)
         editor.border_title = "text (Escape: back to the panes)"
         table = self.query_one("#cmp-stats", DataTable)
@@ -672,9 +675,10 @@ class CompareScreen(ViewScreen):
     @on(TextArea.Changed, "#cmp-editor")
     def _text_changed(self, event: TextArea.Changed) -> None:
         event.stop()
-        if event.text_area.text == self.text:
+        text = event.text_area.real_text if isinstance(event.text_area, Editor) else event.text_area.text
+        if text == self.text:
             return
-        self.text = event.text_area.text
+        self.text = text
         self._edited = True
         if self._debounce is not None:
             self._debounce.stop()

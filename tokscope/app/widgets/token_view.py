@@ -16,6 +16,7 @@ from textual.strip import Strip
 
 from ...core.document.document import ADDED, SPECIAL, Document
 from ..render import BOTH, IDS, TEXT, both_units, char_glyph, piece_cells, row_of, safe_text
+from .editor import typed_text
 
 
 #: the rank ramp's buckets: (upper bound as a share of the vocabulary, label); ranks below 256 are
@@ -346,10 +347,11 @@ class TokenView(ScrollView, can_focus=True):
     # ----- actions ---------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character:
+        text = typed_text(event.character)  # a zero-width joiner or bidi control is typed text too
+        if text is not None:
             event.stop()
             event.prevent_default()
-            self.post_message(self.Typed(event.character))
+            self.post_message(self.Typed(text))
 
     def action_move(self, step: int) -> None:
         if self.doc is None or not self.doc.ids:
