@@ -102,7 +102,7 @@ def from_editor(text: str) -> str:
 
 
 def typed_text(character: str | None) -> str | None:
-    """The text a key press types, or None for a key that types nothing (Enter, Ctrl+letters).
+    r"""The text a key press types, or None for a key that types nothing (Enter, Ctrl+letters).
 
     Textual inserts only characters ``str.isprintable`` accepts, so a typed zero-width joiner,
     bidi control, soft hyphen or no-break space vanished; every character but a C0/C1 control
