@@ -160,6 +160,8 @@ class ExplorerApp(App):
         self.show_template = False
         #: the training form's values, kept while the app runs (the screen reads and writes them)
         self.train_settings: dict[str, Any] = {}
+        #: the training screen's last finished run, kept while the app runs (a train.Trained)
+        self.trained: Any = None
         #: the chat screen's conversation, kept while the app runs (see tokscope.app.chat_model)
         self.chat_draft: Any = None
         #: the signal that stopped the app and the recovery file its edits went to
@@ -824,6 +826,20 @@ class ExplorerApp(App):
             after()
 
     async def action_quit(self) -> None:
+        trained = self.trained
+        if trained is not None and trained.unsaved:
+            def trained_answer(choice: str | None) -> None:
+                if choice == "discard":
+                    self.trained = None
+                    self.call_later(self.action_quit)
+                elif choice == "save":
+                    self.open_view("train")
+                    self.notify("Type a name and press Ctrl+S to save the tokenizer", markup=False)
+
+            self.push_screen(ChoiceDialog(
+                "Unsaved tokenizer", "The tokenizer you trained is not saved. Quit and discard it?",
+                [("save", "Save it"), ("discard", "Discard"), ("cancel", "Cancel")]), trained_answer)
+            return
         if not self.modified or self.source == "sample":
             self.exit(0)
             return
