@@ -350,6 +350,23 @@ async def test_a_trained_tokenizer_outlives_the_screen_and_quit_asks_before_disc
         assert not app.is_running
 
 
+async def test_compare_from_training_keeps_the_explorers_encoding(data_dir):
+    from tokscope.app.screens.compare import CompareScreen
+
+    app = make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_train(pilot)
+        await set_form(pilot, screen, size="20", kind="merges")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: screen.state == "done")
+        screen.query_one("#tr-name", Input).value = "cmp"
+        await pilot.press("ctrl+s", "f5")
+        await idle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+        assert app.screen.slots[0].name == "cmp"
+        assert app.encoding_name == "o200k_base"  # not switched behind the user's back
+
+
 async def test_quit_discards_an_unsaved_tokenizer_when_told(data_dir):
     app = make()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -160,6 +160,8 @@ class ExplorerApp(App):
         self.show_template = False
         #: the training form's values, kept while the app runs (the screen reads and writes them)
         self.train_settings: dict[str, Any] = {}
+        #: the comparison screen's encodings, prices and layout, kept while the app runs
+        self.compare_settings: dict[str, Any] = {}
         #: the training screen's last finished run, kept while the app runs (a train.Trained)
         self.trained: Any = None
         #: the chat screen's conversation, kept while the app runs (see tokscope.app.chat_model)

@@ -202,8 +202,9 @@ class EncodingPicker(Dialog):
     #: width of the vocabulary size column ("200,019", "      ?")
     SIZE = 7
 
-    def __init__(self, infos: Sequence, current: str) -> None:
+    def __init__(self, infos: Sequence, current: str, *, title: str = "Encoding  (Enter to load, Escape to cancel)") -> None:
         super().__init__()
+        self.title_text = title
         self.infos = list(infos)
         self.current = current
         #: indexes into ``infos`` of the encodings shown, in order
@@ -213,7 +214,7 @@ class EncodingPicker(Dialog):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
-            yield Label("Encoding  (Enter to load, Escape to cancel)", id="picker-title")
+            yield Label(self.title_text, id="picker-title", markup=False)
             yield Input(placeholder="type to filter (llama, hub) or a path to a tokenizer file or folder",
                         id="picker-filter")
             yield EncodingList(id="encodings")

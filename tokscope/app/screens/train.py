@@ -680,8 +680,7 @@ class TrainScreen(ViewScreen):
             return
         from ...core.insights.compare import DEFAULT_COMPARE, MAX_ON_SCREEN
 
-        target = self.saved_name
-        self.app.switch_encoding(target)
+        target = self.saved_name  # the explorer keeps its own encoding (Ctrl+O opens this one there)
         self.app.open_view("compare", encodings=[target, *DEFAULT_COMPARE][:MAX_ON_SCREEN])  # type: ignore[attr-defined]
 
 
