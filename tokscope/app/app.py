@@ -39,7 +39,7 @@ from .messages import (
     TokenPicked,
 )
 from .render import MODES, TEXT, layout, layout_text, relayout
-from .screens.base import TooSmall, check_size
+from .screens.base import FittedScreen, TooSmall, check_size
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
 from .views import BY_NAME, VIEWS, view_of
 from .widgets.editor import Editor
@@ -108,6 +108,15 @@ def key_label(key: str) -> str:
     return key.upper() if key.startswith("f") else key
 
 
+class ExplorerScreen(FittedScreen):
+    """The explorer's own screen: below 80 columns its footer's labels shorten (and the keys that
+    still do not fit leave it: F2 and F4 first), so no key is cut in half."""
+
+    FOOTER_SHORT = {"f2": "Enc", "f5": "Cmp", "f6": "Lang", "f7": "Stat"}
+    FOOTER_DROP = ("f2", "f4")
+    FOOTER_GAP = 1  # its compact keys have no space between key and label
+
+
 class ExplorerApp(App):
     """tokscope's main screen. See :mod:`tokscope.app.views` for the API other screens use."""
 
@@ -170,6 +179,9 @@ class ExplorerApp(App):
         self.stopped_by: tuple[str, Path | None] | None = None
 
     # ----- composition -----------------------------------------------------------------------
+
+    def get_default_screen(self) -> ExplorerScreen:
+        return ExplorerScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         kind = palette_kind(self)
