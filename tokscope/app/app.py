@@ -38,7 +38,7 @@ from .messages import (
     SelectionChanged,
     TokenPicked,
 )
-from .render import MODES, TEXT, layout, layout_text, relayout
+from .render import MODES, TEXT, layout, layout_text, readable_hex, relayout
 from .screens.base import FittedScreen, TooSmall, check_size
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
 from .views import BY_NAME, VIEWS, view_of
@@ -180,6 +180,17 @@ class ExplorerApp(App):
 
     # ----- composition -----------------------------------------------------------------------
 
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables, its body text made to reach 4.5:1 on its backgrounds (a few of
+        Textual's themes, Solarized's for one, fall just short)."""
+        variables = super().get_css_variables()
+        grounds = [variables[k] for k in ("background", "surface", "panel") if str(variables.get(k, "")).startswith("#")]
+        fg = str(variables.get("foreground", ""))
+        if grounds and fg.startswith("#") and len(fg) == 7 and all(len(g) == 7 for g in grounds):
+            variables["foreground"] = readable_hex(fg, grounds)
+            self.theme_variables = variables
+        return variables
+
     def get_default_screen(self) -> ExplorerScreen:
         return ExplorerScreen(id="_default")
 
@@ -203,6 +214,8 @@ class ExplorerApp(App):
         yield TooSmall(MIN_WIDTH, MIN_HEIGHT)
 
     def on_mount(self) -> None:
+        # NO_COLOR: the cursor and focused panes are drawn by style and shape (explorer.tcss)
+        self.set_class(palette_kind(self) == "mono", "-mono")
         self._check_size()
         self.editor.focus()
         self._input_title()
