@@ -191,6 +191,17 @@ class ExplorerApp(App):
             self.theme_variables = variables
         return variables
 
+    def get_system_commands(self, screen):
+        """Textual's palette commands, Quit saying what it does here (it asks first when edits or
+        a trained tokenizer would be lost) and Theme what it restyles."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Quit":
+                command = command._replace(help="Quit tokscope (asks first when unsaved edits or a trained "
+                                                "tokenizer would be lost)")
+            elif command.title == "Theme":
+                command = command._replace(help="Change the theme: every pane restyles, the token colours too")
+            yield command
+
     def get_default_screen(self) -> ExplorerScreen:
         return ExplorerScreen(id="_default")
 
@@ -878,7 +889,8 @@ class ExplorerApp(App):
                 recovery.discard(self.path)
                 self.exit(0)
 
-        where = safe_text(self.path) if self.path else "the text from standard input"
+        where = (safe_text(self.path) if self.path else "the text from standard input" if self.source == "stdin"
+                 else "the file's text (changed when it was read, so it has no file to go back to)")
         self.push_screen(
             ChoiceDialog("Unsaved edits", f"You changed {where}. Save before quitting?",
                          [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),

@@ -337,6 +337,18 @@ class EncodingPicker(Dialog):
         self.dismiss(None)
 
 
+def help_text(what: str) -> Text:
+    """A help line with its `code` spans in bold instead of literal backticks.
+
+    >>> help_text("pick (every one `tokscope encodings` lists)").plain
+    'pick (every one tokscope encodings lists)'
+    """
+    out = Text()
+    for k, part in enumerate(what.split("`")):
+        out.append(part, style="bold" if k % 2 else "")
+    return out
+
+
 class HelpScreen(Dialog):
     """Every key, grouped; Escape, q or F1 closes it."""
 
@@ -347,13 +359,20 @@ class HelpScreen(Dialog):
         self.sections = sections
 
     def compose(self) -> ComposeResult:
-        text = Text()
+        from rich.console import Group
+        from rich.table import Table
+
+        parts: list = []
         for title, rows in self.sections:
-            text.append(f"{title}\n", style="bold underline")
+            parts.append(Text(title, style="bold underline"))
+            # a table: a description that wraps stays in its column (it went back to column 0)
+            table = Table(show_header=False, box=None, padding=(0, 1, 0, 2), expand=True)
+            table.add_column(no_wrap=True, width=18, style="bold")
+            table.add_column(ratio=1)
             for keys, what in rows:
-                text.append(f"  {keys:<18}", style="bold")
-                text.append(f"{what}\n")
-            text.append("\n")
+                table.add_row(keys, help_text(what))
+            parts += [table, Text("")]
+        text = Group(*parts)
         with Vertical(id="help"):
             yield Label("tokscope keys  (Escape to close)", id="dialog-title")
             with VerticalScroll(id="help-body"):
