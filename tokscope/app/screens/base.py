@@ -60,7 +60,7 @@ def fit_footer(bindings: Mapping[str, ActiveBinding], width: int, key_display, *
     besides its key and label (a compact footer: a space between them and one after).
 
     >>> from textual.binding import Binding
-    >>> b = {k: ActiveBinding(None, Binding(k, "x", label), True) for k, label in
+    >>> b = {k: ActiveBinding(None, Binding(k, f"do_{label}", label), True) for k, label in
     ...      [("escape", "Back"), ("ctrl+q", "Quit"), ("f1", "Help"), ("f2", "Encoding")]}
     >>> def shown(width, **kw):
     ...     fitted = fit_footer(b, width, lambda binding: binding.key, **kw)
@@ -81,10 +81,18 @@ def fit_footer(bindings: Mapping[str, ActiveBinding], width: int, key_display, *
         return len(key_display(binding)) + len(binding.description) + gap
 
     def total() -> int:
-        return sum(cost(k) for k, a in out.items() if a.binding.show) - 1
+        # the footer shows one key per action (ctrl+up,alt+up is one entry)
+        firsts = {}
+        for k, a in out.items():
+            if a.binding.show:
+                firsts.setdefault(a.binding.action, k)
+        return sum(cost(k) for k in firsts.values()) - 1
 
     def hide(key: str) -> None:
-        out[key] = out[key]._replace(binding=replace(out[key].binding, show=False))
+        action = out[key].binding.action
+        for k, a in out.items():
+            if a.binding.action == action and a.binding.show:
+                out[k] = a._replace(binding=replace(a.binding, show=False))
 
     if total() <= width:
         return out
