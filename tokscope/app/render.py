@@ -489,15 +489,14 @@ def worst_contrast(fg, bg) -> float:
 def readable(style, base=None):
     """``style`` (a Rich style) with its text colour made black or white when it would reach less
     than :data:`MIN_CONTRAST` on its background in truecolor or in 256 colours (its colours, else
-    those of ``base``, the widget's style); a standard (16-colour) background gets a standard black
-    or bright white.
+    those of ``base``, the widget's style). In 16 colours only a colour drawn on itself changes.
 
     >>> from rich.style import Style
     >>> readable(Style(color="#c8c8c8", bgcolor="#ffffff")).color.name
     '#000000'
     >>> readable(Style(color="#ffffff", bgcolor="#3f7cc4")).color.name  # 3.5:1 in 256 colours
     '#000000'
-    >>> readable(Style(color="bright_red", bgcolor="magenta")).color.name
+    >>> readable(Style(color="magenta", bgcolor="magenta")).color.name
     'bright_white'
     >>> s = Style(color="#ffffff", bgcolor="#000000"); readable(s) is s
     True
@@ -512,13 +511,19 @@ def readable(style, base=None):
     fg = style.color or (base.color if base is not None else None)
     if bg is None or fg is None or style.reverse or bg.is_default or fg.is_default:
         return style
+    standard = bg.type in (ColorType.STANDARD, ColorType.WINDOWS)
+    if standard:
+        # a 16-colour terminal draws these in its own palette (Textual maps them through its ANSI
+        # theme first): the palette's 16-colour pairs are chosen for it, and a glyph takes its
+        # piece's own text colour (token_view's CSS), so only a colour on itself is changed
+        if fg != bg:
+            return style
+        return style + Style(color=Color.parse("black" if bg.number in (3, 6, 7, 10, 11, 14, 15) else "bright_white"))
     if worst_contrast(fg, bg) >= MIN_CONTRAST:
         return style
-    standard = bg.type in (ColorType.STANDARD, ColorType.WINDOWS)
-    choices = [Color.parse("black"), Color.parse("bright_white")] if standard else [
-        Color.parse("#000000"), Color.parse("#ffffff")]
+    choices = [Color.parse("#000000"), Color.parse("#ffffff")]
     best = max(choices, key=lambda c: worst_contrast(c, bg))
-    if standard or worst_contrast(best, bg) >= MIN_CONTRAST:
+    if worst_contrast(best, bg) >= MIN_CONTRAST:
         return style + Style(color=best)
     # a mid-tone background neither black nor white reaches (in 256 colours): move it away from
     # the text's colour until one does

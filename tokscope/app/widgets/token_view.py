@@ -102,6 +102,13 @@ class Palette:
         for name in PARTS:
             setattr(self, name, get(f"token-view--{name}", partial=True))
         self.mono = widget.has_class("-mono")
+        if widget.has_class("-ansi"):
+            from rich.style import Style
+
+            # in 16 colours a glyph keeps its piece's text colour (the pairs are chosen for
+            # contrast) and is marked by style: a colour of its own came out magenta on magenta
+            self.control = Style(bold=True)
+            self.whitespace = Style(italic=True)
         app = widget.app if widget.is_attached else None
         if app is not None and not self.mono and not widget.has_class("-ansi") and app.theme != DEFAULT_THEME:
             self._from_theme(app.theme_variables)
@@ -225,8 +232,8 @@ class TokenView(ScrollView, can_focus=True):
     TokenView.-ansi > .token-view--mark { color: ansi_bright_cyan; }
     TokenView.-ansi > .token-view--gap { color: ansi_white; }
     TokenView.-ansi > .token-view--selected { background: ansi_bright_white; color: ansi_black; }
-    TokenView.-ansi > .token-view--control { color: ansi_bright_red; }
-    TokenView.-ansi > .token-view--whitespace { color: ansi_bright_yellow; }
+    TokenView.-ansi > .token-view--control { text-style: bold; }
+    TokenView.-ansi > .token-view--whitespace { text-style: italic; }
     TokenView.-ansi > .token-view--id { color: ansi_white; }
     TokenView.-ansi > .token-view--pending { color: ansi_white; }
 
