@@ -164,9 +164,12 @@ async def test_add_remove_and_limits(notes):
         await pilot.pause()
         await wait_compared(pilot, screen)
         assert [s.name for s in screen.slots] == ["gpt2", "o200k_base", "cl100k_base", "p50k_base"]
-        await pilot.press("a")  # a fifth does not fit
-        assert any("At most 4" in m for m, _ in notes)
-        assert len(screen.query(ComparePane)) == 4
+        await pilot.press("a")  # a fifth does not fit: the picker asks which to replace
+        await pilot.pause()
+        assert "Replace pane" in str(app.screen.query_one("#picker-title").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and len(screen.query(ComparePane)) == 4
         screen.query_one(f"#view-{screen.slots[1].key}", ComparePane).focus()
         await pilot.press("x")
         await wait_compared(pilot, screen)
@@ -187,12 +190,12 @@ async def test_prices_drive_the_cost_columns(load):
         for row, name in enumerate(["gpt2", "o200k_base"]):
             n = len(load(name).encode(TEXT))
             cells = table.get_row_at(row)
-            assert cells[9:] == [format_money(n * 3 / 1e6), format_money(n * 15 / 1e6),
+            assert cells[2:6] == [format_money(n * 3 / 1e6), format_money(n * 15 / 1e6),
                                  format_money(n * 1000 * 3 / 1e6), format_money(n * 1000 * 15 / 1e6)]
         price = screen.query_one("#cmp-price-in", Input)
         price.value = "-2"
         await pilot.pause()
-        assert price.has_class("-invalid") and table.get_row_at(0)[9] == "-"
+        assert price.has_class("-invalid") and table.get_row_at(0)[2] == "-"
 
 
 async def test_editing_drives_all_panes_and_returns_to_the_explorer(load):
@@ -251,3 +254,106 @@ def test_snapshot(snap_compare, size):
         await pilot.pause()
 
     assert snap_compare(make(), terminal_size=size, run_before=run_before)
+
+
+FOUR = ["o200k_base", "gpt2", "cl100k_base", "llama3"]
+
+
+def pane_rows(screen: CompareScreen) -> list[int]:
+    """The rows of text each pane shows (its content height on screen)."""
+    return [screen.query_one(f"#view-{s.key}", ComparePane).content_region.height for s in screen.slots]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_four_encodings_fit_with_the_text_open(size):
+    app = make()
+    async with app.run_test(size=size) as pilot:
+        screen = await open_compare(pilot, FOUR)
+        assert not screen.side_by_side
+        assert all(rows >= 2 for rows in pane_rows(screen)), pane_rows(screen)
+        # stacked on a short terminal, each title keeps the name and the count
+        for k, slot in enumerate(screen.slots, 1):
+            title = str(screen.query_one(f"#box-{slot.key}").border_title)
+            assert title == f"{k}. {slot.tokenizer.name} · {len(slot.doc.ids):,} tokens"
+        await pilot.press("e")
+        await pilot.pause()
+        assert screen.has_class("-editing")
+        assert all(rows >= 1 for rows in pane_rows(screen)), pane_rows(screen)
+        assert screen.query_one("#cmp-editor").content_region.height >= 2
+        # the cost columns are in view at this width, and scrolling right keeps the names
+        table = screen.query_one("#cmp-stats", DataTable)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert labels[:4] == ["encoding", "tokens", "in $", "out $"] and table.fixed_columns == 1
+        assert sum(c.get_render_width(table) for c in table.ordered_columns[:4]) <= size[0]
+
+
+async def test_side_by_side_titles_keep_the_names_and_the_counts_go_under():
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_compare(pilot, FOUR)
+        await pilot.press("l")
+        await wait_compared(pilot, screen)
+        assert screen.side_by_side
+        for k, slot in enumerate(screen.slots, 1):
+            box = screen.query_one(f"#box-{slot.key}")
+            assert str(box.border_title) == f"{k}. {slot.tokenizer.name}"
+            assert str(box.border_subtitle) == f"{len(slot.doc.ids):,} tokens"
+            assert len(str(box.border_title)) + 4 <= box.size.width  # drawn whole
+
+
+async def test_a_with_four_encodings_opens_the_picker_and_typed_letters_never_edit():
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_compare(pilot, FOUR)
+        focused = screen.query_one(f"#view-{screen.slots[1].key}", ComparePane)
+        focused.focus()
+        await pilot.press("a", *"encoding", "escape")  # a word typed after: into the picker's filter
+        await pilot.pause()
+        assert app.screen is screen and not screen.has_class("-editing")
+        assert screen.text == app.text == TEXT
+        # a pick replaces the focused pane, in its place, and the new pane has the focus
+        await pilot.press("a", *"p50k_base", "enter")
+        await wait_compared(pilot, screen)
+        assert [s.name for s in screen.slots] == ["o200k_base", "p50k_base", "cl100k_base", "llama3"]
+        boxes = [b.id for b in screen.query_one("#cmp-panes").children]
+        assert boxes == [f"box-{s.key}" for s in screen.slots]
+        assert app.focused is screen.query_one(f"#view-{screen.slots[1].key}", ComparePane)
+        await pilot.press(*"el")  # e opens the text; l is typed into it, where the user looks
+        await pilot.pause()
+        assert screen.has_class("-editing")
+
+
+async def test_reopening_remembers_encodings_prices_and_layout():
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_compare(pilot)
+        screen.add_encoding("llama3")
+        await wait_compared(pilot, screen)
+        screen.query_one("#cmp-price-in", Input).value = "3"
+        screen.query_one("#cmp-copies", Input).value = "1,000"
+        screen._focus_first()
+        await pilot.press("l", "escape")
+        await settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        again = app.screen
+        assert isinstance(again, CompareScreen) and again is not screen
+        await wait_compared(pilot, again)
+        assert [s.name for s in again.slots] == ["o200k_base", "gpt2", "cl100k_base", "llama3"]
+        assert again.query_one("#cmp-price-in", Input).value == "3"
+        assert again.query_one("#cmp-copies", Input).value == "1,000"
+        assert again.side_by_side
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_agreement_figure_is_never_cut_on_a_long_text(size):
+    text = "".join(f"def f{i}(x):\n    return x * {i} + len('日本語 {i}')\n" for i in range(2500))  # ~100 KB
+    app = make(text)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_compare(pilot, ["o200k_base", "gpt2"])
+        label = screen.query_one("#cmp-info")
+        shown = str(label.render())
+        figure = f"{screen.result.agreed_share * 100:.1f}%"
+        assert figure in shown and len(shown.rstrip()) <= label.size.width
+        if size[0] >= 80:
+            assert f"{len(text):,} ch" in shown

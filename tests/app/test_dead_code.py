@@ -21,7 +21,8 @@ TEXTUAL_NAMES = [
     "render_lines", "can_replace", "discover", "search", "notify_style_update", "get_size", "post_message",
     "CSS_PATH", "DEFAULT_CSS", "SCOPED_CSS", "BINDINGS", "COMMANDS", "TITLE", "ENABLE_COMMAND_PALETTE",
     "COMPONENT_CLASSES", "border_title", "border_subtitle", "cursor_blink", "highlighted", "placeholder",
-    "auto_expand", "window_virtual_size", "document", "wrapped_document", "__stdin__",
+    "auto_expand", "window_virtual_size", "document", "wrapped_document", "__stdin__", "get_default_screen",
+    "get_system_commands", "get_css_variables", "active_bindings", "load_text", "fixed_columns",
     # the explorer's state API and entry points (tokscope.app.views, the CLI, the benchmarks)
     "idle", "select_piece", "text_edited", "run_explorer", "finished_at", "shown_at", "mtime_ns", "parameters",
 ]

@@ -269,6 +269,17 @@ async def test_copy_falls_back_to_osc52(make_app, notes, monkeypatch):
         assert any("OSC 52" in m for m, _ in notes)
 
 
+def help_plain(screen, width: int) -> str:
+    """The help screen's text as drawn ``width`` columns wide."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=width, file=io.StringIO(), record=True)
+    console.print(screen.query_one("#help-text").content)
+    return console.export_text()
+
+
 async def test_help_lists_every_key(make_app):
     app = make_app("x")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -276,10 +287,15 @@ async def test_help_lists_every_key(make_app):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        text = str(app.screen.query_one("#help-text").render())
+        text = help_plain(app.screen, 64)
         for key, *_ in APP_KEYS:
             label = key.upper() if key.startswith("f") else "Ctrl+" + key[5:].upper()
             assert label in text
+        # a wrapped description stays in its column, and no literal backtick is shown
+        assert "`" not in text
+        lines = text.splitlines()
+        k = next(i for i, line in enumerate(lines) if line.strip().startswith("F2 "))
+        assert lines[k + 1].startswith(" " * 20) and lines[k + 1].strip()
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 

@@ -195,3 +195,22 @@ def test_snapshot_normalisation(snap_compare):
         await pilot.pause()
 
     assert snap_compare(make(), terminal_size=(100, 30), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 16)])
+async def test_the_embedding_size_is_never_cut_inside_a_number(size):
+    import re
+
+    app = make()
+    async with app.run_test(size=size) as pilot:
+        screen = await open_insights(pilot)
+        screen.query_one("#ins-width", Input).value = "12288"
+        await pilot.pause()
+        embed = screen.query_one("#ins-embed", Static)
+        lines = [strip.text.strip() for strip in embed.render_lines(embed.region.reset_offset)]
+        shown = " ".join(line for line in lines if line)
+        megabytes = 200_019 * 12_288 * 2 / 1e6
+        assert re.search(r"\b2,457\.8 M\b", shown), shown
+        # every number shown is whole: the parameter count, and the size in MB or nothing of it
+        assert f"{megabytes:,.0f} MB" in shown or "MB" not in shown, shown
+        assert "(" not in shown or ")" in shown, shown

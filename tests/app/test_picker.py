@@ -284,3 +284,66 @@ def test_snapshot_hub_models_80x24(snap_compare, hub):
         await pilot.pause()
 
     assert snap_compare(make("meta-llama/Llama-2-7b-hf"), terminal_size=(80, 24), run_before=run_before)
+
+
+def snapshot_of(hub: Path, model_id: str) -> Path:
+    org, name = model_id.split("/")
+    return hub / f"models--{org}--{name}" / "snapshots" / COMMIT
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 16)])
+@pytest.mark.parametrize("what", ["file", "folder"])
+async def test_a_typed_path_is_offered_and_loads(hub, what, size):
+    folder = snapshot_of(hub, "google-bert/bert-base-uncased")
+    path = str(folder / "tokenizer.json") if what == "file" else str(folder)
+    app = make()
+    async with app.run_test(size=size) as pilot:
+        picker = await open_picker(pilot)
+        picker.query_one(Input).value = path[:-5]  # the start as if typed; the end typed
+        await pilot.press(*path[-5:])
+        await pilot.pause()
+        assert picker.shown[0] == -1 and picker.highlighted == -1
+        assert option_lines(picker)[0].startswith(f" ▸ the {what} ")
+        assert f"Enter loads the {what}" in str(picker.query_one("#picker-count", Static).render())
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is not picker
+        assert app.tokenizer.kind == "WordPiece"
+        assert app.doc.ids == registry.load(path).encode("Hello wörld")
+
+
+async def test_a_missing_path_says_so(hub, tmp_path):
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        picker = await open_picker(pilot)
+        await pilot.press(*"./nowhere/tokenizer.json")
+        await pilot.pause()
+        assert picker.highlighted is None
+        assert "no file or folder './nowhere/tokenizer.json'" in str(picker.query_one("#picker-count", Static).render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is picker
+
+
+async def test_compare_adds_a_path(hub):
+    from tokscope.app.screens.compare import CompareScreen
+    from helpers import idle
+
+    path = str(snapshot_of(hub, "google-bert/bert-base-uncased") / "tokenizer.json")
+    app = make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.push_screen(CompareScreen(["o200k_base", "gpt2"]))
+        await idle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, EncodingPicker)
+        picker.query_one(Input).value = path[:-5]
+        await pilot.press(*path[-5:], "enter")
+        await idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and len(screen.slots) == 3
+        added = screen.slots[-1]
+        assert added.error is None and added.tokenizer.kind == "WordPiece"
+        assert list(added.doc.ids) == registry.load(path).encode("Hello wörld")

@@ -312,6 +312,77 @@ async def test_save_and_reopen(data_dir):
         assert tok.encode(TEXT) == result.tokenizer().encode(TEXT)
 
 
+async def test_a_trained_tokenizer_outlives_the_screen_and_quit_asks_before_discarding_it(data_dir):
+    app = make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_train(pilot)
+        await set_form(pilot, screen, size="30", kind="merges")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: screen.state == "done")
+        result = screen.result
+        rows = list(screen.query_one("#tr-merges", MergeList).rows)
+        await pilot.press("escape")  # leave the screen: the run is kept
+        await pilot.pause()
+        assert not isinstance(app.screen, TrainScreen)
+        await pilot.press("f8")
+        await pilot.pause()
+        again = app.screen
+        assert isinstance(again, TrainScreen) and again is not screen
+        assert again.result is result and again.state == "done"
+        assert again.query_one("#tr-merges", MergeList).rows == rows
+        assert "Not saved yet" in status(again)
+        assert not again.query_one("#tr-save", Button).disabled
+        # quitting asks first; Cancel stays
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert app.is_running and "Unsaved tokenizer" in str(app.screen.query_one("#dialog-title").render())
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.is_running and app.screen is again
+        # saved, it no longer asks
+        again.query_one("#tr-name", Input).value = "kept"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert (data_dir / "tokenizers" / "kept.json").is_file()
+        assert app.trained.saved_name == "kept" and not app.trained.unsaved
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_compare_from_training_keeps_the_explorers_encoding(data_dir):
+    from tokscope.app.screens.compare import CompareScreen
+
+    app = make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_train(pilot)
+        await set_form(pilot, screen, size="20", kind="merges")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: screen.state == "done")
+        screen.query_one("#tr-name", Input).value = "cmp"
+        await pilot.press("ctrl+s", "f5")
+        await idle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+        assert app.screen.slots[0].name == "cmp"
+        assert app.encoding_name == "o200k_base"  # not switched behind the user's back
+
+
+async def test_quit_discards_an_unsaved_tokenizer_when_told(data_dir):
+    app = make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_train(pilot)
+        await set_form(pilot, screen, size="20", kind="merges")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: screen.state == "done")
+        await pilot.press("escape", "ctrl+q")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("d")  # discard
+        await pilot.pause(0.2)
+        assert not app.is_running and app.trained is None
+        assert not (data_dir / "tokenizers").exists() or not any((data_dir / "tokenizers").iterdir())
+
+
 async def test_existing_name_asks_before_overwriting(data_dir):
     from tokscope.app.screens.dialogs import ChoiceDialog
 

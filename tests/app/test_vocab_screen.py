@@ -117,8 +117,11 @@ async def test_hex_and_id_modes():
         assert table_ids(screen) == [31373]
         await type_query(pilot, screen, "999999")
         assert "unknown token id" in status(screen)
+        assert table_ids(screen) == []  # the last search's row no longer stands for the query
+        await type_query(pilot, screen, "31373")
+        assert table_ids(screen) == [31373]
         await type_query(pilot, screen, "12x")
-        assert "not a token id" in status(screen)
+        assert "not a token id" in status(screen) and table_ids(screen) == []
 
 
 async def test_enter_opens_the_merge_tree_and_escape_returns():

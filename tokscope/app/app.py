@@ -39,8 +39,8 @@ from .messages import (
     SelectionChanged,
     TokenPicked,
 )
-from .render import MODES, TEXT, layout, layout_text, relayout
-from .screens.base import TooSmall, check_size
+from .render import MODES, TEXT, layout, layout_text, readable_hex, relayout
+from .screens.base import FittedScreen, TooSmall, check_size
 from .screens.dialogs import ChoiceDialog, EncodingPicker, HelpScreen, PathPrompt
 from .views import BY_NAME, VIEWS, view_of
 from .widgets.editor import Editor
@@ -124,6 +124,15 @@ def key_label(key: str) -> str:
     return key.upper() if key.startswith("f") else key
 
 
+class ExplorerScreen(FittedScreen):
+    """The explorer's own screen: below 80 columns its footer's labels shorten (and the keys that
+    still do not fit leave it: F2 and F4 first), so no key is cut in half."""
+
+    FOOTER_SHORT = {"f2": "Enc", "f5": "Cmp", "f6": "Lang", "f7": "Stat"}
+    FOOTER_DROP = ("f2", "f4")
+    FOOTER_GAP = 1  # its compact keys have no space between key and label
+
+
 class ExplorerApp(App):
     """tokscope's main screen. See :mod:`tokscope.app.views` for the API other screens use."""
 
@@ -176,6 +185,10 @@ class ExplorerApp(App):
         self.show_template = False
         #: the training form's values, kept while the app runs (the screen reads and writes them)
         self.train_settings: dict[str, Any] = {}
+        #: the comparison screen's encodings, prices and layout, kept while the app runs
+        self.compare_settings: dict[str, Any] = {}
+        #: the training screen's last finished run, kept while the app runs (a train.Trained)
+        self.trained: Any = None
         #: the chat screen's conversation, kept while the app runs (see tokscope.app.chat_model)
         self.chat_draft: Any = None
         #: the signal that stopped the app and the recovery file its edits went to
@@ -186,6 +199,31 @@ class ExplorerApp(App):
         self._slow: Tokenizer | None = None
 
     # ----- composition -----------------------------------------------------------------------
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables, its body text made to reach 4.5:1 on its backgrounds (a few of
+        Textual's themes, Solarized's for one, fall just short)."""
+        variables = super().get_css_variables()
+        grounds = [variables[k] for k in ("background", "surface", "panel") if str(variables.get(k, "")).startswith("#")]
+        fg = str(variables.get("foreground", ""))
+        if grounds and fg.startswith("#") and len(fg) == 7 and all(len(g) == 7 for g in grounds):
+            variables["foreground"] = readable_hex(fg, grounds)
+            self.theme_variables = variables
+        return variables
+
+    def get_system_commands(self, screen):
+        """Textual's palette commands, Quit saying what it does here (it asks first when edits or
+        a trained tokenizer would be lost) and Theme what it restyles."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Quit":
+                command = command._replace(help="Quit tokscope (asks first when unsaved edits or a trained "
+                                                "tokenizer would be lost)")
+            elif command.title == "Theme":
+                command = command._replace(help="Change the theme: every pane restyles, the token colours too")
+            yield command
+
+    def get_default_screen(self) -> ExplorerScreen:
+        return ExplorerScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         kind = palette_kind(self)
@@ -207,6 +245,8 @@ class ExplorerApp(App):
         yield TooSmall(MIN_WIDTH, MIN_HEIGHT)
 
     def on_mount(self) -> None:
+        # NO_COLOR: the cursor and focused panes are drawn by style and shape (explorer.tcss)
+        self.set_class(palette_kind(self) == "mono", "-mono")
         self._check_size()
         self.editor.focus()
         self._input_title()
@@ -876,6 +916,20 @@ class ExplorerApp(App):
 
         if ask_before_quit(self):  # the chat's conversation has unsaved edits: that is asked first
             return
+        trained = self.trained
+        if trained is not None and trained.unsaved:
+            def trained_answer(choice: str | None) -> None:
+                if choice == "discard":
+                    self.trained = None
+                    self.call_later(self.action_quit)
+                elif choice == "save":
+                    self.open_view("train")
+                    self.notify("Type a name and press Ctrl+S to save the tokenizer", markup=False)
+
+            self.push_screen(ChoiceDialog(
+                "Unsaved tokenizer", "The tokenizer you trained is not saved. Quit and discard it?",
+                [("save", "Save it"), ("discard", "Discard"), ("cancel", "Cancel")]), trained_answer)
+            return
         if not self.modified or self.source == "sample":
             self.exit(0)
             return
@@ -887,7 +941,8 @@ class ExplorerApp(App):
                 recovery.discard(self.path)
                 self.exit(0)
 
-        where = safe_text(self.path) if self.path else "the text from standard input"
+        where = (safe_text(self.path) if self.path else "the text from standard input" if self.source == "stdin"
+                 else "the file's text (changed when it was read, so it has no file to go back to)")
         self.push_screen(
             ChoiceDialog("Unsaved edits", f"You changed {where}. Save before quitting?",
                          [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),

@@ -437,3 +437,127 @@ def token_text(data: bytes, style: str = "") -> Text:
         out.append(glyph, style=WS_STYLE if kind == "ws" else ("bold red" if kind == "ctrl" else ""))
     flush()
     return out
+
+
+# ----- readable colours --------------------------------------------------------------------------
+
+#: the contrast (WCAG 2) every text drawn must reach against its background
+MIN_CONTRAST = 4.5
+
+
+def luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG 2 relative luminance of an sRGB colour.
+
+    >>> luminance((0, 0, 0)), luminance((255, 255, 255))
+    (0.0, 1.0)
+    """
+    def channel(c: int) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """WCAG 2 contrast ratio of two colours (1 to 21).
+
+    >>> round(contrast((255, 255, 255), (0, 0, 0)), 1), round(contrast((200, 200, 200), (255, 255, 255)), 2)
+    (21.0, 1.67)
+    """
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _drawn(color) -> list[tuple[int, int, int]]:
+    """The colours ``color`` may be drawn as: itself and, in 256 colours, its nearest (a standard
+    colour is drawn as the terminal's palette has it: Rich's default one)."""
+    from rich.color import ColorSystem, ColorType
+
+    true = tuple(color.get_truecolor())
+    if color.type in (ColorType.STANDARD, ColorType.WINDOWS):
+        return [true]
+    return [true, tuple(color.downgrade(ColorSystem.EIGHT_BIT).get_truecolor())]
+
+
+def worst_contrast(fg, bg) -> float:
+    """The lowest contrast of ``fg`` on ``bg`` (Rich colours) in truecolor and in 256 colours."""
+    return min(contrast(f, b) for f in _drawn(fg) for b in _drawn(bg))
+
+
+@lru_cache(maxsize=4096)
+def readable(style, base=None):
+    """``style`` (a Rich style) with its text colour made black or white when it would reach less
+    than :data:`MIN_CONTRAST` on its background in truecolor or in 256 colours (its colours, else
+    those of ``base``, the widget's style). In 16 colours only a colour drawn on itself changes.
+
+    >>> from rich.style import Style
+    >>> readable(Style(color="#c8c8c8", bgcolor="#ffffff")).color.name
+    '#000000'
+    >>> readable(Style(color="#ffffff", bgcolor="#3f7cc4")).color.name  # 3.5:1 in 256 colours
+    '#000000'
+    >>> readable(Style(color="magenta", bgcolor="magenta")).color.name
+    'bright_white'
+    >>> s = Style(color="#ffffff", bgcolor="#000000"); readable(s) is s
+    True
+    >>> fixed = readable(Style(color="#ffffff", bgcolor="#b86b00"))  # a mid tone: the background moves
+    >>> worst_contrast(fixed.color, fixed.bgcolor) >= MIN_CONTRAST
+    True
+    """
+    from rich.color import Color, ColorType
+    from rich.style import Style
+
+    bg = style.bgcolor or (base.bgcolor if base is not None else None)
+    fg = style.color or (base.color if base is not None else None)
+    if bg is None or fg is None or style.reverse or bg.is_default or fg.is_default:
+        return style
+    standard = bg.type in (ColorType.STANDARD, ColorType.WINDOWS)
+    if standard:
+        # a 16-colour terminal draws these in its own palette (Textual maps them through its ANSI
+        # theme first): the palette's 16-colour pairs are chosen for it, and a glyph takes its
+        # piece's own text colour (token_view's CSS), so only a colour on itself is changed
+        if fg != bg:
+            return style
+        return style + Style(color=Color.parse("black" if bg.number in (3, 6, 7, 10, 11, 14, 15) else "bright_white"))
+    if worst_contrast(fg, bg) >= MIN_CONTRAST:
+        return style
+    choices = [Color.parse("#000000"), Color.parse("#ffffff")]
+    best = max(choices, key=lambda c: worst_contrast(c, bg))
+    if worst_contrast(best, bg) >= MIN_CONTRAST:
+        return style + Style(color=best)
+    # a mid-tone background neither black nor white reaches (in 256 colours): move it away from
+    # the text's colour until one does
+    away = (255, 255, 255) if best.get_truecolor() == (0, 0, 0) else (0, 0, 0)
+    r, g, b = bg.get_truecolor()
+    for step in range(1, 11):
+        t = step / 10
+        moved = Color.from_rgb(*(round(c + (a - c) * t) for c, a in zip((r, g, b), away)))
+        if worst_contrast(best, moved) >= MIN_CONTRAST:
+            return style + Style(color=best, bgcolor=moved)
+    return style + Style(color=best, bgcolor=Color.from_rgb(*away))
+
+
+def readable_hex(fg: str, backgrounds: list[str]) -> str:
+    """``fg`` (``#rrggbb``) moved towards white or black (whichever its backgrounds are further
+    from) just far enough to reach :data:`MIN_CONTRAST` on every one of ``backgrounds``, in
+    truecolor and in 256 colours.
+
+    >>> readable_hex("#839496", ["#002b36"])  # Solarized's body text: 4.35:1 in 256 colours
+    '#8c9b9d'
+    >>> readable_hex("#e0e0e0", ["#121212"])
+    '#e0e0e0'
+    """
+    from rich.color import Color
+
+    start, grounds = Color.parse(fg), [Color.parse(b) for b in backgrounds]
+    if min(worst_contrast(start, g) for g in grounds) >= MIN_CONTRAST:
+        return fg
+    dark = sum(luminance(tuple(g.get_truecolor())) for g in grounds) / len(grounds) < 0.18
+    target = (255, 255, 255) if dark else (0, 0, 0)
+    r, g, b = start.get_truecolor()
+    for step in range(1, 101):
+        t = step / 100
+        moved = tuple(round(c + (a - c) * t) for c, a in zip((r, g, b), target))
+        if min(worst_contrast(Color.from_rgb(*moved), ground) for ground in grounds) >= MIN_CONTRAST:
+            return "#%02x%02x%02x" % moved
+    return "#%02x%02x%02x" % target

@@ -9,8 +9,10 @@ footer, which shows the view's own keys.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -69,9 +71,90 @@ def _refocus(screen: Screen, widget: Widget) -> None:
         screen.set_focus(widget)
 
 
-class ViewScreen(Screen):
-    """A view of the explorer: the too-small message. Its ``BINDINGS`` end with
-    :func:`view_bindings` (the app's view keys, not listed in its footer)."""
+def fit_footer(bindings: Mapping[str, ActiveBinding], width: int, key_display, *, gap: int = 2,
+               short: Mapping[str, str] | None = None, drop: Sequence[str] = ()) -> dict[str, ActiveBinding]:
+    """``bindings`` with what the footer shows made to fit ``width`` cells, so no key is cut in
+    half: first the ``short`` labels (key -> label), then the keys of ``drop`` leave the footer in
+    that order, then the last keys shown; every key still works. ``gap`` is what a key costs
+    besides its key and label (a compact footer: a space between them and one after).
+
+    >>> from textual.binding import Binding
+    >>> b = {k: ActiveBinding(None, Binding(k, f"do_{label}", label), True) for k, label in
+    ...      [("escape", "Back"), ("ctrl+q", "Quit"), ("f1", "Help"), ("f2", "Encoding")]}
+    >>> def shown(width, **kw):
+    ...     fitted = fit_footer(b, width, lambda binding: binding.key, **kw)
+    ...     return [(a.binding.key, a.binding.description) for a in fitted.values() if a.binding.show]
+    >>> shown(80)
+    [('escape', 'Back'), ('ctrl+q', 'Quit'), ('f1', 'Help'), ('f2', 'Encoding')]
+    >>> shown(38, short={"f2": "Enc"})
+    [('escape', 'Back'), ('ctrl+q', 'Quit'), ('f1', 'Help'), ('f2', 'Enc')]
+    >>> shown(31, drop=["f2"])
+    [('escape', 'Back'), ('ctrl+q', 'Quit'), ('f1', 'Help')]
+    >>> shown(20)
+    [('escape', 'Back')]
+    """
+    out = dict(bindings)
+
+    def cost(key: str) -> int:
+        binding = out[key].binding
+        return len(key_display(binding)) + len(binding.description) + gap
+
+    def total() -> int:
+        # the footer shows one key per action (ctrl+up,alt+up is one entry)
+        firsts = {}
+        for k, a in out.items():
+            if a.binding.show:
+                firsts.setdefault(a.binding.action, k)
+        return sum(cost(k) for k in firsts.values()) - 1
+
+    def hide(key: str) -> None:
+        action = out[key].binding.action
+        for k, a in out.items():
+            if a.binding.action == action and a.binding.show:
+                out[k] = a._replace(binding=replace(a.binding, show=False))
+
+    if total() <= width:
+        return out
+    for key, label in (short or {}).items():
+        if key in out and out[key].binding.show:
+            out[key] = out[key]._replace(binding=replace(out[key].binding, description=label))
+    for key in drop:
+        if total() <= width:
+            return out
+        if key in out and out[key].binding.show:
+            hide(key)
+    for key in reversed([k for k, a in out.items() if a.binding.show]):
+        if total() <= width:
+            break
+        hide(key)
+    return out
+
+
+class FittedScreen(Screen):
+    """A screen whose footer never cuts a key: see :func:`fit_footer` (``FOOTER_SHORT``: shorter
+    labels; ``FOOTER_DROP``: the keys that leave the footer first when it is narrow)."""
+
+    FOOTER_SHORT: dict[str, str] = {}
+    #: the app's keys go first (they work everywhere and F1 lists them), the view's own stay
+    FOOTER_DROP: tuple[str, ...] = ("f2", "f1", "ctrl+q")
+    #: what a key costs in the footer besides its key and label
+    FOOTER_GAP = 2
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        bindings = super().active_bindings
+        # only the app's own keys leave first (a view that binds F1 itself keeps it)
+        drop = [k for k in self.FOOTER_DROP if k in bindings and bindings[k].node is self.app]
+        return fit_footer(bindings, self.app.size.width, self.app.get_key_display,
+                          gap=self.FOOTER_GAP, short=self.FOOTER_SHORT, drop=drop)
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
+
+
+class ViewScreen(FittedScreen):
+    """A view of the explorer: the too-small message and a footer that fits. Its ``BINDINGS`` end
+    with :func:`view_bindings` (the app's view keys, not listed in its footer)."""
 
     #: the smallest terminal the view works in (columns, rows)
     MIN_SIZE = (60, 16)
@@ -83,3 +166,4 @@ class ViewScreen(Screen):
 
     def on_resize(self) -> None:
         check_size(self, self.app.size, self.MIN_SIZE)
+        self.refresh_bindings()

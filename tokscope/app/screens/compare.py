@@ -53,15 +53,23 @@ from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
+from ..widgets.editor import Editor
 from ..widgets.token_view import palette_kind
 from .base import ViewScreen, view_bindings
+from .dialogs import short_name
 
 #: at this width and wider the panes sit side by side unless the user chose otherwise
 SIDE_BY_SIDE_WIDTH = 120
 #: the time budget of ``d``'s search for a text two panes split differently
 DIFF_SECONDS = 3.0
+#: below this height stacked panes are a title line over their rows (80x24 included)
+SHORT_HEIGHT = 30
 #: the tokenizers a conversation is compared under besides the explorer's (three chat formats)
 CHAT_COMPARE = ("o200k_base", "o200k_harmony", "llama3")
+
+#: the table's columns comparing a text (the cost right after the count)
+TEXT_COLUMNS = ("encoding", "tokens", "in $", "out $", "in xN", "out xN", "ch/tok", "tok/wd", "by/tok", "partial",
+                "1-byte", "+cuts", "-cuts")
 
 _keys = itertools.count(1)
 
@@ -83,6 +91,24 @@ class Slot:
     gen: int = -1
     #: set to stop the pane's running job (a thread cannot be interrupted: it checks this)
     cancel: threading.Event = field(default_factory=threading.Event)
+
+
+def info_line(chars: int, agree: str | None, room: int) -> str:
+    """The top line's figures in ``room`` cells: the share of cuts that agree first, then the
+    length; a label is shortened or a figure left out, never a number cut.
+
+    >>> info_line(1_000_000, "68.2%", 31), info_line(1_000_000, "68.2%", 26)
+    ('cuts agree 68.2% · 1,000,000 ch', 'agree 68.2% · 1,000,000 ch')
+    >>> info_line(1_000_000, "68.2%", 20), info_line(101, None, 30)
+    ('cuts agree 68.2%', '101 ch')
+    """
+    length = f"{chars:,} ch"
+    if agree is None:
+        return length
+    for line in (f"cuts agree {agree} · {length}", f"agree {agree} · {length}", f"cuts agree {agree}"):
+        if len(line) <= room:
+            return line
+    return f"agree {agree}"
 
 
 def _num(value: float | None) -> str:
@@ -130,19 +156,28 @@ class CompareScreen(ViewScreen):
     #cmp-top Label { padding: 0 1 0 0; }
     #cmp-top Input { border: none; height: 1; width: 9; padding: 0 1; margin: 0 1 0 0; }
     #cmp-top Input.-invalid { background: $error 40%; }
+    CompareScreen.-narrow #cmp-top Input { width: 7; }
     #cmp-info { width: 1fr; }
     #cmp-editor { height: 5; border: round $accent; display: none; }
     CompareScreen.-editing #cmp-editor { display: block; }
     #cmp-panes { height: 1fr; layout: vertical; }
     #cmp-panes.-side { layout: horizontal; }
-    .cmp-pane { height: 1fr; width: 1fr; border: round $foreground 45%; padding: 0;
+    .cmp-pane { height: 1fr; width: 1fr; min-height: 2; border: round $foreground 45%; padding: 0;
                 border-title-color: $foreground; border-subtitle-color: $foreground; }
     .cmp-pane:focus-within { border: round $accent; }
+    /* stacked on a short terminal, a pane is a title line over its rows (no side or bottom
+       border), so four panes and the open text still each get rows */
+    CompareScreen.-short #cmp-panes.-stacked .cmp-pane { border: none; border-top: solid $foreground 45%; }
+    CompareScreen.-short #cmp-panes.-stacked .cmp-pane:focus-within { border: none; border-top: heavy $accent; }
+    CompareScreen.-short.-editing #cmp-editor { height: 4; }
+    CompareScreen.-short.-editing #cmp-note { display: none; }
     .cmp-error { display: none; color: $error; padding: 0 1; height: 1fr; }
     .cmp-pane.-failed .cmp-error { display: block; }
     .cmp-pane.-failed ComparePane { display: none; }
     #cmp-stats { height: auto; max-height: 7; }
-    CompareScreen.-short #cmp-stats { max-height: 4; }
+    CompareScreen.-short #cmp-stats { max-height: 6; }
+    CompareScreen.-short.-editing #cmp-stats { max-height: 4; }
+    CompareScreen.-tiny #cmp-stats { max-height: 4; }
     #cmp-note { height: 1; color: $foreground; }
     """
 
@@ -168,7 +203,7 @@ class CompareScreen(ViewScreen):
         self.text = ""
         self.slots: list[Slot] = []
         self.gen = 0
-        self.side: bool | None = None  # None: choose by width
+        self.side: bool | None = None  # None: choose by width (the last visit's choice once mounted)
         self.result: Comparison | None = None
         self.result_slots: list[Slot] = []
         self._edited = False
@@ -183,12 +218,15 @@ class CompareScreen(ViewScreen):
         with Horizontal(id="cmp-top"):
             yield Label("", id="cmp-info")
             yield Label("$/1M in")
-            yield Input("2.50", id="cmp-price-in", placeholder="0")
+            kept = self._kept()
+            yield Input(kept.get("price_in", "2.50"), id="cmp-price-in", placeholder="0")
             yield Label("out", id="cmp-out-label")
-            yield Input("10.00", id="cmp-price-out", placeholder="0")
+            yield Input(kept.get("price_out", "10.00"), id="cmp-price-out", placeholder="0")
             yield Label("copies")
-            yield Input("1", id="cmp-copies", placeholder="1")
-        yield TextArea("", id="cmp-editor", soft_wrap=True, tab_behavior="focus")
+            yield Input(kept.get("copies", "1"), id="cmp-copies", placeholder="1")
+        # the explorer's own editor: it keeps every character (a plain TextArea rewrote mixed line
+        # endings to the first line's, so the text came back changed)
+        yield Editor("", id="cmp-editor", soft_wrap=True, tab_behavior="focus")
         with Horizontal(id="cmp-panes"):
             for name in self._initial_names()[:MAX_ON_SCREEN]:
                 yield self._new_box(self._new_slot(name))
@@ -202,8 +240,9 @@ class CompareScreen(ViewScreen):
 
     def on_mount(self) -> None:
         app: Any = self.app
+        self.side = self._kept().get("side", self.side)
         self.text = self._text_arg if self._text_arg is not None else getattr(app, "text", "")
-        editor = self.query_one("#cmp-editor", TextArea)
+        editor = self.query_one("#cmp-editor", Editor)
         editor.load_text(self.text)
         editor.border_title = "text (Escape: back to the panes)"
         table = self.query_one("#cmp-stats", DataTable)
@@ -215,16 +254,35 @@ class CompareScreen(ViewScreen):
             for hidden in ("#cmp-out-label", "#cmp-price-out"):
                 self.query_one(hidden).display = False
         else:
-            table.add_columns("encoding", "tokens", "ch/tok", "tok/wd", "by/tok", "partial", "1-byte", "+cuts", "-cuts",
-                              "in $", "out $", "in xN", "out xN")
+            # the cost right after the count: at 80 columns the stats scroll, the cost stays in view
+            table.add_columns(*TEXT_COLUMNS)
+        table.fixed_columns = 1  # scrolling right keeps the names
         self._apply_layout()
         self._update_info()
         self._fill_table()
         self.call_after_refresh(self.refresh_all)
         self.call_after_refresh(self._focus_first)
 
+    def _kept(self) -> dict:
+        """What the last visit left (encodings, prices, layout): ``app.compare_settings``."""
+        kept = getattr(self.app, "compare_settings", None)
+        return kept if isinstance(kept, dict) else {}
+
+    def _remember(self) -> None:
+        """Keep the encodings (comparing a text), prices and layout for the next visit."""
+        kept = getattr(self.app, "compare_settings", None)
+        if not isinstance(kept, dict) or not self.is_mounted:
+            return
+        if self.chat is None:
+            kept["encodings"] = [s.name for s in self.slots]
+        kept["side"] = self.side
+        for key, field_id in (("price_in", "#cmp-price-in"), ("price_out", "#cmp-price-out"), ("copies", "#cmp-copies")):
+            kept[key] = self.query_one(field_id, Input).value
+
     def _initial_names(self) -> list[str]:
         names = self._requested
+        if names is None and self.chat is None and self._kept().get("encodings"):
+            names = list(self._kept()["encodings"])
         if names is None:
             others = CHAT_COMPARE if self.chat is not None else DEFAULT_COMPARE
             first = getattr(self.app, "encoding_name", None) or others[0]
@@ -261,25 +319,48 @@ class CompareScreen(ViewScreen):
         pane_class = ChatPromptView if self.chat is not None else ComparePane
         pane = pane_class(slot.key, kind=self._kind(), id=f"view-{slot.key}")
         box = Vertical(Static("", classes="cmp-error", markup=False), pane, classes="cmp-pane", id=f"box-{slot.key}")
-        box.border_title = Text(f"{len(self.slots)}. {safe_text(slot.name)} (loading…)")
+        k = self.slots.index(slot) + 1 if slot in self.slots else len(self.slots)
+        box.border_title = Text(f"{k}. {safe_text(slot.name)} (loading…)")
         return box
 
     def _title(self, slot: Slot) -> Text:
-        """A pane's title: its number, then its count (what a title cut at a narrow pane keeps),
-        then the encoding's name (and the chat format)."""
+        """A pane's title: its number, the encoding's name, its count (and the chat format).
+        Side by side, the count goes under the pane (:meth:`_subtitle`) and a long name keeps its end."""
         k = self.slots.index(slot) + 1
         name = safe_text(slot.tokenizer.name if slot.tokenizer is not None else slot.name)
+        if self.side_by_side and self.is_mounted:
+            room = max(8, self.size.width // max(1, len(self.slots)) - 8 - len(str(k)))
+            name = short_name(name, room)
+            if slot.error is not None:
+                return Text(f"{k}. {name} (failed)")
+            return Text(f"{k}. {name}")
         if slot.error is not None:
             return Text(f"{k}. {name} (failed)")
         if slot.chat is not None:
             count = slot.chat.count
-            return Text(f"{k}. {count.total:,} tokens · {name} · {count.format}")
+            return Text(f"{k}. {name} · {count.total:,} tokens · {count.format}")
         if slot.doc is None:
             return Text(f"{k}. {name} (loading…)")
-        return Text(f"{k}. {len(slot.doc.ids):,} tokens · {name}")
+        return Text(f"{k}. {name} · {len(slot.doc.ids):,} tokens")
+
+    def _subtitle(self, slot: Slot) -> str:
+        """Under a pane side by side: its count (and the chat format), or what it is waiting for."""
+        if not self.side_by_side or slot.error is not None:
+            return ""
+        if slot.chat is not None and slot.chat.count is not None:
+            return f"{slot.chat.count.total:,} tok · {slot.chat.count.format}"
+        if slot.doc is None:
+            return "loading…"
+        return f"{len(slot.doc.ids):,} tokens"
+
+    def _show_title(self, slot: Slot) -> None:
+        box = self._box(slot)
+        box.border_title = self._title(slot)
+        box.border_subtitle = self._subtitle(slot)
 
     def _add_slot(self, name: str) -> Slot:
         slot = self._new_slot(name)
+        self._remember()
         self.call_later(self._after_mount, self.query_one("#cmp-panes").mount(self._new_box(slot)))
         return slot
 
@@ -303,10 +384,18 @@ class CompareScreen(ViewScreen):
         return self.side if self.side is not None else self.size.width >= SIDE_BY_SIDE_WIDTH
 
     def _apply_layout(self) -> None:
-        self.query_one("#cmp-panes").set_class(self.side_by_side, "-side")
+        panes = self.query_one("#cmp-panes")
+        panes.set_class(self.side_by_side, "-side")
+        panes.set_class(not self.side_by_side, "-stacked")
+        for slot in self.slots:
+            if self.query(f"#box-{slot.key}"):
+                self._show_title(slot)
 
     def on_resize(self) -> None:
-        self.set_class(self.app.size.height < 22, "-short")
+        self.set_class(self.app.size.height < SHORT_HEIGHT, "-short")
+        self.set_class(self.app.size.height < 22, "-tiny")
+        self.set_class(self.app.size.width < 80, "-narrow")
+        self.call_after_refresh(self._update_info)
         self._apply_layout()
         self.call_after_refresh(self._relayout_if_needed)
 
@@ -418,7 +507,7 @@ class CompareScreen(ViewScreen):
         box = self._box(slot)
         box.remove_class("-failed")
         count = result.count
-        box.border_title = self._title(slot)
+        self._show_title(slot)
         pane = self._pane(slot)
         pane.set_overlap(range(0))
         pane.set_doc(result.doc, result.rows, result.width, TEXT)
@@ -436,7 +525,7 @@ class CompareScreen(ViewScreen):
         slot.chat = chat
         box = self._box(slot)
         box.add_class("-failed")
-        box.border_title = self._title(slot)
+        self._show_title(slot)
         box.query_one(".cmp-error", Static).update(Text(f"Cannot use {safe_text(slot.name)!r}: {safe_text(message)}"))
         self._maybe_compare()
 
@@ -448,7 +537,7 @@ class CompareScreen(ViewScreen):
         slot.rows, slot.rows_width = rows, width
         box = self._box(slot)
         box.remove_class("-failed")
-        box.border_title = self._title(slot)
+        self._show_title(slot)
         pane = self._pane(slot)
         top = pane.top_offset() if pane.doc is not None else 0
         pane.set_marks(None, frozenset())
@@ -517,20 +606,20 @@ class CompareScreen(ViewScreen):
             name = slot.tokenizer.name if slot.tokenizer is not None else slot.name
             shown = Text(safe_text(name))
             if slot.error is not None:
-                table.add_row(Text(safe_text(slot.name)), "failed", *["-"] * 11, key=slot.key)
+                table.add_row(Text(safe_text(slot.name)), "failed", *["-"] * (len(TEXT_COLUMNS) - 2), key=slot.key)
                 continue
             if name not in stats:
-                table.add_row(shown, "…", *[""] * 11, key=slot.key)
+                table.add_row(shown, "…", *[""] * (len(TEXT_COLUMNS) - 2), key=slot.key)
                 continue
             k, s = stats[name]
             c = items.get(name)
             money = [format_money(c.input), format_money(c.output), format_money(c.input_total),
                      format_money(c.output_total)] if c else ["-"] * 4
             table.add_row(
-                shown, f"{s.tokens:,}", _num(s.chars_per_token), _num(s.tokens_per_word), _num(s.bytes_per_token),
-                _pct(s.partial_share), _pct(s.single_byte_share),
+                shown, f"{s.tokens:,}", *money, _num(s.chars_per_token), _num(s.tokens_per_word),
+                _num(s.bytes_per_token), _pct(s.partial_share), _pct(s.single_byte_share),
                 "-" if k == 0 else f"{s.extra_vs_first:,}", "-" if k == 0 else f"{s.missing_vs_first:,}",
-                *money, key=slot.key,
+                key=slot.key,
             )
 
     def _fill_chat_table(self) -> None:
@@ -582,10 +671,9 @@ class CompareScreen(ViewScreen):
         if self.chat is not None:
             self._update_chat_info()
             return
-        info = f"{len(self.text):,} ch"
-        if self.result is not None and len(self.result.stats) > 1:
-            info += f" · cuts agree {_pct(self.result.agreed_share)}"
-        self.query_one("#cmp-info", Label).update(Text(info))
+        label = self.query_one("#cmp-info", Label)
+        agree = _pct(self.result.agreed_share) if self.result is not None and len(self.result.stats) > 1 else None
+        label.update(Text(info_line(len(self.text), agree, label.size.width or 30)))
         first = safe_text(self.result_slots[0].tokenizer.name) if self.result_slots else "the first"
         note = Text()
         note.append("cut", style="bold #ffd27f")
@@ -600,6 +688,7 @@ class CompareScreen(ViewScreen):
         parse = parse_copies if event.input.id == "cmp-copies" else parse_price
         event.input.set_class(parse(event.value) is None, "-invalid")
         self._fill_table()
+        self._remember()
 
     @on(Input.Submitted)
     def _prices_submitted(self, event: Input.Submitted) -> None:
@@ -681,9 +770,10 @@ class CompareScreen(ViewScreen):
     @on(TextArea.Changed, "#cmp-editor")
     def _text_changed(self, event: TextArea.Changed) -> None:
         event.stop()
-        if event.text_area.text == self.text:
+        text = event.text_area.real_text if isinstance(event.text_area, Editor) else event.text_area.text
+        if text == self.text:
             return
-        self.text = event.text_area.text
+        self.text = text
         self._edited = True
         if self._debounce is not None:
             self._debounce.stop()
@@ -710,6 +800,7 @@ class CompareScreen(ViewScreen):
     def action_toggle_layout(self) -> None:
         self.side = not self.side_by_side
         self._apply_layout()
+        self._remember()
         self.call_after_refresh(self.refresh_all)
 
     # ----- diff: are two panes' tokenizers the same? ------------------------------------------------
@@ -776,14 +867,51 @@ class CompareScreen(ViewScreen):
         self.query_one("#cmp-price-in", Input).focus()
 
     def action_add(self) -> None:
-        if len(self.slots) >= MAX_ON_SCREEN:
-            self.notify(f"At most {MAX_ON_SCREEN} encodings fit here; remove one first (x). "
-                        "'tokscope compare' takes any number.", severity="warning")
-            return
+        """Pick an encoding to add; with the screen full, the pick replaces the focused pane (the
+        picker still opens, so the letters typed next go into its filter, never into the text)."""
         from ...sources import registry
         from .dialogs import EncodingPicker
 
+        if len(self.slots) >= MAX_ON_SCREEN:
+            focused = self.focused
+            slot = (self._slot_of(focused) if isinstance(focused, ComparePane) else None) or self.slots[-1]
+            k = self.slots.index(slot) + 1
+            title = f"Replace pane {k} ({MAX_ON_SCREEN} panes at most; tokscope compare takes any number)"
+            self.app.push_screen(EncodingPicker(registry.list_encodings(), "", title=title),
+                                 lambda name: self.replace_encoding(slot, name))
+            return
         self.app.push_screen(EncodingPicker(registry.list_encodings(), ""), self.add_encoding)
+
+    def replace_encoding(self, slot: Slot, name: str | None) -> None:
+        """Put ``name`` in ``slot``'s place (ignored when None or already shown)."""
+        from ...sources.registry import canonical_name
+
+        if not name or slot not in self.slots:
+            return
+        if any(canonical_name(s.name) == canonical_name(name) for s in self.slots):
+            self.notify(f"{safe_text(name)} is already shown.", severity="warning", markup=False)
+            return
+        k = self.slots.index(slot)
+        slot.cancel.set()
+        old_box = self._box(slot)
+        new = self._new_slot(name)  # appended: put it where the old one was
+        self.slots.remove(new)
+        self.slots[k] = new
+        self._remember()
+        self.call_later(self._after_mount, self.query_one("#cmp-panes").mount(self._new_box(new), after=old_box))
+        old_box.remove()
+        for other in self.slots:
+            if other is not new:
+                self._show_title(other)
+        # the focused pane went with its box: the new one takes the focus (left to Textual, it
+        # went to a price field, where the next letters were typed)
+        self.call_after_refresh(self._focus_pane, new)
+
+    def _focus_pane(self, slot: Slot) -> None:
+        if slot in self.slots and self.query(f"#view-{slot.key}"):
+            self._pane(slot).focus()
+        else:
+            self._focus_first()
 
     def add_encoding(self, name: str | None) -> None:
         """Add a pane for ``name`` (ignored when None, refused when already shown or full)."""
@@ -816,7 +944,8 @@ class CompareScreen(ViewScreen):
             return
         self.slots.remove(slot)
         self._box(slot).remove()
+        self._remember()
         for k, other in enumerate(self.slots):
-            self._box(other).border_title = self._title(other)
+            self._show_title(other)
         self.call_after_refresh(self.refresh_all)
         self.call_after_refresh(self._focus_first)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -132,6 +133,35 @@ def matches(info, query: str) -> bool:
     return all(word in where for word in query.casefold().split())
 
 
+def typed_path(query: str) -> tuple[str, str] | None:
+    """``(path, what)`` when ``query`` names an existing file or folder (as ``-e`` takes one:
+    a ``tokenizer.json``, a model folder, a saved tokenizer), else None.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     typed_path(folder)[1], typed_path(folder + "/missing.json"), typed_path("llama")
+    ('folder', None, None)
+    """
+    path = query.strip()
+    if not path or not os.path.exists(os.path.expanduser(path)):
+        return None
+    return path, "folder" if os.path.isdir(os.path.expanduser(path)) else "file"
+
+
+def looks_like_path(query: str) -> bool:
+    """Whether what is typed is meant as a path (so "no encoding matches" would mislead).
+
+    >>> looks_like_path("./tok.json"), looks_like_path("~/models"), looks_like_path("hub llama")
+    (True, True, False)
+    """
+    path = query.strip()
+    return path.startswith(("/", "~", ".")) or os.sep in path or path.endswith((".json", ".model", ".gguf"))
+
+
+#: ``EncodingPicker.shown`` holds this for the typed path (the other entries index ``infos``)
+TYPED_PATH = -1
+
+
 class EncodingList(OptionList, can_focus=False):
     """The picker's list: it never takes focus (the filter keeps it) and keeps its highlighted
     option in view when its size changes (the first layout, a resize)."""
@@ -172,18 +202,21 @@ class EncodingPicker(Dialog):
     #: width of the vocabulary size column ("200,019", "      ?")
     SIZE = 7
 
-    def __init__(self, infos: Sequence, current: str) -> None:
+    def __init__(self, infos: Sequence, current: str, *, title: str = "Encoding  (Enter to load, Escape to cancel)") -> None:
         super().__init__()
+        self.title_text = title
         self.infos = list(infos)
         self.current = current
         #: indexes into ``infos`` of the encodings shown, in order
         self.shown: list[int] = list(range(len(self.infos)))
         self._width = 0
+        self._path: tuple[str, str] | None = None  # the file or folder typed in the filter
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
-            yield Label("Encoding  (Enter to load, Escape to cancel)", id="picker-title")
-            yield Input(placeholder="type to filter: a name or a kind (llama, hub)", id="picker-filter")
+            yield Label(self.title_text, id="picker-title", markup=False)
+            yield Input(placeholder="type to filter (llama, hub) or a path to a tokenizer file or folder",
+                        id="picker-filter")
             yield EncodingList(id="encodings")
             yield Static("", id="picker-count", markup=False)
 
@@ -205,6 +238,12 @@ class EncodingPicker(Dialog):
         at = self.query_one(OptionList).highlighted
         return self.shown[at] if at is not None and 0 <= at < len(self.shown) else None
 
+    def _choice(self, index: int) -> str:
+        """The name (or the typed path) the picker dismisses with for ``shown`` entry ``index``."""
+        if index == TYPED_PATH and self._path is not None:
+            return self._path[0]
+        return self.infos[index].name
+
     def _room(self) -> int:
         """Cells for one line of the list (what the list's border, padding and scrollbar leave)."""
         option_list = self.query_one(OptionList)
@@ -221,25 +260,41 @@ class EncodingPicker(Dialog):
         line.append(safe_text(info.kind) + ("" if info.available else " (missing)"))
         return line
 
+    def _path_line(self, room: int) -> Text:
+        assert self._path is not None
+        path, what = self._path
+        label = f"the {what} "
+        line = Text(" ▸ " + label, no_wrap=True, overflow="ellipsis", style="bold")
+        line.append(short_name(safe_text(path), max(8, room - len(label) - 4)))
+        return line
+
     def _fill(self, keep: int | None = None) -> None:
         """Show the encodings that match the filter, highlighting ``keep`` (an index into
         ``infos``) when it is shown, else the first."""
         query = self.query_one(Input).value
+        self._path = typed_path(query)
         self.shown = [k for k, info in enumerate(self.infos) if matches(info, query)]
+        if self._path is not None:
+            self.shown.insert(0, TYPED_PATH)
         room = self._room()
         kinds = max((len(safe_text(i.kind)) + (0 if i.available else 10) for i in self.infos), default=0)
-        longest = max((len(safe_text(self.infos[k].name)) for k in self.shown), default=0)
+        longest = max((len(safe_text(self.infos[k].name)) for k in self.shown if k != TYPED_PATH), default=0)
         name_width = max(12, min(longest, room - 2 - 1 - self.SIZE - 2 - kinds))
         self._width = room
         option_list = self.query_one(OptionList)
         option_list.clear_options()
-        option_list.add_options([Option(self._line(self.infos[k], name_width)) for k in self.shown])
+        option_list.add_options([Option(self._path_line(room) if k == TYPED_PATH else self._line(self.infos[k], name_width))
+                                 for k in self.shown])
         if self.shown:
             option_list.highlighted = self.shown.index(keep) if keep in self.shown else 0
         total = len(self.infos)
         count = self.query_one("#picker-count", Static)
         if not query.strip():
             said = f"{total} encodings"
+        elif self._path is not None:
+            said = f"Enter loads the {self._path[1]} {safe_text(self._path[0])!r}"
+        elif looks_like_path(query) and not self.shown:
+            said = f"no file or folder {safe_text(query.strip())!r}"
         elif self.shown:
             said = f"{len(self.shown)} of {total} match {safe_text(query.strip())!r}"
         else:
@@ -267,19 +322,31 @@ class EncodingPicker(Dialog):
         if chosen is None:
             self.app.bell()
             return
-        self.dismiss(self.infos[chosen].name)
+        self.dismiss(self._choice(chosen))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         # by position, not by id: two encodings may share a name (a saved tokenizer named like
         # a built-in), and an option id must be unique
         event.stop()
-        self.dismiss(self.infos[self.shown[event.option_index]].name)
+        self.dismiss(self._choice(self.shown[event.option_index]))
 
     def action_move(self, action: str) -> None:
         getattr(self.query_one(OptionList), f"action_{action}")()
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def help_text(what: str) -> Text:
+    """A help line with its `code` spans in bold instead of literal backticks.
+
+    >>> help_text("pick (every one `tokscope encodings` lists)").plain
+    'pick (every one tokscope encodings lists)'
+    """
+    out = Text()
+    for k, part in enumerate(what.split("`")):
+        out.append(part, style="bold" if k % 2 else "")
+    return out
 
 
 class HelpScreen(Dialog):
@@ -292,13 +359,20 @@ class HelpScreen(Dialog):
         self.sections = sections
 
     def compose(self) -> ComposeResult:
-        text = Text()
+        from rich.console import Group
+        from rich.table import Table
+
+        parts: list = []
         for title, rows in self.sections:
-            text.append(f"{title}\n", style="bold underline")
+            parts.append(Text(title, style="bold underline"))
+            # a table: a description that wraps stays in its column (it went back to column 0)
+            table = Table(show_header=False, box=None, padding=(0, 1, 0, 2), expand=True)
+            table.add_column(no_wrap=True, width=18, style="bold")
+            table.add_column(ratio=1)
             for keys, what in rows:
-                text.append(f"  {keys:<18}", style="bold")
-                text.append(f"{what}\n")
-            text.append("\n")
+                table.add_row(keys, help_text(what))
+            parts += [table, Text("")]
+        text = Group(*parts)
         with Vertical(id="help"):
             yield Label("tokscope keys  (Escape to close)", id="dialog-title")
             with VerticalScroll(id="help-body"):

@@ -115,6 +115,26 @@ def pieces_text(labels: Sequence[bytes], ascii_only: bool) -> Text:
     return out
 
 
+def embedding_line(n_vocab: int, width: int, millions: float, megabytes: float, room: int) -> str:
+    """The embedding table's size in ``room`` characters: the labels shorten, a figure is left
+    out whole, a number is never cut.
+
+    >>> embedding_line(200_019, 2_627, 525.4, 1_051, 90)
+    '200,019 × 2,627 = 525.4 M parameters (1,051 MB at 16 bits)'
+    >>> embedding_line(200_019, 2_627, 525.4, 1_051, 42)
+    '200,019 × 2,627 = 525.4 M (1,051 MB fp16)'
+    >>> embedding_line(200_019, 2_627, 525.4, 1_051, 20)
+    '525.4 M params'
+    """
+    sizes = f"{n_vocab:,} × {width:,}"
+    forms = [f"{sizes} = {millions:,.1f} M parameters ({megabytes:,.0f} MB at 16 bits)",
+             f"{sizes} = {millions:,.1f} M params ({megabytes:,.0f} MB fp16)",
+             f"{sizes} = {millions:,.1f} M ({megabytes:,.0f} MB fp16)",
+             f"{millions:,.1f} M params ({megabytes:,.0f} MB fp16)",
+             f"{millions:,.1f} M params"]
+    return next((form for form in forms if len(form) <= room), forms[-1])
+
+
 class InsightsScreen(ViewScreen):
     """Figures about the current text under the current encoding (see ``tokscope stats``)."""
 
@@ -192,6 +212,7 @@ class InsightsScreen(ViewScreen):
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.width < self.NARROW, "-narrow")
+        self.call_after_refresh(self._show_embedding)
 
     def on_mount(self) -> None:
         app = self.app
@@ -371,7 +392,9 @@ class InsightsScreen(ViewScreen):
             target.update("enter a model width (a positive whole number)")
             return
         e = geo.embedding_size(self.stats.n_vocab, width)
-        target.update(f"{e.n_vocab:,} × {e.width:,} = {e.millions:,.1f} M parameters ({e.megabytes(2):,.0f} MB at 16 bits)")
+        # two lines, less what wrapping at spaces may leave at the end of the first
+        room = (target.content_region.width or self.app.size.width - 20) * 2 - 12
+        target.update(embedding_line(e.n_vocab, e.width, e.millions, e.megabytes(2), room))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "ins-width":

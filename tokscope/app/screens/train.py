@@ -7,6 +7,10 @@ to a list, and a timer takes what is new five times a second into the progress b
 merges (pair, new token, count) and the falling corpus length, so the screen never freezes and
 the worker is barely slowed. Escape cancels a run (nothing is kept or saved).
 
+A finished run is kept while tokscope runs (:class:`Trained`, in ``app.trained``): leaving the
+screen and coming back shows it again, saved or not, and quitting asks before discarding one that
+was never saved.
+
 When it finishes: save it under a name in the user's data directory (asking before overwriting),
 open it in the token view (the explorer switches its encoding to it), or compare it with the
 built-in encodings. The curve plots the vocabulary sweep (vocabulary size against the corpus's
@@ -20,6 +24,7 @@ import collections
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.text import Text
@@ -96,6 +101,23 @@ def read_corpus(paths: Sequence[str], limit: int = MAX_FILE_BYTES) -> list[str]:
     return [read_input(str(Path(raw).expanduser()), limit=limit, keep_head=False, regular_only=True).text for raw in paths]
 
 
+@dataclass
+class Trained:
+    """A finished run, kept by the app between visits to the screen (the screen goes when it closes)."""
+
+    result: trainer.TrainResult
+    texts: list[str]
+    rows: list[trainer.TrainProgress]
+    status: str
+    saved_name: str | None = None
+    builtin_points: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+
+    @property
+    def unsaved(self) -> bool:
+        """True until it is saved under a name."""
+        return self.saved_name is None
+
+
 class TrainScreen(ViewScreen):
     """Train a tokenizer from files or the current input (see the module docstring)."""
 
@@ -162,6 +184,7 @@ class TrainScreen(ViewScreen):
         self._run = 0
         self.result: trainer.TrainResult | None = None
         self.saved_name: str | None = None
+        self.status_text = ""
         self.curve_y = "tokens"
         self.builtin_points: dict[str, tuple[int, int, int]] = {}  # name -> (n_vocab, tokens, chars)
         self.live_points: list[tuple[float, float]] = []
@@ -231,6 +254,34 @@ class TrainScreen(ViewScreen):
         self.query_one("#tr-files", Input).focus()  # typing a path goes into the corpus field
         self.set_interval(POLL_INTERVAL, self._drain)
         self.set_class(self.app.size.height < 30, "-short")
+        kept = getattr(self.app, "trained", None)
+        if isinstance(kept, Trained):
+            self._restore(kept)
+
+    def _restore(self, kept: Trained) -> None:
+        """Show the run kept from an earlier visit as it was when it finished."""
+        self.result, self.saved_name = kept.result, kept.saved_name
+        self.builtin_points = dict(kept.builtin_points)
+        self.query_one("#tr-merges", MergeList).extend(kept.rows)
+        bar = self.query_one("#tr-progress", ProgressBar)
+        bar.update(total=max(len(kept.result.merges), 1), progress=max(len(kept.result.merges), 1))
+        self.state = "done"
+        saved = f" Saved as {safe_text(kept.saved_name)!r}." if kept.saved_name else " Not saved yet."
+        self.status(f"{kept.status}{saved}")
+        self._show_curve()
+        if not self.builtin_points:
+            self._builtin_points(self._run, list(kept.texts))
+
+    def _keep(self, texts: list[str] | None = None) -> None:
+        """Keep the finished run in the app (a new one, or the kept one updated)."""
+        if not hasattr(self.app, "trained") or self.result is None:
+            return
+        kept = self.app.trained
+        if not isinstance(kept, Trained) or kept.result is not self.result:
+            rows = list(self.query_one("#tr-merges", MergeList).rows)
+            kept = self.app.trained = Trained(self.result, list(texts or []), rows, self.status_text)
+        kept.saved_name = self.saved_name
+        kept.builtin_points = dict(self.builtin_points)
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.height < 30, "-short")
@@ -306,6 +357,7 @@ class TrainScreen(ViewScreen):
 
     def status(self, message: str, *, error: bool = False) -> None:
         # the status line has a fixed height: no layout pass (it would reflow the whole screen)
+        self.status_text = message
         content = Text(message, style="bold red") if error else Text(message)
         self.query_one("#tr-status", Static).update(content, layout=False)
 
@@ -471,6 +523,7 @@ class TrainScreen(ViewScreen):
             f"{self.finished_in:.1f} s. Save (^S), open (^O) or compare (F5)."
         )
         self._show_curve()
+        self._keep(texts)
         self.finished_at = (time.perf_counter(), time.process_time())
         self.call_after_refresh(self._shown, self._run)
         # the built-in encodings' points come after the result is painted
@@ -543,6 +596,7 @@ class TrainScreen(ViewScreen):
         if run == self._run and self.result is not None:
             self.builtin_points = points
             self._show_curve()
+            self._keep()
 
     # --- after training -----------------------------------------------------------------------
 
@@ -598,6 +652,7 @@ class TrainScreen(ViewScreen):
 
         registry.forget(name)
         self.saved_name = name
+        self._keep()
         self.status(f"saved as {safe_text(name)!r} ({safe_text(path)})")
         if then == "open":
             self.action_open_trained()
@@ -625,8 +680,7 @@ class TrainScreen(ViewScreen):
             return
         from ...core.insights.compare import DEFAULT_COMPARE, MAX_ON_SCREEN
 
-        target = self.saved_name
-        self.app.switch_encoding(target)
+        target = self.saved_name  # the explorer keeps its own encoding (Ctrl+O opens this one there)
         self.app.open_view("compare", encodings=[target, *DEFAULT_COMPARE][:MAX_ON_SCREEN])  # type: ignore[attr-defined]
 
 

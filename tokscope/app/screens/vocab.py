@@ -210,6 +210,8 @@ class VocabScreen(ViewScreen):
     def _show_error(self, serial: int, message: str) -> None:
         if serial == self._serial and self.is_attached:
             self.error = message
+            self.result = None
+            self.query_one(DataTable).clear()  # the last search's rows answered another query
             self._status(safe_text(message), error=True)
 
     def _show(self, serial: int, tokenizer: Tokenizer, result: VocabResult) -> None:

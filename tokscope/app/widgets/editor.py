@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from rich.cells import cell_len
@@ -98,6 +99,21 @@ def from_editor(text: str) -> str:
         if stand_in in text:
             text = text.replace(stand_in, original)
     return text
+
+
+def typed_text(character: str | None) -> str | None:
+    r"""The text a key press types, or None for a key that types nothing (Enter, Ctrl+letters).
+
+    Textual inserts only characters ``str.isprintable`` accepts, so a typed zero-width joiner,
+    bidi control, soft hyphen or no-break space vanished; every character but a C0/C1 control
+    (which a terminal sends for Ctrl+letter, Tab, Escape, Backspace) is text.
+
+    >>> [typed_text(c) for c in ("a", "\u200d", "\u202e", "\xad", "\xa0", "\x01", "\t", None)]
+    ['a', '\u200d', '\u202e', '\xad', '\xa0', None, None, None]
+    """
+    if not character or any(unicodedata.category(c) == "Cc" for c in character):
+        return None
+    return character
 
 
 class _CachedHeightWrappedDocument(WrappedDocument):
@@ -214,6 +230,11 @@ def _editor_bindings() -> list[Binding]:
         if keys:
             out.append(Binding(",".join(keys), binding.action, binding.description, show=binding.show,
                                key_display=binding.key_display, priority=binding.priority))
+    # TextArea has no keys for the text's two ends
+    out += [Binding("ctrl+home", "cursor_text_start", "Text start", show=False),
+            Binding("ctrl+end", "cursor_text_end", "Text end", show=False),
+            Binding("ctrl+shift+home", "cursor_text_start(True)", "Select to text start", show=False),
+            Binding("ctrl+shift+end", "cursor_text_end(True)", "Select to text end", show=False)]
     return out
 
 
@@ -260,6 +281,32 @@ class Editor(TextArea, inherit_bindings=False):
         text = paste_line_breaks(event.text, self.crlf)
         result = self.replace(text, *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
+
+    def action_cursor_text_start(self, select: bool = False) -> None:
+        self.move_cursor(self.document.start, select=select)
+
+    def action_cursor_text_end(self, select: bool = False) -> None:
+        self.move_cursor(self.document.end, select=select)
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        return super().check_consume_key(key, character) or (not self.read_only and typed_text(character) is not None)
+
+    async def _on_key(self, event: events.Key) -> None:
+        text = typed_text(event.character)
+        if text is not None and not event.is_printable and not self.read_only:
+            # a zero-width or format character: TextArea would drop it (it inserts printable ones)
+            event.stop()
+            event.prevent_default()
+            self._restart_blink()
+            start, end = self.selection
+            self._replace_via_keyboard(text, start, end)
+            return
+        await super()._on_key(event)
+
+    def load_text(self, text: str) -> None:
+        """Replace the whole text (not undoable), keeping every character as :meth:`__init__` does."""
+        self.crlf = uses_crlf(text)
+        super().load_text(to_editor(text, self.crlf))
 
     @property
     def document(self) -> DocumentBase:

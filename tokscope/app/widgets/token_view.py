@@ -15,7 +15,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.document.document import ADDED, SPECIAL, Document
-from ..render import BOTH, IDS, TEXT, both_units, char_glyph, piece_cells, row_of, safe_text
+from ..render import BOTH, IDS, TEXT, both_units, char_glyph, piece_cells, readable, row_of, safe_text
+from .editor import typed_text
 
 
 #: the rank ramp's buckets: (upper bound as a share of the vocabulary, label); ranks below 256 are
@@ -76,6 +77,17 @@ def palette_kind(app) -> str:
     return "standard" if app.console.color_system in ("standard", "windows") else "truecolor"
 
 
+#: the theme the palette's own colours are for; any other theme (Ctrl+P, "theme") gives the pieces
+#: its colours: the alternating ones, the rank ramp (light to dark) and the marked kinds
+DEFAULT_THEME = "textual-dark"
+THEME_PIECES = ("primary-darken-2", "secondary-darken-2", "success-darken-3", "warning-darken-3", "error-darken-2",
+                "accent-darken-2")
+THEME_RANKS = ("primary-lighten-3", "primary-lighten-2", "primary-lighten-1", "primary", "primary-darken-2",
+               "primary-darken-3")
+THEME_PARTS = {"partial": "warning", "char": "warning", "special": "accent", "added": "success-darken-2",
+               "unknown": "error-lighten-2", "selected": "foreground"}
+
+
 class Palette:
     """Rich styles for pieces, read from the widget's component classes (so themes restyle them).
 
@@ -90,6 +102,42 @@ class Palette:
         for name in PARTS:
             setattr(self, name, get(f"token-view--{name}", partial=True))
         self.mono = widget.has_class("-mono")
+        if widget.has_class("-ansi"):
+            from rich.style import Style
+
+            # in 16 colours a glyph keeps its piece's text colour (the pairs are chosen for
+            # contrast) and is marked by style: a colour of its own came out magenta on magenta
+            self.control = Style(bold=True)
+            self.whitespace = Style(italic=True)
+        app = widget.app if widget.is_attached else None
+        if app is not None and not self.mono and not widget.has_class("-ansi") and app.theme != DEFAULT_THEME:
+            self._from_theme(app.theme_variables)
+
+    def _from_theme(self, variables: dict[str, str]) -> None:
+        """Take the pieces' backgrounds from the theme's colours (a theme other than the default
+        chosen in the palette); the text on them is made readable when painted."""
+        from rich.color import Color
+        from rich.style import Style
+
+        def bg(name: str) -> Style | None:
+            value = variables.get(name)
+            try:
+                return Style(bgcolor=Color.parse(value)) if value else None
+            except Exception:  # noqa: BLE001 - a theme value Rich cannot read keeps the default
+                return None
+
+        for k, name in enumerate(THEME_PIECES):
+            style = bg(name)
+            if style is not None:
+                self.alternate[k] = self.alternate[k] + style
+        for k, name in enumerate(THEME_RANKS):
+            style = bg(name)
+            if style is not None:
+                self.rank[k] = self.rank[k] + style
+        for part, name in THEME_PARTS.items():
+            style = bg(name)
+            if style is not None:
+                setattr(self, part, getattr(self, part) + style)
 
 
 #: Keys that move the selection through the pieces (shared with views that subclass this one).
@@ -184,8 +232,8 @@ class TokenView(ScrollView, can_focus=True):
     TokenView.-ansi > .token-view--mark { color: ansi_bright_cyan; }
     TokenView.-ansi > .token-view--gap { color: ansi_white; }
     TokenView.-ansi > .token-view--selected { background: ansi_bright_white; color: ansi_black; }
-    TokenView.-ansi > .token-view--control { color: ansi_bright_red; }
-    TokenView.-ansi > .token-view--whitespace { color: ansi_bright_yellow; }
+    TokenView.-ansi > .token-view--control { text-style: bold; }
+    TokenView.-ansi > .token-view--whitespace { text-style: italic; }
     TokenView.-ansi > .token-view--id { color: ansi_white; }
     TokenView.-ansi > .token-view--pending { color: ansi_white; }
 
@@ -346,10 +394,11 @@ class TokenView(ScrollView, can_focus=True):
     # ----- actions ---------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character:
+        text = typed_text(event.character)  # a zero-width joiner or bidi control is typed text too
+        if text is not None:
             event.stop()
             event.prevent_default()
-            self.post_message(self.Typed(event.character))
+            self.post_message(self.Typed(text))
 
     def action_move(self, step: int) -> None:
         if self.doc is None or not self.doc.ids:
@@ -526,8 +575,19 @@ class TokenView(ScrollView, can_focus=True):
             result = self._with_template(result, prefix, before=True)
         if suffix and row == len(rows) - 1:
             result = self._with_template(result, suffix, before=False)
+        result = self._readable(result)
         self._cache[key] = result
         return result
+
+    def _readable(self, result: tuple[Strip, list[tuple[int, int, int]]]) -> tuple[Strip, list[tuple[int, int, int]]]:
+        """The row with every text colour made readable on its background (4.5:1 in truecolor and
+        256 colours, see :func:`tokscope.app.render.readable`): a glyph's or an id's colour over a
+        piece's, in any theme."""
+        strip, spans = result
+        base = self.rich_style
+        segments = [Segment(seg.text, readable(seg.style, base), seg.control) if seg.style is not None else seg
+                    for seg in strip]
+        return Strip(segments, strip.cell_length), spans
 
     def _render_text_row(self, a: int, b: int) -> tuple[Strip, list[tuple[int, int, int]]]:
         doc = self.doc
