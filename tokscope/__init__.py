@@ -17,7 +17,6 @@ TYPE_CHECKING = False  # not typing's: importing typing would double the cost of
 if TYPE_CHECKING:
     from .core.tokenizer.tokenizer import Tokenizer
 
-from .version import __version__
 
 __all__ = ["__version__", "encoding_for_model", "encoding_name_for_model", "get_encoding", "list_encoding_names"]
 
@@ -55,3 +54,12 @@ def encoding_name_for_model(model_name: str) -> str:
 def encoding_for_model(model_name: str) -> Tokenizer:
     """The tokenizer of the encoding a model uses (``KeyError`` for a model it does not know)."""
     return get_encoding(encoding_name_for_model(model_name))
+
+
+def __getattr__(name: str) -> str:
+    # the version is read on first use, so that ``import tokscope`` loads no module of the package
+    if name == "__version__":
+        from .version import __version__
+
+        return __version__
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

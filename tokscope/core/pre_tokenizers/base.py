@@ -4,6 +4,7 @@ the character-class split."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence as Seq
 from typing import Any
 
@@ -156,6 +157,7 @@ def pattern_is_local(pattern: str) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1024)
 def compiled_regex(pattern: str) -> regex.Pattern[str]:
     return regex.compile(pattern)
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 
 from ..text.unicode import parse_ranges, table
 from ..text.normalized import NormalizedText
@@ -31,6 +32,7 @@ class UnicodeScripts(PreTokenizerBase):
         return slices(split, list(zip(bounds, bounds[1:])))
 
 
+@functools.cache
 def _scripts():
     from ..text import unicode_tables as hf_tables
 
