@@ -100,7 +100,7 @@ def test_a_whole_text_in_one_call_equals_chunk_by_chunk(compiled, load, monkeypa
         fast = RanksBPE(base.ranks)
         assert fast.encode_chunks(chunks) == want  # fresh: every chunk merged
         assert fast.encode_chunks(chunks) == want  # again: every chunk from the cache
-        kept = fast._cache  # noqa: SLF001 - what the cache holds
+        kept = fast.chunk_cache  # what the cache holds
         assert kept and max(len(c.encode()) for c in kept) <= ranks_module.COMPILED_MAX_BYTES  # long ones are not kept
         assert fast.encode_chunk(chunks[3]) == pure.encode_chunk(chunks[3])
         monkeypatch.setattr(ranks_module, "CHUNK_CACHE_LIMIT", 5)  # the cache emptied as it fills

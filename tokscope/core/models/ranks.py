@@ -198,6 +198,17 @@ class RanksBPE:
     def vocab_size(self) -> int:
         return len(self.ranks)
 
+    @property
+    def chunk_cache(self) -> Mapping[str, tuple[int, ...]]:
+        """The chunks cut so far and their ids: the live cache :meth:`encode_chunk` fills, for a
+        hot loop that looks a chunk up before calling it. Read it, never write it.
+
+        >>> model = RanksBPE({b"a": 0, b"b": 1, b"ab": 2})
+        >>> model.encode_chunk("ab"), dict(model.chunk_cache)
+        ((2,), {'ab': (2,)})
+        """
+        return self._cache
+
     def _compiled_table(self, work: int = 1) -> object | None:
         """The compiled loop's table of the ranks, once this model has merged enough chunks
         (``work`` more now) to be worth building it; None before, and for the pure loop."""

@@ -888,7 +888,7 @@ class Tokenizer(TiktokenAPI):
         shape = self._shapes
         token_shape = self.token_shape
         model = self.model
-        cache = model._cache
+        cache = model.chunk_cache
         encode_chunk = model.encode_chunk
         ids, starts, ends, flags = sink.ids, sink.starts, sink.ends, sink.flags
         cstarts, cends = sink.chunk_starts, sink.chunk_ends
