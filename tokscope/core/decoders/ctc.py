@@ -23,7 +23,13 @@ class CTC(DecoderBase):
         self.word_delimiter_token = word_delimiter_token
         self.cleanup = bool(cleanup)
 
-    def _one(self, token: str) -> str:
+    def clean(self, token: str) -> str:
+        """One token with the pad token removed and, with ``cleanup``, cleaned up as WordPiece
+        text with the word delimiter as a space (no repeats collapsed: that needs its neighbours).
+
+        >>> CTC().clean("<pad>a|b")
+        'a b'
+        """
         token = token.replace(self.pad_token, "")
         if self.cleanup:
             token = wordpiece_cleanup(token).replace(self.word_delimiter_token, " ")
@@ -36,7 +42,7 @@ class CTC(DecoderBase):
             if token == previous:
                 continue
             previous = token
-            token = self._one(token)
+            token = self.clean(token)
             if token:
                 out.append(token)
         return out

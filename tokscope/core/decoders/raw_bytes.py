@@ -83,7 +83,7 @@ def token_bytes(token: str, decoder: DecoderBase | None) -> bytes:
         elif isinstance(stage, BPEDecoder):
             value = value.replace(stage.suffix, "" if joined else " ")
         elif isinstance(stage, CTC):
-            value = stage._one(value)
+            value = stage.clean(value)
     try:  # the escapes back to their bytes (surrogateescape's own scheme)
         return value.encode("utf-8", errors="surrogateescape")
     except UnicodeEncodeError:  # another lone surrogate: its WTF-8 bytes

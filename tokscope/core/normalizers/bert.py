@@ -9,7 +9,7 @@ from ..text.unicode import WHITESPACE, table, lowercase_str
 from ..text.unicode import normalize_str as _nf_str
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase
-from .strip import _remove_class, _remove_str
+from .strip import remove_class, remove_str
 from .unicode import NFD
 from .utils import Lowercase
 
@@ -44,7 +44,7 @@ class BertNormalizer(NormalizerBase):
     def normalize(self, text: NormalizedText) -> NormalizedText:
         if self.clean_text:
             if not text.text.isascii() or _ASCII_CONTROL.search(text.text):
-                text = _remove_class(text, table("BERT_REMOVED"))
+                text = remove_class(text, table("BERT_REMOVED"))
             text = text.with_text(text.text.translate(self._SPACES))
         if self.handle_chinese_chars and not text.text.isascii():
             pieces: list[tuple[int, int] | tuple[str, int]] = []
@@ -60,7 +60,7 @@ class BertNormalizer(NormalizerBase):
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip and not text.text.isascii():
             text = NFD().normalize(text)
-            text = _remove_class(text, table("MN"))
+            text = remove_class(text, table("MN"))
         if self.lowercase:
             text = Lowercase().normalize(text)
         return text
@@ -74,13 +74,13 @@ class BertNormalizer(NormalizerBase):
     def normalize_str(self, text: str) -> str:
         if self.clean_text:
             if not text.isascii() or _ASCII_CONTROL.search(text):
-                text = _remove_str(text, table("BERT_REMOVED"))
+                text = remove_str(text, table("BERT_REMOVED"))
             text = text.translate(self._SPACES)
         if self.handle_chinese_chars and not text.isascii():
             text = self._CJK.sub(lambda m: " " + m.group() + " ", text)
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip and not text.isascii():
-            text = _remove_str(_nf_str("NFD", text), table("MN"))
+            text = remove_str(_nf_str("NFD", text), table("MN"))
         if self.lowercase:
             text = lowercase_str(text)
         return text

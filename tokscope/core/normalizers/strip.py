@@ -31,7 +31,7 @@ class Strip(NormalizerBase):
         return text
 
 
-def _remove_class(text: NormalizedText, chars: RangeSet | regex.Pattern[str]) -> NormalizedText:
+def remove_class(text: NormalizedText, chars: RangeSet | regex.Pattern[str]) -> NormalizedText:
     """``text`` without the characters of ``chars`` (HF's ``filter``)."""
     pattern = chars.finder(text.text, "+") if isinstance(chars, RangeSet) else chars
     if pattern is None:
@@ -40,7 +40,8 @@ def _remove_class(text: NormalizedText, chars: RangeSet | regex.Pattern[str]) ->
     return text.remove_spans(spans) if spans else text
 
 
-def _remove_str(text: str, chars: RangeSet) -> str:
+def remove_str(text: str, chars: RangeSet) -> str:
+    """:func:`remove_class` for a plain string (no offsets kept)."""
     pattern = chars.finder(text, "+")
     return pattern.sub("", text) if pattern is not None else text
 
@@ -55,9 +56,9 @@ class StripAccents(NormalizerBase):
     def normalize(self, text: NormalizedText) -> NormalizedText:
         if text.text.isascii():
             return text
-        return _remove_class(text, table("COMBINING"))
+        return remove_class(text, table("COMBINING"))
 
     def normalize_str(self, text: str) -> str:
         if text.isascii():
             return text
-        return _remove_str(text, table("COMBINING"))
+        return remove_str(text, table("COMBINING"))

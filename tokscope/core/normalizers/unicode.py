@@ -9,7 +9,7 @@ from ..text.unicode import table, normalize_changes, unstable_runs
 from ..text.unicode import normalize_str as _nf_str
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase, apply_changes
-from .strip import _remove_class
+from .strip import remove_class
 
 
 class UnicodeForm(NormalizerBase):
@@ -63,7 +63,7 @@ class Nmt(NormalizerBase):
     _SPACES = str.maketrans({c: " " for c in "\t\n\x0c\r\u1680\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u2581\ufeff\ufffd"})
 
     def normalize(self, text: NormalizedText) -> NormalizedText:
-        text = _remove_class(text, self._REMOVE)
+        text = remove_class(text, self._REMOVE)
         return text.with_text(text.text.translate(self._SPACES))
 
     def normalize_str(self, text: str) -> str:
