@@ -169,7 +169,7 @@ class ExplorerApp(App):
         self.stamp = files.stamp_of(path) if path else None
         self._encoding_request = encoding
         self._tokenizer: Tokenizer | None = tokenizer
-        self._palette_kind = palette
+        self.token_palette = palette  # the --palette choice: truecolor, standard, mono or None (the terminal's)
         self._notice = notice
         self._doc: Document | None = None
         self._doc_current = False

@@ -69,7 +69,7 @@ PARTS = ("partial", "char", "special", "added", "unknown", "mark", "gap", "selec
 def palette_kind(app) -> str:
     """``truecolor``, ``standard`` (16 colours) or ``mono`` (``NO_COLOR``): the one choice every
     token view of an app makes (the explorer's ``palette`` argument, else the terminal's)."""
-    kind = getattr(app, "_palette_kind", None)
+    kind = getattr(app, "token_palette", None)
     if kind:
         return kind
     if app.no_color:
