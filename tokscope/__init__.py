@@ -13,7 +13,7 @@ Everything is imported on first use, so ``import tokscope`` stays cheap.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: importing typing would double the cost of `import tokscope`
+TYPE_CHECKING = False  # not typing's: importing typing would add to the start-up time of `import tokscope`
 if TYPE_CHECKING:
     from .core.tokenizer.tokenizer import Tokenizer
 

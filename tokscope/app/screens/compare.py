@@ -420,7 +420,7 @@ class CompareScreen(ViewScreen):
         for slot in self.slots:
             pane = self._pane(slot)
             # a superseded job stops at its next check instead of building a whole document that
-            # nobody will show (three 1 MB builds at once took the process past 500 MB)
+            # nobody will show (builds of large texts at once would hold several documents' memory)
             slot.cancel.set()
             slot.cancel = cancel = threading.Event()
             if self.chat is not None:
@@ -904,7 +904,7 @@ class CompareScreen(ViewScreen):
             if other is not new:
                 self._show_title(other)
         # the focused pane went with its box: the new one takes the focus (left to Textual, it
-        # went to a price field, where the next letters were typed)
+        # would go to a price field, where the next letters would be typed)
         self.call_after_refresh(self._focus_pane, new)
 
     def _focus_pane(self, slot: Slot) -> None:

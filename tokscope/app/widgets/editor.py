@@ -140,8 +140,7 @@ class _CachedHeightWrappedDocument(WrappedDocument):
         if (self._width == 0 and line == old_end[0] == new_end[0] and line < len(self._tab_width_cache)
                 and self._tab_width_cache[line] == [0] and "\t" not in self.document[line]):
             # without soft wrap, an edit inside one line without tabs leaves every wrap table as
-            # it was (one row, one tab-free section); re-wrapping it measured the whole line
-            # (~60 ms on a 200,000-character line)
+            # it was (one row, one tab-free section); re-wrapping would measure the whole line
             return
         self._height = None
         self._wrapped_for = None
@@ -165,8 +164,8 @@ class _FastDocument(Document):
     """TextArea's document with its joined text and its size remembered between edits.
 
     TextArea joins every line into ``text`` for each painted line (to check for a placeholder) and
-    measures every line's width after each edit (without soft wrap): on a 1 MB text that was
-    tens of milliseconds per keystroke. Here the text is joined once per edit and line widths are
+    measures every line's width after each edit (without soft wrap): work in proportion to the
+    whole text on every keystroke. Here the text is joined once per edit and line widths are
     kept in a list that an edit updates for the lines it touched.
     """
 
@@ -181,8 +180,8 @@ class _FastDocument(Document):
         top, bottom = sorted((start, end))
         if not self._stand_ins and _has_stand_ins(text):
             self._stand_ins = True
-        # an edit inside one long line without tabs changes its width by what it adds and takes:
-        # measuring the whole line again cost ~50 ms on a 200,000-character line
+        # an edit inside one long line without tabs changes its width by what it adds and takes,
+        # so the line is not measured again
         inline = (top[0] == bottom[0] and "\n" not in text and "\t" not in text and self._widths is not None
                   and top[0] < len(self._lines) and len(self._lines[top[0]]) > LONG_LINE
                   and "\t" not in self._lines[top[0]])
@@ -328,7 +327,7 @@ class Editor(TextArea, inherit_bindings=False):
         if type(document) is WrappedDocument:
             document.__class__ = _CachedHeightWrappedDocument
             # WrappedDocument() has just wrapped every line (at its width, 0): TextArea asks for
-            # the same wrap again straight away, which on a 1 MB text costs ~0.1 s
+            # the same wrap again straight away; remembering what was wrapped skips that second pass
             document._wrapped_for = (document._width, document._tab_width, document.document.line_count)
         self._wrapped = document
 
@@ -361,7 +360,7 @@ class Editor(TextArea, inherit_bindings=False):
         changed = False
         for k, seg in enumerate(segments):
             text = seg.text
-            # a regex scan finds nothing to replace ~10x faster than translating a long line
+            # a regex scan that finds nothing to replace is cheaper than translating a long line
             if (not text.isascii() or not text.isprintable()) and hostile.search(text):
                 clean = text.translate(table)
                 if clean != text:

@@ -2,7 +2,7 @@
 
 Textual runs a screen's or the app's key bindings for any key the focused widget does not
 consume; a text field consumes printable keys, but a button, a select or a radio set does not, so
-typing a path with the Train button focused used to open views. These take every printable key
+typing a path with the Train button focused would open views. These take every printable key
 (the widget's own keys, Enter and Space, still work), so letters never fire while one has focus.
 """
 

@@ -501,7 +501,7 @@ class TokenView(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # the widget's base style and width are the same for every line of one paint; working
-        # them out once (not per line) halves the cost of repainting the view after an edit
+        # them out once per paint (not per line) saves work on every repaint after an edit
         self._paint = (self.scrollable_content_region.width, self.rich_style)
         try:
             return super().render_lines(crop)

@@ -379,8 +379,8 @@ def _slices(items: list[Any], parts: int) -> list[list[Any]]:
     return out
 
 
-#: A batch of fewer characters (or ids) than this is encoded in a plain loop: starting a pool
-#: costs ~0.15 s (fork, and the results sent back), a loop does ~1 MB in 0.5-1 s
+#: A batch of fewer characters (or ids) than this is encoded in a plain loop: below it, starting
+#: a pool (fork, and the results sent back) costs more than the loop saves (see bench/README.md)
 PROCESS_BATCH = 1 << 20
 #: ... and this many where workers must be started afresh and sent the tokenizer (no fork)
 PROCESS_BATCH_SPAWN = 16 << 20
