@@ -134,9 +134,9 @@ async def test_an_edit_re_tokenizes_before_the_next_frame(load):
         await settle(pilot)
         assert app._text_version == version + 1 and app.idle
         # no line-break stand-in in the text yet: the real text is the editor's text as is
-        assert app.editor.document._stand_ins is False and app.editor.real_text is app.editor.text
+        assert app.editor.document.flagged is False and app.editor.real_text is app.editor.text
         app.editor.insert("\r\x85", (0, 0))
-        assert app.editor.document._stand_ins is True
+        assert app.editor.document.flagged is True
         assert app.text == "\r\x85Hello world again" == app.doc.text
 
 

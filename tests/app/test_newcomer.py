@@ -730,35 +730,94 @@ async def test_moving_the_cursor_in_the_input_selects_the_token_under_it():
         assert piece.start <= app.editor.cursor_location[1] < piece.end or piece.text == " beta"
 
 
-def test_the_editor_relies_only_on_public_textual_imports_and_checks_the_internals_it_uses():
-    """widgets/editor.py imports Textual's public modules only; its fast paths use private
-    attributes of TextArea's documents, which this test names, so an untested Textual release
-    that renames one fails here rather than in a user's terminal."""
-    source = (ROOT / "tokscope/app/widgets/editor.py").read_text()
-    assert "textual.document._" not in source and "_wrapped_document" not in source.split("import")[0]
+def _textual_private_names() -> set[str]:
+    """Every private (``_x``) name Textual's own source defines: methods, class attributes and
+    attributes it assigns on ``self``."""
+    import re as re_module
+
+    import textual
+
+    names: set[str] = set()
+    for path in Path(textual.__file__).parent.rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        names |= set(re_module.findall(r"\bself\.(_[a-z]\w*)\s*(?::[^=\n]*)?=(?!=)", source))
+        names |= set(re_module.findall(r"^\s+(?:async\s+)?def (_[a-z]\w*)", source, re_module.M))
+        names |= set(re_module.findall(r"^\s+(_[a-z]\w*)\s*(?::[^=\n]*)?=(?!=)", source, re_module.M))
+    return names
+
+
+def _private_uses(source: str) -> tuple[set[str], set[str]]:
+    """``(used, defined)``: the private names a module of tokscope reads or overrides (``x._y``,
+    ``getattr(x, "_y")``, ``def _y`` in a class), and those it defines for itself (assigned on
+    ``self`` or in a class, or a method not reached through ``super()``)."""
+    import re as re_module
+
+    code = re_module.sub(r"#.*", "", source)
+    used = set(re_module.findall(r"(?<=\.)_[a-z]\w*", code))
+    used |= set(re_module.findall(r"(?:getattr|hasattr|setattr)\([^,]+,\s*\"(_[a-z]\w*)\"", code))
+    methods = set(re_module.findall(r"^\s+(?:async\s+)?def (_[a-z]\w*)", code, re_module.M))
+    assigned = set(re_module.findall(r"\bself\.(_[a-z]\w*)\s*(?::[^=\n]*)?=(?!=)", code))
+    assigned |= set(re_module.findall(r"^\s+(_[a-z]\w*)\s*(?::[^=\n]*)?=(?!=)", code, re_module.M))
+    assigned |= set(re_module.findall(r"^def (_[a-z]\w*)", code, re_module.M))
+    via_super = set(re_module.findall(r"super\(\)\.(_[a-z]\w*)", code))
+    # Textual calls these by their prefix: defining one overrides Textual's, never a name of one's own
+    hooks = {name for name in methods if re_module.match(r"_(on|watch|compute|validate)_", name)}
+    return used | methods, (assigned | methods) - via_super - hooks
+
+
+#: private names of other libraries that Textual happens to define too
+_NOT_TEXTUAL = {"_exit": "os._exit", "_replace": "a named tuple's copy"}
+
+
+def test_textual_internals_are_used_only_through_the_adapter():
+    """Every Textual private attribute the app touches goes through widgets/textual_internals.py:
+    each one it names still exists in the installed Textual (so an untested release that renames
+    one fails here rather than in a user's terminal), and no other module of tokscope/app reads or
+    overrides a private name of Textual's that it does not define itself."""
     from textual.widgets import TextArea
     from textual.widgets.text_area import Document, WrappedDocument
 
-    assert hasattr(TextArea, "_set_document") and hasattr(TextArea, "_watch_language")
+    from tokscope.app.widgets import textual_internals
+
     doc = Document("a\nb")
-    assert isinstance(doc._lines, list)
-    wrapped = WrappedDocument(doc, 10)
-    assert hasattr(wrapped, "_offset_to_line_info") and hasattr(wrapped, "_width") and hasattr(wrapped, "_tab_width")
-    assert isinstance(wrapped._tab_width_cache, list)
+    owners = {"TextArea": TextArea, "Document": doc, "WrappedDocument": WrappedDocument(doc, 10)}
+    for owner, name in textual_internals.INTERNALS:
+        assert hasattr(owners[owner], name), (owner, name)
+    assert isinstance(doc._lines, list) and isinstance(owners["WrappedDocument"]._tab_width_cache, list)
     # the properties the fast paths fall back to, and the attributes TextArea keeps its documents in
     assert isinstance(Document.text, property) and isinstance(WrappedDocument.height, property)
-    # TextArea assigns its documents to plain attributes, which the editor's properties intercept
+    # TextArea assigns its documents to plain attributes, which the adapter's properties intercept
     area = TextArea("x")
     assert isinstance(area.__dict__.get("document"), Document) and "wrapped_document" in area.__dict__
     assert not isinstance(getattr(TextArea, "document", None), property)
-    # every private name the editor uses is one of those above (a new one must be named here)
-    named = {"_set_document", "_watch_language", "_lines", "_offset_to_line_info", "_width", "_tab_width",
-             "_tab_width_cache", "_document", "_wrapped", "_stand_ins", "_wrapped_for", "_height", "_version",
-             "_joined", "_widths", "_real", "_on_paste"}
-    import re as re_module
+    # the adapter names every internal it uses
+    adapter = ROOT / "tokscope/app/widgets/textual_internals.py"
+    textual_names = _textual_private_names()
+    used, _ = _private_uses(adapter.read_text(encoding="utf-8"))
+    named = {name for _, name in textual_internals.INTERNALS}
+    assert used & textual_names <= named | {"_tokscope_document", "_tokscope_wrapped"}, used & textual_names - named
+    # nothing else in the app reaches into Textual
+    found = {}
+    for path in sorted((ROOT / "tokscope/app").rglob("*.py")):
+        if path == adapter:
+            continue
+        used, defined = _private_uses(path.read_text(encoding="utf-8"))
+        bad = (used & textual_names) - defined - set(_NOT_TEXTUAL)
+        if bad:
+            found[str(path.relative_to(ROOT))] = sorted(bad)
+    assert not found, found
+    source = (ROOT / "tokscope/app/widgets/editor.py").read_text(encoding="utf-8")
+    assert "textual_internals." in source and "textual.document._" not in source
 
-    used = set(re_module.findall(r"(?<=\.)_[a-z][a-z_]*", source)) - {"_has_stand_ins"}
-    assert used <= named, used - named
+
+def test_the_internals_check_catches_a_textual_private_name():
+    """The check above is not vacuous: code reading TextArea's internals is caught."""
+    names = _textual_private_names()
+    used, defined = _private_uses("class E(TextArea):\n    def f(self):\n        self._restart_blink()\n"
+                                  "    async def _on_key(self, event):\n        await super()._on_key(event)\n")
+    assert {"_restart_blink", "_on_key"} <= (used & names) - defined
+    used, defined = _private_uses("x = getattr(doc, \"_lines\", None)\n")
+    assert "_lines" in (used & names) - defined
 
 
 async def test_closing_compare_stops_its_pane_jobs():

@@ -10,12 +10,11 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
 from textual.strip import Strip
 from textual.widgets import TextArea
-from textual.widgets.text_area import Document, DocumentBase, WrappedDocument
 
 from ...core.text.display import NAMED
+from . import textual_internals
 
 
 @lru_cache(maxsize=1)
@@ -116,105 +115,6 @@ def typed_text(character: str | None) -> str | None:
     return character
 
 
-class _CachedHeightWrappedDocument(WrappedDocument):
-    """TextArea's wrapped document with its height remembered between edits.
-
-    Textual sums every line's wrap count each time it asks for the height, which happens for every
-    painted line: on a 1 MB text that alone took tens of milliseconds per keystroke.
-    """
-
-    _height: int | None = None
-    _wrapped_for: tuple | None = None  # (width, tab width) of the last full wrap, None after an edit
-
-    def wrap(self, width: int, tab_width: int | None = None) -> None:
-        # TextArea re-wraps the whole text several times while starting; once per size is enough
-        key = (width, tab_width, self.document.line_count)
-        if key == self._wrapped_for:
-            return
-        self._height = None
-        super().wrap(width, tab_width)
-        self._wrapped_for = key
-
-    def wrap_range(self, start, old_end, new_end):  # type: ignore[override]
-        line = start[0]
-        if (self._width == 0 and line == old_end[0] == new_end[0] and line < len(self._tab_width_cache)
-                and self._tab_width_cache[line] == [0] and "\t" not in self.document[line]):
-            # without soft wrap, an edit inside one line without tabs leaves every wrap table as
-            # it was (one row, one tab-free section); re-wrapping would measure the whole line
-            return
-        self._height = None
-        self._wrapped_for = None
-        return super().wrap_range(start, old_end, new_end)
-
-    @property
-    def height(self) -> int:
-        if self._height is None:
-            # one entry per visual line, kept up to date by wrap and wrap_range: the same number
-            # Textual's height sums line by line (O(lines) after every edit), read in O(1)
-            info = getattr(self, "_offset_to_line_info", None)
-            self._height = len(info) if info is not None else WrappedDocument.height.fget(self)  # type: ignore[attr-defined]
-        return self._height
-
-
-#: lines longer than this (characters) have their width updated by each edit, not measured again
-LONG_LINE = 4096
-
-
-class _FastDocument(Document):
-    """TextArea's document with its joined text and its size remembered between edits.
-
-    TextArea joins every line into ``text`` for each painted line (to check for a placeholder) and
-    measures every line's width after each edit (without soft wrap): work in proportion to the
-    whole text on every keystroke. Here the text is joined once per edit and line widths are
-    kept in a list that an edit updates for the lines it touched.
-    """
-
-    _version = 0  # edits so far
-    _joined: tuple[int, str] | None = None  # (version, text)
-    _widths: tuple[int, list[int]] | None = None  # (tab width, cell width of each line)
-    #: False when no line-break stand-in (see :func:`to_editor`) has ever been in the text, so
-    #: the real text is the text itself (set when the editor takes the document)
-    _stand_ins = True
-
-    def replace_range(self, start, end, text):  # type: ignore[override]
-        top, bottom = sorted((start, end))
-        if not self._stand_ins and _has_stand_ins(text):
-            self._stand_ins = True
-        # an edit inside one long line without tabs changes its width by what it adds and takes,
-        # so the line is not measured again
-        inline = (top[0] == bottom[0] and "\n" not in text and "\t" not in text and self._widths is not None
-                  and top[0] < len(self._lines) and len(self._lines[top[0]]) > LONG_LINE
-                  and "\t" not in self._lines[top[0]])
-        removed = self.get_text_range(top, bottom) if inline else ""
-        result = super().replace_range(start, end, text)
-        self._version += 1
-        widths = self._widths
-        if widths is not None:
-            tab_width, cells = widths
-            lines = self._lines
-            if len(cells) + result.end_location[0] - bottom[0] != len(lines) or bottom[0] >= len(cells):
-                self._widths = None  # an edit outside the lines we know: measure again
-            elif inline and result.end_location[0] == top[0]:
-                cells[top[0]] += cell_len(text) - cell_len(removed)
-            else:
-                new = lines[top[0] : result.end_location[0] + 1]
-                cells[top[0] : bottom[0] + 1] = [cell_len(line.expandtabs(tab_width)) for line in new]
-        return result
-
-    @property
-    def text(self) -> str:  # type: ignore[override]
-        joined = self._joined
-        if joined is None or joined[0] != self._version:
-            joined = self._joined = (self._version, Document.text.fget(self))  # type: ignore[attr-defined]
-        return joined[1]
-
-    def get_size(self, tab_width: int) -> Size:
-        widths = self._widths
-        if widths is None or widths[0] != tab_width:
-            widths = self._widths = (tab_width, [cell_len(line.expandtabs(tab_width)) for line in self._lines])
-        return Size(max(widths[1], default=0), len(self._lines))
-
-
 #: TextArea keys the explorer uses for itself: Ctrl+A selects all (Home goes to the line start),
 #: F6 and F7 open views
 _TAKEN = {"ctrl+a", "f6", "f7"}
@@ -237,6 +137,7 @@ def _editor_bindings() -> list[Binding]:
     return out
 
 
+@textual_internals.editor_hooks
 class Editor(TextArea, inherit_bindings=False):
     r"""TextArea that keeps every character of the text and paints hostile ones inertly.
 
@@ -249,16 +150,18 @@ class Editor(TextArea, inherit_bindings=False):
     """
 
     BINDINGS = _editor_bindings()
+    #: what marks a document's text as holding line-break stand-ins (see :attr:`real_text`)
+    flag_text = staticmethod(_has_stand_ins)
 
     _real: tuple[str, str] | None = None  # (editor text, the text it stands for)
     crlf = False  # the text's lines end in CRLF
 
     def __init__(self, text: str = "", **kwargs) -> None:
         # TextArea.__init__ builds and wraps a document of the text, then builds and wraps it
-        # again (_set_document); start empty and build it once (half a second less on 1 MB)
+        # again; start empty and build it once
         super().__init__("", **kwargs)
         self.crlf = uses_crlf(text)
-        self._set_document(to_editor(text, self.crlf), self.language)
+        textual_internals.set_document(self, to_editor(text, self.crlf), self.language)
 
     def post_message(self, message) -> bool:
         # TextArea posts Changed from inside the edit; the message reaches the app a few
@@ -272,7 +175,9 @@ class Editor(TextArea, inherit_bindings=False):
                 edited(self)
         return super().post_message(message)
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    async def take_paste(self, event: events.Paste) -> None:
+        """Paste ``event``'s text with the document's line endings (TextArea's own paste handler
+        does not run)."""
         event.prevent_default()  # TextArea's own handler would insert the text as it came
         event.stop()
         if self.read_only:
@@ -290,58 +195,32 @@ class Editor(TextArea, inherit_bindings=False):
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         return super().check_consume_key(key, character) or (not self.read_only and typed_text(character) is not None)
 
-    async def _on_key(self, event: events.Key) -> None:
+    def take_key(self, event: events.Key) -> bool:
+        """Type a zero-width or format character TextArea would drop (it inserts printable ones);
+        True when the key was taken here, False to leave it to TextArea."""
         text = typed_text(event.character)
-        if text is not None and not event.is_printable and not self.read_only:
-            # a zero-width or format character: TextArea would drop it (it inserts printable ones)
-            event.stop()
-            event.prevent_default()
-            self._restart_blink()
-            start, end = self.selection
-            self._replace_via_keyboard(text, start, end)
-            return
-        await super()._on_key(event)
+        if text is None or event.is_printable or self.read_only:
+            return False
+        event.stop()
+        event.prevent_default()
+        textual_internals.restart_blink(self)
+        textual_internals.insert_typed(self, text)
+        return True
 
     def load_text(self, text: str) -> None:
         """Replace the whole text (not undoable), keeping every character as :meth:`__init__` does."""
         self.crlf = uses_crlf(text)
         super().load_text(to_editor(text, self.crlf))
 
-    @property
-    def document(self) -> DocumentBase:
-        return self._document
-
-    @document.setter
-    def document(self, document: DocumentBase) -> None:
-        if type(document) is Document:
-            document.__class__ = _FastDocument
-            document._stand_ins = _has_stand_ins(document.text)
-        self._document = document
-
-    @property
-    def wrapped_document(self) -> WrappedDocument:
-        return self._wrapped
-
-    @wrapped_document.setter
-    def wrapped_document(self, document: WrappedDocument) -> None:
-        if type(document) is WrappedDocument:
-            document.__class__ = _CachedHeightWrappedDocument
-            # WrappedDocument() has just wrapped every line (at its width, 0): TextArea asks for
-            # the same wrap again straight away; remembering what was wrapped skips that second pass
-            document._wrapped_for = (document._width, document._tab_width, document.document.line_count)
-        self._wrapped = document
-
-    def _watch_language(self, language: str | None) -> None:
-        # TextArea builds its document again (splitting and wrapping every line) when it is
-        # mounted, to apply the language; a plain-text document stays plain, so keep it
-        if not language and type(self.document) in (Document, _FastDocument):
-            return
-        super()._watch_language(language)
+    def keeps_document(self, language: str | None) -> bool:
+        """True when setting ``language`` keeps the document: TextArea builds it again (splitting
+        and wrapping every line) when it is mounted, to apply the language; plain text stays plain."""
+        return not language and textual_internals.is_plain_document(self.document)
 
     @property
     def real_text(self) -> str:
         text = self.text
-        if not getattr(self.document, "_stand_ins", True):
+        if not getattr(self.document, "flagged", True):
             return text
         cached = self._real
         if cached is None or cached[0] is not text:
