@@ -32,20 +32,22 @@ def test_the_distribution_has_a_name_of_its_own():
 
 
 def test_saved_files_record_the_version_of_this_distribution(monkeypatch):
+    """Saved files record tokscope's own version (tokscope/version.py), the one this distribution
+    is built with, never another installed project's of a similar name."""
     import importlib.metadata
 
     from tokscope.core.formats import saved
+    from tokscope.version import __version__
 
-    versions = {_project()["name"]: "9.8.7", "tokscope": "0.2.0"}  # the other project, if installed
-
-    def version(name):
-        if name not in versions:
-            raise importlib.metadata.PackageNotFoundError(name)
-        return versions[name]
+    def version(name):  # another project named tokscope, installed beside this one
+        if name == "tokscope":
+            return "0.2.0"
+        raise importlib.metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(importlib.metadata, "version", version)
     document = saved.to_document(saved.SavedTokenizer("t", r"\S+", ((b"a", b"b"),)))
-    assert document["metadata"]["tokscope_version"] == "9.8.7"
+    assert document["metadata"]["tokscope_version"] == __version__
+    assert 'dynamic = ["version"]' in (ROOT / "pyproject.toml").read_text() and _project()["name"] == "tokscope-tui"
 
 
 def test_the_console_script_is_tokscope_and_resolves():

@@ -67,7 +67,7 @@ def test_a_chat_template_nested_too_deeply_is_named(tokscope, tmp_path, template
     jinja = tmp_path / "deep.jinja"
     jinja.write_text(template)
     _one_line_error(tokscope("chat", "-f", str(conversation), "--template", str(jinja)), 1,
-                    "chat template is nested too deeply")
+                    "too deeply")
 
 
 # ----- item 17: chat -f on odd JSON is an input error (exit 1); a --save race loser exits as a

@@ -138,4 +138,4 @@ def test_a_symlink_loop_is_named_as_one(tmp_path):
     loop = tmp_path / "loop.json"
     loop.symlink_to(loop)
     done = run({"TOKSCOPE_CACHE_DIR": str(tmp_path / "c")}, "encode", "-e", str(loop), "hi")
-    assert done.returncode == 1 and "symbolic links" in one_line(done) and "unknown encoding" not in done.stderr
+    assert done.returncode == 1 and "symbolic link that loops" in one_line(done) and "unknown encoding" not in done.stderr

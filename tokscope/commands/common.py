@@ -117,26 +117,6 @@ def token_budget(value: str) -> int:
 MAX_DIGITS = 18
 
 
-def positive_number(value: str) -> int:
-    """argparse type: a whole number >= 1 of at most :data:`MAX_DIGITS` digits.
-
-    >>> positive_number("768")
-    768
-    >>> positive_number("9" * 4000)
-    Traceback (most recent call last):
-    argparse.ArgumentTypeError: too large: 999999999999… (4,000 digits)
-    >>> positive_number("0")
-    Traceback (most recent call last):
-    argparse.ArgumentTypeError: must be a whole number >= 1, not '0'
-    """
-    text = value.strip().replace("_", "")
-    if len(text) > MAX_DIGITS and text.isascii() and text.isdigit():
-        raise argparse.ArgumentTypeError(f"too large: {text[:12]}… ({len(text):,} digits)")
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, not {safe_text(value)[:40]!r}")
-    return int(text)
-
-
 def is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())

@@ -28,6 +28,9 @@ def _width_arg(value: str) -> int:
     text = value.strip().replace("_", "")
     digits = text.removeprefix("-")
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:
+        if digits.isascii() and digits.isdigit():  # too long: said without spelling out its digits
+            raise argparse.ArgumentTypeError(f"--width must be a positive number of at most 7 digits, not "
+                                             f"{digits[:12]}… ({len(digits):,} digits)")
         shown = value if len(value) <= 20 else value[:20] + f"... ({len(value):,} characters)"
         raise argparse.ArgumentTypeError(f"--width must be a positive number of at most 7 digits, not {shown!r}")
     return int(text)

@@ -131,6 +131,9 @@ def _load_uncached(name: str) -> Tokenizer:
     if ollama.is_ollama_name(name) and not model_files.is_tokenizer_path(name):
         return ollama.load(name)
     if model_files.is_tokenizer_path(name):
+        link = walk.link_problem(os.path.expanduser(name))
+        if link is not None:  # a link that loops or leads nowhere: say so, not "cannot read"
+            raise SourceError(link)
         path = Path(name).expanduser()
         if path.is_file() and saved.is_saved_file(path):
             return saved.load_file(path)
