@@ -428,6 +428,7 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
 def _serve(conn: Any, tokenizers: list[Any], settings: Settings) -> None:
     """A worker process: count each batch the main process sends, until it sends None."""
     _init_worker(tokenizers, settings, True)
+    _unblock_interrupt()  # started with Ctrl+C blocked (see _start_quietly); ignored from here on
     while True:
         try:
             batch = conn.recv()
@@ -464,6 +465,27 @@ class _Worker:
     batch: list[tuple] | None = None
 
 
+def _start_quietly(process: Any) -> None:
+    """Start a worker with Ctrl+C blocked, so a SIGINT sent to the whole process group before the
+    worker ignores it cannot kill it: the main process alone says "interrupted" (exit 130),
+    never "a worker process died". The worker unblocks it once it ignores it."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        process.start()
+        return
+    mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        mask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _unblock_interrupt() -> None:
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is not None:
+        mask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _run_workers(run: _Run, workers: int, ctx: Any, progress: Any) -> None:
     """Count the jobs on ``workers`` processes, each sent one batch at a time through its own pipe,
     so the main process always knows what each is counting: a worker that dies (killed, out of
@@ -473,7 +495,7 @@ def _run_workers(run: _Run, workers: int, ctx: Any, progress: Any) -> None:
     def start() -> _Worker:
         mine, theirs = ctx.Pipe()
         process = ctx.Process(target=_serve, args=(theirs, run.tokenizers, run.settings), daemon=True)
-        process.start()
+        _start_quietly(process)
         theirs.close()
         return _Worker(process, mine)
 

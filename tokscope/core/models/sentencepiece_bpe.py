@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from .sentencepiece_pieces import SPACE, UNUSED, Pieces, byte_piece, cut_mode, cut_words
+from .sentencepiece_pieces import SPACE, UNUSED, Pieces, PiecesModel, byte_piece, cut_mode, cut_words
 
 #: how deep an unused piece is split back (the library's limit)
 MAX_RESEGMENT_DEPTH = 100
@@ -59,7 +59,7 @@ class ScoreReplay:
     final: tuple[str, ...]
 
 
-class SentencePieceBPE:
+class SentencePieceBPE(PiecesModel):
     """SentencePiece's BPE over a :class:`.Pieces` table (see the module)."""
 
     kind = "sentencepiece-bpe"
@@ -94,24 +94,7 @@ class SentencePieceBPE:
             self._safe = cut_mode(self._join, self._suffix)
         return self._safe
 
-    # ----- the Model protocol -------------------------------------------------------------------
-
-    def token_to_id(self, token: str) -> int | None:
-        return self.table.token_to_id(token)
-
-    def id_to_token(self, token_id: int) -> str | None:
-        return self.table.id_to_token(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return self.table.get_vocab()
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.table)
-
-    def score(self, token_id: int) -> float:
-        """The piece's score (the higher, the earlier it is merged)."""
-        return self.table.scores[token_id]
+    # ----- the Model protocol (look-ups and scores: PiecesModel) ------------------------------
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)

@@ -10,10 +10,10 @@ is unknown (runs of unknown characters are one unknown token, see :meth:`.Pieces
 
 from __future__ import annotations
 
-from .sentencepiece_pieces import UNUSED, Pieces
+from .sentencepiece_pieces import UNUSED, Pieces, PiecesModel
 
 
-class SentencePieceChar:
+class SentencePieceChar(PiecesModel):
     """SentencePiece's character model over a :class:`.Pieces` table."""
 
     kind = "char"
@@ -24,21 +24,7 @@ class SentencePieceChar:
         self.byte_fallback = pieces.byte_fallback
         self.unk_id = pieces.unk_id
 
-    def token_to_id(self, token: str) -> int | None:
-        return self.table.token_to_id(token)
 
-    def id_to_token(self, token_id: int) -> str | None:
-        return self.table.id_to_token(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return self.table.get_vocab()
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.table)
-
-    def score(self, token_id: int) -> float:
-        return self.table.scores[token_id]
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         table = self.table

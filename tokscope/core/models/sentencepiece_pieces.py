@@ -215,3 +215,28 @@ def byte_value(piece: str) -> int | None:
         if all(c in "0123456789ABCDEF" for c in digits):
             return int(digits, 16)
     return None
+
+
+class PiecesModel:
+    """What every SentencePiece model kind (unigram, BPE, char, word) answers from its
+    :class:`Pieces` table (``self.table``): the vocabulary look-ups of the Model protocol and a
+    piece's score as the file stores it."""
+
+    table: Pieces
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.table.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self.table.id_to_token(token_id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.table.get_vocab()
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.table)
+
+    def score(self, token_id: int) -> float:
+        """The piece's score as the file stores it."""
+        return self.table.scores[token_id]

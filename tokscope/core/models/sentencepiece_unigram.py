@@ -27,7 +27,7 @@ import math
 from array import array
 from typing import Any
 
-from .sentencepiece_pieces import MATCHABLE, NORMAL, UNUSED, USER_DEFINED, Pieces, cut_mode, cut_words
+from .sentencepiece_pieces import MATCHABLE, NORMAL, UNUSED, USER_DEFINED, Pieces, PiecesModel, cut_mode, cut_words
 from .unigram import Segmentation, Unigram
 
 #: the library's penalty under the lowest score for an unknown character
@@ -45,7 +45,7 @@ def _f32(x: float) -> float:
     return array("f", [x])[0]
 
 
-class SentencePieceUnigram:
+class SentencePieceUnigram(PiecesModel):
     """SentencePiece's unigram model over a :class:`.Pieces` table (see the module)."""
 
     kind = "unigram"
@@ -103,24 +103,7 @@ class SentencePieceUnigram:
         self._widest = max([abs(self.unk_score), *(abs(x) for x in scores)]) if len(scores) else abs(self.unk_score)
         self._trie = trie
 
-    # ----- the Model protocol -------------------------------------------------------------------
-
-    def token_to_id(self, token: str) -> int | None:
-        return self.table.token_to_id(token)
-
-    def id_to_token(self, token_id: int) -> str | None:
-        return self.table.id_to_token(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return self.table.get_vocab()
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.table)
-
-    def score(self, token_id: int) -> float:
-        """The piece's score as the file stores it (a single-precision float)."""
-        return self.table.scores[token_id]
+    # ----- the Model protocol (look-ups and scores: PiecesModel) ------------------------------
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         """The tokens of ``text`` (a whole normalized text): ``(id, start, end)``."""

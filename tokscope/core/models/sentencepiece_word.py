@@ -10,7 +10,7 @@ token, or unknown (runs of unknown words are one unknown token, see :meth:`.Piec
 
 from __future__ import annotations
 
-from .sentencepiece_pieces import SPACE, UNUSED, Pieces
+from .sentencepiece_pieces import SPACE, UNUSED, Pieces, PiecesModel
 
 
 def split_words(text: str) -> list[tuple[int, int]]:
@@ -31,7 +31,7 @@ def split_words(text: str) -> list[tuple[int, int]]:
     return out
 
 
-class SentencePieceWord:
+class SentencePieceWord(PiecesModel):
     """SentencePiece's word model over a :class:`.Pieces` table."""
 
     kind = "word"
@@ -42,21 +42,7 @@ class SentencePieceWord:
         self.byte_fallback = pieces.byte_fallback
         self.unk_id = pieces.unk_id
 
-    def token_to_id(self, token: str) -> int | None:
-        return self.table.token_to_id(token)
 
-    def id_to_token(self, token_id: int) -> str | None:
-        return self.table.id_to_token(token_id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return self.table.get_vocab()
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.table)
-
-    def score(self, token_id: int) -> float:
-        return self.table.scores[token_id]
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         table = self.table
