@@ -61,7 +61,7 @@ import sys  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
-from .commands.common import PROG, UsageError  # noqa: E402
+from .commands.common import PROG, UsageError, silence_stdout  # noqa: E402
 from .core.text.display import safe_text  # noqa: E402
 from .core.text.errors import TokscopeError  # noqa: E402
 from .inputs.text_input import DEFAULT_MAX_BYTES  # noqa: E402
@@ -130,11 +130,11 @@ class _Parser(argparse.ArgumentParser):
             stream.write(message)
             stream.flush()
         except BrokenPipeError:  # the reader went away (| head): as for any command
-            _silence_stdout()
+            silence_stdout()
         except (OSError, ValueError) as exc:
             if stream is not sys.stdout:
                 return  # a message for standard error that cannot be written: the exit code says it
-            _silence_stdout()
+            silence_stdout()
             _say(f"error: cannot write the output: {getattr(exc, 'strerror', None) or exc}")
             raise SystemExit(1) from None
 
@@ -280,19 +280,6 @@ def _install_signal_handlers() -> None:
             pass
 
 
-def _silence_stdout() -> None:
-    """Point standard output at /dev/null, so the interpreter's last flush of what could not be
-    written succeeds quietly (instead of printing an "Exception ignored" message)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, 1)
-        finally:
-            os.close(devnull)
-    except OSError:
-        pass
-
-
 def _say(message: str) -> None:
     """One line on standard error (nothing when standard error is closed too)."""
     stream = sys.stderr
@@ -339,17 +326,17 @@ def _run(handler: Callable[[], int]) -> int:
         return 128 + exc.signum
     except BrokenPipeError as exc:
         # the reader went away (e.g. `| head`): stop quietly, keeping a verdict already reached
-        _silence_stdout()
+        silence_stdout()
         return getattr(exc, "exit_code", 0)
     except OSError as exc:
         if not _is_output_error(exc):
             _say(f"error: {exc.strerror or exc}")
             return 1
-        _silence_stdout()
+        silence_stdout()
         _say(f"error: cannot write the output: {exc.strerror or exc}")
         return 1
     except UnicodeEncodeError as exc:
-        _silence_stdout()
+        silence_stdout()
         encoding = getattr(sys.stdout, "encoding", None) or "this encoding"
         _say(f"error: cannot write the output in {encoding} ({exc.reason}); set PYTHONIOENCODING=utf-8")
         return 1
