@@ -10,7 +10,7 @@ is unknown (runs of unknown characters are one unknown token, see :meth:`.Pieces
 
 from __future__ import annotations
 
-from .sentencepiece_pieces import UNUSED, Pieces, PiecesModel
+from .sentencepiece_pieces import UNUSED, PiecesModel
 
 
 class SentencePieceChar(PiecesModel):
@@ -18,13 +18,6 @@ class SentencePieceChar(PiecesModel):
 
     kind = "char"
     label = "characters (SentencePiece)"
-
-    def __init__(self, pieces: Pieces) -> None:
-        self.table = pieces
-        self.byte_fallback = pieces.byte_fallback
-        self.unk_id = pieces.unk_id
-
-
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         table = self.table

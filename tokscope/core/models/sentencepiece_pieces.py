@@ -224,6 +224,11 @@ class PiecesModel:
 
     table: Pieces
 
+    def __init__(self, pieces: Pieces) -> None:
+        self.table = pieces
+        self.byte_fallback = pieces.byte_fallback
+        self.unk_id = pieces.unk_id
+
     def token_to_id(self, token: str) -> int | None:
         return self.table.token_to_id(token)
 

@@ -10,7 +10,7 @@ token, or unknown (runs of unknown words are one unknown token, see :meth:`.Piec
 
 from __future__ import annotations
 
-from .sentencepiece_pieces import SPACE, UNUSED, Pieces, PiecesModel
+from .sentencepiece_pieces import SPACE, UNUSED, PiecesModel
 
 
 def split_words(text: str) -> list[tuple[int, int]]:
@@ -36,13 +36,6 @@ class SentencePieceWord(PiecesModel):
 
     kind = "word"
     label = "words (SentencePiece)"
-
-    def __init__(self, pieces: Pieces) -> None:
-        self.table = pieces
-        self.byte_fallback = pieces.byte_fallback
-        self.unk_id = pieces.unk_id
-
-
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         table = self.table
