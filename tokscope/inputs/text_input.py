@@ -26,8 +26,7 @@ import json
 import os
 import stat
 import sys
-from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from ..core.text.display import safe_text
 from ..core.text.errors import TokscopeError
@@ -46,8 +45,7 @@ SNIFF = 8192
 STDIN = "standard input"
 
 
-@dataclass(frozen=True, slots=True)
-class InputText:
+class InputText(NamedTuple):
     """A text as it was read: ``where`` names it for messages (a path or ``standard input``,
     not escaped: pass it through :func:`~tokscope.core.text.display.safe_text` to show it); ``path``
     is the file (``None`` for standard input and arguments); ``size`` the bytes read.
