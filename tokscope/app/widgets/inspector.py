@@ -120,6 +120,23 @@ def partial_chars(doc: Document, index: int) -> list[tuple[str, int, int, int]]:
     return out
 
 
+def model_span(doc: Document, index: int) -> tuple[int, int] | None:
+    """The offsets the model reports for piece ``index`` when they are not the piece's span (a
+    ``trim_offsets`` post-processor leaves out a token's spaces), else ``None``.
+
+    >>> from tokscope.core import Tokenizer
+    >>> doc = Document.build(Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+"), "a b")
+    >>> model_span(doc, 1) is None
+    True
+    """
+    tok = doc.tokenizer
+    if not tok.trim_steps:
+        return None
+    piece = doc.piece(index)
+    span = tok.model_offsets([piece], first=index)[0]
+    return None if span == (piece.start, piece.end) else span
+
+
 def kind_fact(facts: TokenFacts) -> tuple[str, str]:
     """The first line's fact about a token of a kind other than byte-level BPE from ranks:
     ``(label, value)``, the label empty when the value says it all.
@@ -208,7 +225,14 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     label("  piece ")
     out.append(f"{index + 1}/{len(doc.ids)}")
     label("  seen ")
-    out.append(f"{doc.occurrences(piece.id)}×\n")
+    out.append(f"{doc.occurrences(piece.id)}×")
+    span = model_span(doc, index)
+    if span is not None:  # the model reports the token without the spaces the view draws
+        where = f"[{span[0]}:{span[1]}]"
+        line = len(out.plain) - out.plain.rfind("\n") - 1
+        label("  model offsets " if line + len("  model offsets ") + len(where) <= width else "  model ")
+        out.append(where)
+    out.append("\n")
 
     if token is not None and token.unknown:
         _unknown_rows(out, label, piece, facts.text, width)  # type: ignore[union-attr]

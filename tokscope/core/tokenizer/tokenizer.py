@@ -29,8 +29,11 @@ from ..text.types import Chunk, Parents, Piece, Token, is_continuation
 from ..patterns.tiktoken_syntax import ChunkPattern
 from ..pre_tokenizers.pattern_split import PatternSplit
 from .rows import ADDED, PARTIAL, SPECIAL, UNKNOWN, PieceSink, Rows
+from ..processors.offsets import TrimStep, model_span
 
 if TYPE_CHECKING:
+    from ..processors.padding import Padding
+    from ..processors.truncation import Truncation
     from ..text.normalized import NormalizedText
     from .stages import Decoder, Model, Normalizer, PostProcessor, PreTokenizer
 
@@ -100,17 +103,24 @@ class Tokenizer(TiktokenAPI):
         post_processor: PostProcessor | None = None,
         decoder: Decoder | None = None,
         n_vocab: int | None = None,
+        truncation: Truncation | None = None,
+        padding: Padding | None = None,
     ) -> Tokenizer:
         """A tokenizer from its stages. ``added_tokens`` is a :class:`SpecialTokens` (tiktoken's
-        kind), an ``AddedVocabulary`` (Hugging Face's kind) or None."""
+        kind), an ``AddedVocabulary`` (Hugging Face's kind) or None. ``truncation`` and
+        ``padding`` (a ``tokenizer.json``'s) apply with the template (``add_special_tokens``)."""
         self = cls.__new__(cls)
         self._setup(name, model, pre_tokenizer, normalizer, added_tokens if added_tokens is not None else SpecialTokens(),
-                    post_processor, decoder, n_vocab)
+                    post_processor, decoder, n_vocab, truncation, padding)
         return self
 
     def _setup(self, name: str, model: Any, pre_tokenizer: Any, normalizer: Any, added: Any, post_processor: Any,
-               decoder: Any, n_vocab: int | None) -> None:
+               decoder: Any, n_vocab: int | None, truncation: Truncation | None = None,
+               padding: Padding | None = None) -> None:
         self.name = name
+        #: the file's truncation and padding (applied with the template, as Hugging Face's encode does)
+        self.truncation = truncation
+        self.padding = padding
         self.model = model
         self.pre_tokenizer = pre_tokenizer
         self.normalizer = normalizer
@@ -160,12 +170,13 @@ class Tokenizer(TiktokenAPI):
         return {
             "name": self.name, "model": self.model, "pre_tokenizer": self.pre_tokenizer,
             "normalizer": self.normalizer, "added": self.added, "post_processor": self.post_processor,
-            "decoder": self.decoder, "n_vocab": self.n_vocab,
+            "decoder": self.decoder, "n_vocab": self.n_vocab, "truncation": self.truncation, "padding": self.padding,
         }
 
     def __setstate__(self, state: dict) -> None:
         self._setup(state["name"], state["model"], state["pre_tokenizer"], state["normalizer"], state["added"],
-                    state["post_processor"], state["decoder"], state["n_vocab"])
+                    state["post_processor"], state["decoder"], state["n_vocab"], state.get("truncation"),
+                    state.get("padding"))
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name!r} {self.kind} n_vocab={self.n_vocab}>"
@@ -721,8 +732,92 @@ class Tokenizer(TiktokenAPI):
                 raise self._no_cutoff()
             out = self._encode_generic(text, allowed)
         if add_special_tokens:
-            out = self.apply_template(out)
+            out = [out[s] if s is not None else t for s, t, _ in self.arrange(len(out))]  # type: ignore[misc]
         return out
+
+    def arrange(self, n: int, *, pad_to: int | None = None) -> list[tuple[int | None, int | None, str]]:
+        """Where a text's ``n`` tokens go once the file's truncation, the template and the file's
+        padding apply, as Hugging Face's ``encode`` (``add_special_tokens=True``) places them:
+        one ``(source, id, kind)`` row per token of the result. A ``text`` row takes the text's
+        token ``source`` (``id`` None); a ``template`` or ``padding`` row adds ``id``. ``pad_to``
+        is the length a batch pads to (by default the file's padding of this one encoding).
+        Raises :class:`TokscopeError` for a truncation Hugging Face refuses.
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").arrange(2)
+        [(0, None, 'text'), (1, None, 'text')]
+        """
+        lo, hi = 0, n
+        post = self.post_processor
+        if self.truncation is not None:
+            lo, hi = self.truncation.keep(n, post.added_tokens(False) if post is not None else 0)
+        if post is None:
+            rows: list[tuple[int | None, int | None, str]] = [(lo + k, None, "text") for k in range(hi - lo)]
+        else:
+            rows = [(lo + s, None, "text") if s is not None else (None, t, "template")
+                    for t, s in post.process(range(hi - lo))]
+        padding = self.padding
+        if padding is not None:
+            target = padding.target([len(rows)]) if pad_to is None else pad_to
+            before, after = padding.pads(len(rows), target)
+            pad = (None, padding.pad_id, "padding")
+            rows = [pad] * before + rows + [pad] * after
+        return rows
+
+    @property
+    def trim_steps(self) -> tuple[TrimStep, ...]:
+        """How the post-processor trims the offsets of a text's tokens (empty for most
+        tokenizers; see :mod:`tokscope.core.processors.offsets`)."""
+        post = self.post_processor
+        return post.trim_steps() if post is not None else ()
+
+    def model_offsets(self, pieces: Sequence[Piece], first: int = 0) -> list[tuple[int, int]]:
+        """The character offsets the model reports for ``pieces`` (the text's tokens from its
+        ``first``-th on), as Hugging Face's ``tokenizers`` reports them: the pieces' own spans,
+        with the spaces a ``trim_offsets`` post-processor trims taken off (see :attr:`trim_steps`).
+
+        >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+")
+        >>> tok.model_offsets(tok.pieces("a b"))
+        [(0, 1), (1, 2), (2, 3)]
+        """
+        steps = self.trim_steps
+        if not steps:
+            return [(p.start, p.end) for p in pieces]
+        token_str = self.token_str
+        return [model_span(token_str(p.id), (p.start, p.end), first + k, steps) for k, p in enumerate(pieces)]
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = (),
+        disallowed_special: DisallowedSpecial = "all",
+        add_special_tokens: bool = False,
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids and the model's character offsets, as Hugging Face's ``encode`` gives
+        ``ids`` and ``offsets`` (trimmed under ``trim_offsets``; ``(0, 0)`` for template and
+        padding tokens; ``add_special_tokens`` applies the file's truncation, template and padding).
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").encode_with_offsets("hi")
+        ([104, 105], [(0, 1), (1, 2)])
+        """
+        pieces = self.pieces(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        if not add_special_tokens:
+            return [p.id for p in pieces], self.model_offsets(pieces)
+        rows = self.arrange(len(pieces))
+        # trimmed as Hugging Face trims: after truncation, so the first kept token is the first
+        spans = self.model_offsets([pieces[s] for s, _, _ in rows if s is not None])
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        k = 0
+        for source, token_id, _ in rows:
+            if source is None:
+                ids.append(token_id)  # type: ignore[arg-type]
+                offsets.append((0, 0))
+            else:
+                ids.append(pieces[source].id)
+                offsets.append(spans[k])
+                k += 1
+        return ids, offsets
 
     def apply_template(self, ids: Sequence[int], pair: Sequence[int] | None = None) -> list[int]:
         """``ids`` with the model's template applied (unchanged when it has none)."""
