@@ -105,7 +105,7 @@ def _batch_settings(tokenizer) -> str:
 def _pieces_json(tokenizer, text: str, pieces: list, first: int) -> list[dict]:
     """The pieces as ``encode --json`` writes them, with the model's offsets (``first``: the
     index of the first of them among the text's tokens)."""
-    spans = tokenizer.model_offsets(pieces, first)
+    spans = tokenizer.model_offsets(text, pieces, first)
     return [_with_model_span(piece_json(p), text, p, span) for p, span in zip(pieces, spans)]
 
 

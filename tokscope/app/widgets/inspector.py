@@ -133,7 +133,7 @@ def model_span(doc: Document, index: int) -> tuple[int, int] | None:
     if not tok.trim_steps:
         return None
     piece = doc.piece(index)
-    span = tok.model_offsets([piece], first=index)[0]
+    span = tok.model_offsets(doc.text, [piece], first=index)[0]
     return None if span == (piece.start, piece.end) else span
 
 

@@ -770,20 +770,25 @@ class Tokenizer(TiktokenAPI):
         post = self.post_processor
         return post.trim_steps() if post is not None else ()
 
-    def model_offsets(self, pieces: Sequence[Piece], first: int = 0) -> list[tuple[int, int]]:
-        """The character offsets the model reports for ``pieces`` (the text's tokens from its
-        ``first``-th on), as Hugging Face's ``tokenizers`` reports them: the pieces' own spans,
-        with the spaces a ``trim_offsets`` post-processor trims taken off (see :attr:`trim_steps`).
+    def model_offsets(self, text: str, pieces: Sequence[Piece], first: int = 0) -> list[tuple[int, int]]:
+        """The character offsets the model reports for ``pieces`` of ``text`` (the text's tokens
+        from its ``first``-th on), as Hugging Face's ``tokenizers`` reports them: the pieces' own
+        spans, with the spaces a ``trim_offsets`` post-processor trims taken off (see
+        :attr:`trim_steps`). The spaces counted are those of the token as the library holds it:
+        the vocabulary's spelling (``Ġworld``), and for an added token the text it matched (the
+        space an ``lstrip`` token took in included).
 
         >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+")
-        >>> tok.model_offsets(tok.pieces("a b"))
+        >>> tok.model_offsets("a b", tok.pieces("a b"))
         [(0, 1), (1, 2), (2, 3)]
         """
         steps = self.trim_steps
         if not steps:
             return [(p.start, p.end) for p in pieces]
         token_str = self.token_str
-        return [model_span(token_str(p.id), (p.start, p.end), first + k, steps) for k, p in enumerate(pieces)]
+        added = self._added_by_id
+        return [model_span(text[p.start:p.end] if p.id in added else token_str(p.id), (p.start, p.end), first + k, steps)
+                for k, p in enumerate(pieces)]
 
     def encode_with_offsets(
         self,
@@ -800,12 +805,13 @@ class Tokenizer(TiktokenAPI):
         >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").encode_with_offsets("hi")
         ([104, 105], [(0, 1), (1, 2)])
         """
+        text = fix_surrogates(text)
         pieces = self.pieces(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         if not add_special_tokens:
-            return [p.id for p in pieces], self.model_offsets(pieces)
+            return [p.id for p in pieces], self.model_offsets(text, pieces)
         rows = self.arrange(len(pieces))
         # trimmed as Hugging Face trims: after truncation, so the first kept token is the first
-        spans = self.model_offsets([pieces[s] for s, _, _ in rows if s is not None])
+        spans = self.model_offsets(text, [pieces[s] for s, _, _ in rows if s is not None])
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         k = 0
