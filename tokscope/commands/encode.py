@@ -9,7 +9,10 @@ the text and its ids, not millions of objects at once. ``--json`` therefore writ
 Offsets are the model's, as Hugging Face's ``tokenizers`` reports them
 (:meth:`~tokscope.core.tokenizer.tokenizer.Tokenizer.model_offsets`): a file whose post-processor
 trims offsets (``trim_offsets``) has its tokens' ``start``/``end`` without their spaces, and
-such a token also gives ``piece_start``/``piece_end``, the characters its bytes cover.
+such a token also gives ``piece_start``/``piece_end``, the characters its bytes cover. A token
+of whole characters that shares characters of the text with its neighbours (``ⅷ`` is ``v`` ``ii``
+under NFKC) has ``"shares": true`` and its own text; its offsets are the shared characters'.
+SentencePiece models give each token's piece ``type`` and GGUF files its ``gguf_type``.
 ``--add-special-tokens`` applies the file's template, truncation and padding as the library's
 ``encode`` does (:meth:`~tokscope.core.tokenizer.tokenizer.Tokenizer.arrange`); then the whole
 text's pieces are gathered before they are written.
@@ -106,7 +109,43 @@ def _pieces_json(tokenizer, text: str, pieces: list, first: int) -> list[dict]:
     """The pieces as ``encode --json`` writes them, with the model's offsets (``first``: the
     index of the first of them among the text's tokens)."""
     spans = tokenizer.model_offsets(text, pieces, first)
-    return [_with_model_span(piece_json(p), text, p, span) for p, span in zip(pieces, spans)]
+    rows = [_with_model_span(_shared(piece_json(p), p), text, p, span) for p, span in zip(pieces, spans)]
+    if pieces and (tokenizer.piece_type(pieces[0].id) is not None or _gguf_facts(tokenizer) is not None):
+        _add_types(tokenizer, rows)
+    return rows
+
+
+def _gguf_facts(tokenizer):
+    from ..sources.model_files import describe
+
+    files = describe(tokenizer)
+    return files.gguf if files is not None else None
+
+
+def _add_types(tokenizer, rows: list[dict]) -> None:
+    """A SentencePiece piece's ``type`` (normal, control, byte ...) and a GGUF token's
+    ``gguf_type``, for the kinds that have them."""
+    gguf = _gguf_facts(tokenizer)
+    for row in rows:
+        kind = tokenizer.piece_type(row["id"])
+        if kind is not None:
+            row["type"] = kind
+        if gguf is not None:
+            found = gguf.token_type(row["id"])
+            if found is not None:
+                row["gguf_type"] = found
+
+
+def _shared(row: dict, piece) -> dict:
+    """A piece of whole characters that shares characters of the text with its neighbours (the
+    ``v`` and ``ii`` NFKC makes of ``ⅷ``): not ``partial`` (its bytes are whole), ``"shares": true``,
+    and its own text (the model's), with the shared characters' offsets."""
+    from ..core.tokenizer.tokenizer import shares_characters
+
+    if shares_characters(piece):
+        row["partial"] = False
+        row["shares"] = True
+    return row
 
 
 def _with_model_span(row: dict, text: str, piece, span: tuple[int, int]) -> dict:

@@ -37,7 +37,11 @@ if TYPE_CHECKING:
     from ..text.normalized import NormalizedText
     from .stages import Decoder, Model, Normalizer, PostProcessor, PreTokenizer
 
-__all__ = ["AllowedSpecial", "DisallowedSpecial", "Tokenizer", "fix_surrogates"]
+__all__ = ["AllowedSpecial", "DisallowedSpecial", "Tokenizer", "fix_surrogates", "shares_characters"]
+
+#: SentencePiece's piece types (``ModelProto.SentencePiece.Type``, which llama.cpp's token types
+#: follow), by number
+PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user-defined", 5: "unused", 6: "byte"}
 
 #: Characters of text kept in the segment cache (whole lines' ids, for line-safe patterns) before
 #: it is emptied; segments longer than SEGMENT_CACHE_MAX_LEN are never cached.
@@ -340,6 +344,20 @@ class Tokenizer(TiktokenAPI):
         if isinstance(model, RanksBPE):
             return model.ranks.get(token.encode("utf-8", "surrogatepass"))
         return model.token_to_id(token)
+
+    def piece_type(self, token_id: int) -> str | None:
+        """The type a SentencePiece table gives token ``token_id`` (a ``.model`` file's, or a GGUF
+        ``llama``/``t5`` vocabulary's): ``normal``, ``unknown``, ``control``, ``user-defined``,
+        ``unused`` or ``byte``; ``None`` for other kinds and for ids outside the table.
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").piece_type(97) is None
+        True
+        """
+        table = getattr(self.model, "table", None)
+        types = getattr(table, "types", None)
+        if not isinstance(types, (bytes, bytearray)) or not isinstance(token_id, int) or not 0 <= token_id < len(types):
+            return None
+        return PIECE_TYPES.get(types[token_id])
 
     @property
     def unknown_id(self) -> int | None:
@@ -920,8 +938,17 @@ class Tokenizer(TiktokenAPI):
         character begun by the previous one overlaps it).
 
         When pieces tile the text's bytes (:attr:`pieces_tile_bytes`) their offsets follow from
-        their lengths; otherwise a piece covers the bytes of the characters it spans, and pieces
-        that share a character divide its bytes in order.
+        their lengths; otherwise a piece covers the bytes of the characters it spans, pieces that
+        are parts of a character's bytes (byte fallback's ``<0xE2>``) divide its bytes in order,
+        and pieces of whole characters that share a character of the text (the ``v`` and ``ii``
+        NFKC makes of ``ⅷ``; see :func:`shares_characters`) each cover that character's bytes.
+
+        A piece's bytes are what its token adds to a decoded text (``token_bytes``) without the
+        word-start space a decoder puts before it (WordPiece's, a ``▁``'s) where the text has
+        no space at the piece's place: BERT's ``Token`` at ``[0:5]`` is ``token``, not ``" token"``,
+        and the ``i`` of ``Token ization`` at ``[6:7]`` is ``i`` (the space before it is the text's,
+        between the pieces); a token that is only that space (a lone ``▁``) keeps it. Decoding is
+        not affected: it goes by the ids.
         """
         out: list[Piece] = []
         token_bytes = self.token_bytes
@@ -942,13 +969,18 @@ class Tokenizer(TiktokenAPI):
         for k in range(len(ids)):
             token_id, s, e, f = ids[k], starts[k], ends[k], flags[k]
             data = token_bytes(token_id)
+            if not tile and data[:1] == b" " and not f & (SPECIAL | ADDED):
+                data = _own_spaces(data, text, s, e)
             if s >= prev_end:  # not a continuation of the previous piece's character
                 pos = byte_of(s)
             if tile:
                 b0, b1 = pos, pos + len(data)
-            elif f & PARTIAL:
+            elif f & PARTIAL and not _whole_utf8(data):
                 b0 = pos
                 b1 = max(b0, min(b0 + len(data), byte_of(e)))
+            elif f & PARTIAL:  # whole characters of its own, sharing the text's: all of them
+                b0 = byte_of(s)
+                b1 = max(b0, byte_of(e))
             else:
                 b0, b1 = pos, max(pos, byte_of(e))
             pos = b1
@@ -1297,6 +1329,42 @@ def _added_tokens_of(added: Any) -> Iterator[tuple[int, str]]:
         return
     for token in added.tokens:
         yield token.id, token.content
+
+
+def _own_spaces(data: bytes, text: str, start: int, end: int) -> bytes:
+    """``data`` (a token's bytes, starting with a space) without the leading spaces the text does
+    not have at the start of the piece's span ``text[start:end]``. A token that is nothing but that
+    spacing (a lone ``▁`` before a character it shares, the dummy prefix) keeps it: the space is
+    all it stands for, and dropping it would leave nothing.
+
+    >>> _own_spaces(b" token", "Token ization", 0, 5), _own_spaces(b" world", "a world", 1, 7)
+    (b'token', b' world')
+
+    >>> _own_spaces(b"  x", "a  x", 2, 4), _own_spaces(b" ", "ab", 0, 0)
+    (b' x', b' ')
+    """
+    spaces = len(data) - len(data.lstrip(b" "))
+    if spaces == len(data):
+        return data
+    have = 0
+    while have < spaces and start + have < end and text[start + have].isspace():
+        have += 1
+    return data[spaces - have:]
+
+
+def shares_characters(piece: Piece) -> bool:
+    """True for a piece of whole characters of its own that covers characters of the text
+    together with its neighbours (``v`` of ``ⅷ`` under NFKC): its text is the model's, not the
+    text's (a piece that is part of a character's bytes is ``partial`` without sharing).
+
+    >>> shares_characters(Piece(1, b"v", 0, 1, 0, 3, partial=True)), shares_characters(Piece(1, b"\\xe2", 0, 1, 0, 1, True))
+    (True, False)
+    """
+    return piece.partial and _whole_utf8(piece.bytes)
+
+
+def _whole_utf8(data: bytes) -> bool:
+    return not _ends_inside(data) and not (data and is_continuation(data[0]))
 
 
 def _ends_inside(data: bytes) -> bool:
