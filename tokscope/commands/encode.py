@@ -217,8 +217,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_special_options(p)
     p.add_argument("--json", action="store_true", help="print each token with its bytes and offsets as JSON")
     p.add_argument("--add-special-tokens", action="store_true",
-                   help="add the tokens the model's template puts around a text (BOS/EOS, [CLS]/[SEP]), as "
-                        "Hugging Face's tokenizers does by default; without it, the text's own tokens")
+                   help="add the tokens the model's template puts around a text (BOS/EOS, [CLS]/[SEP]) and apply "
+                        "the file's truncation and padding, as Hugging Face's tokenizers does by default; without "
+                        "it, the text's own tokens")
     add_truncate_options(p)
     p.add_argument("--max-rank", type=non_negative, metavar="N", help=MAX_RANK_HELP)
     p.set_defaults(func=cmd_encode)

@@ -245,10 +245,11 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     label("  piece ")
     out.append(f"{index + 1}/{len(doc.ids)}")
     label("  seen ")
-    out.append(f"{doc.occurrences(piece.id)}×\n")
+    out.append(f"{doc.occurrences(piece.id)}×")
 
     # beside the bytes: the offsets the model reports when they leave out the spaces the view
-    # draws (trim_offsets), and a SentencePiece or GGUF token's type
+    # draws (trim_offsets), and a SentencePiece or GGUF token's type; on this row where the pane
+    # shows no bytes row
     extras = []
     span = model_span(doc, index)
     if span is not None:
@@ -256,6 +257,16 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     types = type_fact(doc, piece.id)
     if types:
         extras.append(("type ", types.removeprefix("type ")))
+    if rows is not None and rows < 3:
+        used = len(out.plain)
+        for name, value in extras:
+            short = name.split()[0] + " "
+            if used + 2 + len(short) + len(value) <= width:
+                label("  " + short)
+                out.append(value)
+                used += 2 + len(short) + len(value)
+        extras = []
+    out.append("\n")
     if token is not None and token.unknown:
         _unknown_rows(out, label, piece, facts.text, width)  # type: ignore[union-attr]
     else:
