@@ -76,10 +76,13 @@ def _post(kind: str, trim: bool, prefix: bool) -> dict:
                 "pair": [special("<s>"), a, special("</s>"), b, special("</s>")],
                 "special_tokens": {"<s>": {"id": "<s>", "ids": [cls], "tokens": ["<s>"]},
                                    "</s>": {"id": "</s>", "ids": [sep], "tokens": ["</s>"]}}}
+    if kind == "roberta+bytelevel":  # the ByteLevel after it sees <s> first: its text starts at 1
+        roberta = _post("roberta", trim, prefix)
+        return {"type": "Sequence", "processors": [roberta, {**byte_level, "add_prefix_space": not prefix}]}
     return {"type": "Sequence", "processors": [byte_level, template]}
 
 
-CONFIGS = [(kind, trim, prefix, pre) for kind in ("roberta", "bytelevel", "sequence")
+CONFIGS = [(kind, trim, prefix, pre) for kind in ("roberta", "bytelevel", "sequence", "roberta+bytelevel")
            for trim in (True, False) for prefix in (True, False) for pre in (True, False)]
 
 

@@ -75,7 +75,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
             seen = 0  # the text's tokens written so far (the model's offsets count from the first)
             for batch in _chain(first, batches):
                 if batch:  # one JSON encoding per batch (the C encoder), without its brackets
-                    rows = _pieces_json(tokenizer, text, batch, seen)
+                    rows = _pieces_json(tokenizer, text, batch, seen, args.add_special_tokens)
                     write(("," if count else "") + json_text(rows)[1:-1])
                     count += len(batch)
                     seen += len(batch)
@@ -105,14 +105,32 @@ def _batch_settings(tokenizer) -> str:
     return " and ".join(parts)
 
 
-def _pieces_json(tokenizer, text: str, pieces: list, first: int) -> list[dict]:
+def _pieces_json(tokenizer, text: str, pieces: list, first: int, add_special_tokens: bool) -> list[dict]:
     """The pieces as ``encode --json`` writes them, with the model's offsets (``first``: the
-    index of the first of them among the text's tokens)."""
-    spans = tokenizer.model_offsets(text, pieces, first)
-    rows = [_with_model_span(_shared(piece_json(p), p), text, p, span) for p, span in zip(pieces, spans)]
-    if pieces and (tokenizer.piece_type(pieces[0].id) is not None or _gguf_facts(tokenizer) is not None):
-        _add_types(tokenizer, rows)
+    index of the first of them among the text's tokens). Byte-level BPE from ranks, whose pieces
+    tile the text's bytes and are never trimmed, pays for none of the extras."""
+    rows = [piece_json(p) for p in pieces]
+    if tokenizer.trim_steps:
+        spans = tokenizer.model_offsets(text, pieces, first, add_special_tokens=add_special_tokens)
+        for row, p, span in zip(rows, pieces, spans):
+            _with_model_span(row, text, p, span)
+    if not tokenizer.pieces_tile_bytes:
+        from ..core.tokenizer.tokenizer import shares_characters
+
+        for row, p in zip(rows, pieces):
+            if p.partial and shares_characters(p):
+                _shared(row)
+        if pieces and (tokenizer.piece_type(pieces[0].id) is not None or _gguf_facts(tokenizer) is not None):
+            _add_types(tokenizer, rows)
     return rows
+
+
+def _shared(row: dict) -> None:
+    """A piece of whole characters that shares characters of the text with its neighbours (the
+    ``v`` and ``ii`` NFKC makes of ``ⅷ``): not ``partial`` (its bytes are whole), ``"shares": true``,
+    and its own text (the model's), with the shared characters' offsets."""
+    row["partial"] = False
+    row["shares"] = True
 
 
 def _gguf_facts(tokenizer):
@@ -136,18 +154,6 @@ def _add_types(tokenizer, rows: list[dict]) -> None:
                 row["gguf_type"] = found
 
 
-def _shared(row: dict, piece) -> dict:
-    """A piece of whole characters that shares characters of the text with its neighbours (the
-    ``v`` and ``ii`` NFKC makes of ``ⅷ``): not ``partial`` (its bytes are whole), ``"shares": true``,
-    and its own text (the model's), with the shared characters' offsets."""
-    from ..core.tokenizer.tokenizer import shares_characters
-
-    if shares_characters(piece):
-        row["partial"] = False
-        row["shares"] = True
-    return row
-
-
 def _with_model_span(row: dict, text: str, piece, span: tuple[int, int]) -> dict:
     """``row`` with the model's offsets as ``start``/``end`` (and their bytes) where they are not
     the piece's span, which moves to ``piece_start``/``piece_end``."""
@@ -167,7 +173,7 @@ def _arranged_json(tokenizer, text: str, pieces: list) -> list[dict]:
     the kept pieces, the template's tokens and the padding where the core arranges them."""
     rows = tokenizer.arrange(len(pieces))
     kept = [pieces[s] for s, _, _ in rows if s is not None]
-    out = _pieces_json(tokenizer, text, kept, 0)
+    out = _pieces_json(tokenizer, text, kept, 0, True)
     shown: list[dict] = []
     k = 0
     at, byte_at = 0, 0

@@ -122,7 +122,8 @@ def partial_chars(doc: Document, index: int) -> list[tuple[str, int, int, int]]:
 
 def model_span(doc: Document, index: int) -> tuple[int, int] | None:
     """The offsets the model reports for piece ``index`` when they are not the piece's span (a
-    ``trim_offsets`` post-processor leaves out a token's spaces), else ``None``.
+    ``trim_offsets`` post-processor leaves out a token's spaces), else ``None``; as Hugging
+    Face's ``encode`` reports them by default (with the template).
 
     >>> from tokscope.core import Tokenizer
     >>> doc = Document.build(Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+"), "a b")
@@ -133,7 +134,7 @@ def model_span(doc: Document, index: int) -> tuple[int, int] | None:
     if not tok.trim_steps:
         return None
     piece = doc.piece(index)
-    span = tok.model_offsets(doc.text, [piece], first=index)[0]
+    span = tok.model_offsets(doc.text, [piece], first=index, add_special_tokens=True)[0]
     return None if span == (piece.start, piece.end) else span
 
 

@@ -788,11 +788,14 @@ class Tokenizer(TiktokenAPI):
         post = self.post_processor
         return post.trim_steps() if post is not None else ()
 
-    def model_offsets(self, text: str, pieces: Sequence[Piece], first: int = 0) -> list[tuple[int, int]]:
+    def model_offsets(self, text: str, pieces: Sequence[Piece], first: int = 0, *,
+                      add_special_tokens: bool = False) -> list[tuple[int, int]]:
         """The character offsets the model reports for ``pieces`` of ``text`` (the text's tokens
         from its ``first``-th on), as Hugging Face's ``tokenizers`` reports them: the pieces' own
         spans, with the spaces a ``trim_offsets`` post-processor trims taken off (see
-        :attr:`trim_steps`). The spaces counted are those of the token as the library holds it:
+        :attr:`trim_steps`; ``add_special_tokens`` as for :meth:`encode`, since a Sequence's
+        later processor may see the template's tokens before the text's). The spaces counted are
+        those of the token as the library holds it:
         the vocabulary's spelling (``Ġworld``), and for an added token the text it matched (the
         space an ``lstrip`` token took in included).
 
@@ -800,7 +803,8 @@ class Tokenizer(TiktokenAPI):
         >>> tok.model_offsets("a b", tok.pieces("a b"))
         [(0, 1), (1, 2), (2, 3)]
         """
-        steps = self.trim_steps
+        post = self.post_processor
+        steps = post.trim_steps(add_special_tokens) if post is not None else ()
         if not steps:
             return [(p.start, p.end) for p in pieces]
         token_str = self.token_str
@@ -829,7 +833,7 @@ class Tokenizer(TiktokenAPI):
             return [p.id for p in pieces], self.model_offsets(text, pieces)
         rows = self.arrange(len(pieces))
         # trimmed as Hugging Face trims: after truncation, so the first kept token is the first
-        spans = self.model_offsets(text, [pieces[s] for s, _, _ in rows if s is not None])
+        spans = self.model_offsets(text, [pieces[s] for s, _, _ in rows if s is not None], add_special_tokens=True)
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         k = 0
