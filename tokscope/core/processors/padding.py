@@ -22,12 +22,12 @@ from ..text.errors import TokenizerFileError
 
 @dataclass(frozen=True, slots=True)
 class Padding:
-    """``pad_id`` (spelled ``pad_token``, of type id ``pad_type_id``) added to reach the target
-    length; ``fixed`` is the Fixed strategy's length, ``None`` for BatchLongest."""
+    """``pad_id`` (spelled ``pad_token``) added to reach the target length; ``fixed`` is the Fixed
+    strategy's length, ``None`` for BatchLongest. (The file's ``pad_type_id`` is checked and not
+    kept: type ids are not part of what tokscope returns.)"""
 
     pad_id: int
     pad_token: str = "[PAD]"
-    pad_type_id: int = 0
     fixed: int | None = None
     direction: str = "Right"
     pad_to_multiple_of: int | None = None
@@ -69,7 +69,7 @@ def padding_from_json(obj: Any) -> Padding | None:
 
     >>> padding_from_json({"strategy": {"Fixed": 8}, "direction": "Left", "pad_to_multiple_of": None,
     ...                    "pad_id": 1, "pad_type_id": 0, "pad_token": "<pad>"})
-    Padding(pad_id=1, pad_token='<pad>', pad_type_id=0, fixed=8, direction='Left', pad_to_multiple_of=None)
+    Padding(pad_id=1, pad_token='<pad>', fixed=8, direction='Left', pad_to_multiple_of=None)
     """
     if obj is None:
         return None
@@ -88,5 +88,5 @@ def padding_from_json(obj: Any) -> Padding | None:
     token = obj.get("pad_token", "[PAD]")
     if not isinstance(token, str):
         raise TokenizerFileError(f"padding pad_token {token!r} is not a string")
-    return Padding(_count(obj, "pad_id", 0), token, _count(obj, "pad_type_id", 0), fixed, direction,
-                   _count(obj, "pad_to_multiple_of", None))
+    _count(obj, "pad_type_id", 0)
+    return Padding(_count(obj, "pad_id", 0), token, fixed, direction, _count(obj, "pad_to_multiple_of", None))

@@ -847,13 +847,6 @@ class Tokenizer(TiktokenAPI):
                 k += 1
         return ids, offsets
 
-    def apply_template(self, ids: Sequence[int], pair: Sequence[int] | None = None) -> list[int]:
-        """``ids`` with the model's template applied (unchanged when it has none)."""
-        post = self.post_processor
-        if post is None:
-            return list(ids) if pair is None else [*ids, *pair]
-        return [token_id for token_id, _ in post.process(ids, pair)]
-
     def template(self, ids: Sequence[int] = (0,)) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The ids the template puts before and after a single sequence: ``(prefix, suffix)``
         (without ``ids``, those of a one-token sequence: an empty one would give the template no
