@@ -69,7 +69,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
             write('{"encoding":' + json_text(tokenizer.name) + ',"tokens":[')
             count = 0
             if prefix:
-                write(json_text([_template_json(tokenizer, t, 0, 0) for t in prefix])[1:-1])
+                write(json_text(_typed(tokenizer, [_template_json(tokenizer, t, 0, 0) for t in prefix]))[1:-1])
                 count += len(prefix)
             last: tuple[int, int] = (0, 0)
             seen = 0  # the text's tokens written so far (the model's offsets count from the first)
@@ -82,7 +82,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
                     last = (batch[-1].end, batch[-1].byte_end)
             if suffix:
                 end, byte_end = max(last[0], len(text)), max(last[1], utf8_len(text))
-                write(("," if count else "") + json_text([_template_json(tokenizer, t, end, byte_end) for t in suffix])[1:-1])
+                write(("," if count else "") + json_text(_typed(tokenizer, [_template_json(tokenizer, t, end, byte_end)
+                                                                          for t in suffix]))[1:-1])
                 count += len(suffix)
             write(f'],"count":{count}}}\n')
             return 0
@@ -131,6 +132,14 @@ def _shared(row: dict) -> None:
     and its own text (the model's), with the shared characters' offsets."""
     row["partial"] = False
     row["shares"] = True
+
+
+def _typed(tokenizer, rows: list[dict]) -> list[dict]:
+    """Template or padding rows with their tokens' types, as the text's tokens have them."""
+    if not tokenizer.pieces_tile_bytes and rows:
+        if tokenizer.piece_type(rows[0]["id"]) is not None or _gguf_facts(tokenizer) is not None:
+            _add_types(tokenizer, rows)
+    return rows
 
 
 def _gguf_facts(tokenizer):
@@ -187,7 +196,7 @@ def _arranged_json(tokenizer, text: str, pieces: list) -> list[dict]:
             if kind == "padding":
                 del row["template"]
                 row["padding"] = True
-            shown.append(row)
+            shown.append(_typed(tokenizer, [row])[0])
     return shown
 
 
