@@ -120,6 +120,44 @@ def partial_chars(doc: Document, index: int) -> list[tuple[str, int, int, int]]:
     return out
 
 
+def model_span(doc: Document, index: int) -> tuple[int, int] | None:
+    """The offsets the model reports for piece ``index`` when they are not the piece's span (a
+    ``trim_offsets`` post-processor leaves out a token's spaces), else ``None``; as Hugging
+    Face's ``encode`` reports them by default (with the template).
+
+    >>> from tokscope.core import Tokenizer
+    >>> doc = Document.build(Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+"), "a b")
+    >>> model_span(doc, 1) is None
+    True
+    """
+    tok = doc.tokenizer
+    if not tok.trim_steps:
+        return None
+    piece = doc.piece(index)
+    span = tok.model_offsets(doc.text, [piece], first=index, add_special_tokens=True)[0]
+    return None if span == (piece.start, piece.end) else span
+
+
+def type_fact(doc: Document, token_id: int) -> str:
+    """``type normal (GGUF: normal)``: the piece type a SentencePiece table gives the token and,
+    for a GGUF file, the file's own token type (llama.cpp's, before its corrections: a BPE GGUF
+    has only that one); ``""`` for other kinds.
+
+    >>> from tokscope.core import Tokenizer
+    >>> type_fact(Document.build(Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+"), "a"), 97)
+    ''
+    """
+    from ...sources.model_files import describe
+
+    tok = doc.tokenizer
+    piece = tok.piece_type(token_id)
+    files = describe(tok)
+    gguf = files.gguf.token_type(token_id) if files is not None and files.gguf is not None else None
+    if piece is None:
+        return f"type GGUF {gguf}" if gguf is not None else ""
+    return f"type {piece}" + (f" (GGUF: {gguf})" if gguf is not None else "")
+
+
 def kind_fact(facts: TokenFacts) -> tuple[str, str]:
     """The first line's fact about a token of a kind other than byte-level BPE from ranks:
     ``(label, value)``, the label empty when the value says it all.
@@ -208,12 +246,32 @@ def inspect(doc: Document | None, index: int | None, width: int = 76, facts: Pie
     label("  piece ")
     out.append(f"{index + 1}/{len(doc.ids)}")
     label("  seen ")
-    out.append(f"{doc.occurrences(piece.id)}×\n")
+    out.append(f"{doc.occurrences(piece.id)}×")
 
+    # beside the bytes: the offsets the model reports when they leave out the spaces the view
+    # draws (trim_offsets), and a SentencePiece or GGUF token's type; on this row where the pane
+    # shows no bytes row
+    extras = []
+    span = model_span(doc, index)
+    if span is not None:
+        extras.append(("model offsets ", f"[{span[0]}:{span[1]}]"))
+    types = type_fact(doc, piece.id)
+    if types:
+        extras.append(("type ", types.removeprefix("type ")))
+    if rows is not None and rows < 3:
+        used = len(out.plain)
+        for name, value in extras:
+            short = name.split()[0] + " "
+            if used + 2 + len(short) + len(value) <= width:
+                label("  " + short)
+                out.append(value)
+                used += 2 + len(short) + len(value)
+        extras = []
+    out.append("\n")
     if token is not None and token.unknown:
         _unknown_rows(out, label, piece, facts.text, width)  # type: ignore[union-attr]
     else:
-        _token_rows(out, label, doc, index, token, width, spare=rows is None or rows > 5)
+        _token_rows(out, label, doc, index, token, width, spare=rows is None or rows > 5, extras=extras)
     out.append("\n")
 
     chunk = doc.chunk_of(index) if facts is None else facts.chunk
@@ -251,8 +309,17 @@ def _with_notes(out: Text, doc: Document) -> Text:
     return out
 
 
+def _fit_last(out: Text, name: str, value: str) -> None:
+    """Where a short pane has no row for an extra fact: its value alone, in place of the bytes'
+    ``(ASCII)`` note when that is what the row ends with (the value is what matters)."""
+    if out.plain.endswith(" (ASCII)"):
+        out.right_crop(len(" (ASCII)"))
+        out.append("  ")
+        out.append(f"{name.split()[0]} {value}", style="bold")
+
+
 def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts | None, width: int,
-                spare: bool = True) -> None:
+                spare: bool = True, extras: list[tuple[str, str]] = ()) -> None:  # type: ignore[assignment]
     """The rows of a token that is not the unknown token: its text (with the vocabulary's spelling
     and where it sits in a word), its bytes, and its code points or the characters it is part of
     (with a ``spare`` row, every code point that fits a row, the lengths on the next)."""
@@ -288,7 +355,22 @@ def _token_rows(out: Text, label, doc: Document, index: int, token: TokenFacts |
         out.append_text(spelling)
     out.append(f"  {after}\n", style="italic" if piece.partial and not sharing else "")
     label("bytes ")
-    out.append_text(byte_line(data))
+    shown_bytes = byte_line(data)
+    out.append_text(shown_bytes)
+    used = len("bytes ") + shown_bytes.cell_len
+    for name, value in extras:  # on the bytes row where they fit, else on a row of their own
+        if used + 2 + len(name) + len(value) <= width:
+            out.append("  ")
+            used += 2
+        elif spare:
+            out.append("\n")
+            used = 0
+        else:
+            _fit_last(out, name, value)
+            continue
+        label(name)
+        out.append(value)
+        used += len(name) + len(value)
     out.append("\n")
     tail = f"  len {len(data)} B, {len(data.decode('utf-8', 'ignore'))} ch"
     if piece.partial and not sharing:

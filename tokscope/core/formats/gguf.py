@@ -336,6 +336,9 @@ def build_metadata(meta: Mapping[str, Any], *, version: int = 3, tensors: int = 
 
 #: ``tokenizer.ggml.token_type`` values, as llama.cpp numbers them
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+#: llama.cpp's names of the token types
+GGUF_TYPE_NAMES = {0: "undefined", NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
+                   UNUSED: "unused", BYTE: "byte"}
 #: how llama.cpp matches each type in text before the model runs: ``special`` (only where special
 #: tokens are allowed), ``always``, or never (None: the model alone makes them)
 MATCHING = {NORMAL: None, UNKNOWN: "special", CONTROL: "special", USER_DEFINED: "always", UNUSED: None, BYTE: None}
@@ -388,6 +391,20 @@ class GGUFFacts:
     context: int | None = None
     architecture: str | None = None
     model_name: str | None = None
+    #: each token's ``tokenizer.ggml.token_type`` as the file stores it (255 for a value over 254)
+    token_types: bytes = b""
+
+    def token_type(self, token_id: int) -> str | None:
+        """Token ``token_id``'s GGUF token type as llama.cpp names it (``normal``, ``control`` ...;
+        ``undefined`` for 0), ``None`` when the file gives none.
+
+        >>> GGUFFacts("gpt2", token_types=bytes([1, 3, 0])).token_type(1), GGUFFacts("gpt2").token_type(1)
+        ('control', None)
+        """
+        if not 0 <= token_id < len(self.token_types):
+            return None
+        value = self.token_types[token_id]
+        return GGUF_TYPE_NAMES.get(value, f"type {value}" if value < 255 else "out of range")
 
     def tokenizer_config(self) -> dict[str, Any]:
         """The facts as a ``tokenizer_config.json`` would give them (chat templates, special
@@ -679,8 +696,10 @@ def facts(meta: Mapping[str, Any], source: str = "GGUF file") -> GGUFFacts:
         add_eos = model == "t5"
     arch = _string(meta, "general.architecture")
     context = _int(meta, f"{arch}.context_length") if arch else None
+    raw = meta.get("tokenizer.ggml.token_type")
+    types = bytes(min(max(t, 0), 255) for t in raw[:n]) if isinstance(raw, array) and raw.typecode in "bBhHiIlLqQ" else b""
     return GGUFFacts(model, pre_name, tuple(notes), tuple(templates), specials, add_bos, add_eos,
-                     context if context and context > 0 else None, arch, _string(meta, "general.name"))
+                     context if context and context > 0 else None, arch, _string(meta, "general.name"), types)
 
 
 def _bpe_pre(model: str, name: str | None) -> llama_cpp.LlamaCppPre | None:

@@ -6,7 +6,8 @@ tokscope does not implement is refused by name (:class:`~.errors.UnsupportedComp
 never guessed. The ids then equal those of the ``tokenizers`` library on any text: ``encode``
 gives the tokens of the text itself (the library's ``add_special_tokens=False``), and
 ``encode(..., add_special_tokens=True)`` applies the file's template as the library does by
-default. ``truncation`` and ``padding`` in the file are batch settings and are not applied.
+default, with the file's ``truncation`` and ``padding`` (:mod:`..processors.truncation`,
+:mod:`..processors.padding`), as the library's ``encode`` applies them.
 
 >>> data = '''{"version": "1.0", "added_tokens": [{"id": 2, "content": "[X]", "special": true}],
 ...   "normalizer": {"type": "Lowercase"}, "pre_tokenizer": {"type": "WhitespaceSplit"},
@@ -26,6 +27,8 @@ from .. import normalizers
 from .. import processors as postprocessors
 from .. import pre_tokenizers as pretokenizers
 from ..added_tokens.added_vocabulary import AddedVocabulary
+from ..processors.padding import padding_from_json
+from ..processors.truncation import truncation_from_json
 from ..text.errors import TokenizerFileError, TokscopeError
 from .tokenizer_json_models import from_json as model_from_json
 from .tokenizer_json_models import hf_json_float
@@ -83,6 +86,8 @@ def from_json(obj: dict, name: str, source: str = "tokenizer.json", *, model: An
         added = AddedVocabulary.from_json(obj.get("added_tokens"), normalizer)
         post_processor = postprocessors.from_json(obj.get("post_processor"))
         decoder = decoders.from_json(obj.get("decoder"))
+        truncation = truncation_from_json(obj.get("truncation"))
+        padding = padding_from_json(obj.get("padding"))
     except TokscopeError:
         raise
     except RecursionError:
@@ -90,7 +95,8 @@ def from_json(obj: dict, name: str, source: str = "tokenizer.json", *, model: An
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise TokenizerFileError(f"{source} is malformed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
     return Tokenizer.from_stages(name, model=model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
-                                 added_tokens=added, post_processor=post_processor, decoder=decoder)
+                                 added_tokens=added, post_processor=post_processor, decoder=decoder,
+                                 truncation=truncation, padding=padding)
 
 
 def from_json_text(text: str | bytes, name: str, source: str = "tokenizer.json") -> Tokenizer:

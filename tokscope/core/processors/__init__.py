@@ -7,9 +7,10 @@ encoding of ``ids`` (and of ``pair``) and returns the joined result as ``(id, so
 ``ids``'s) or ``None`` for a token the template added; :meth:`process_typed` also gives each
 token's type id.
 
-Only ids and type ids are modelled. ``RobertaProcessing`` and ``ByteLevel`` also trim the spaces
-off the offsets of byte-level tokens (``trim_offsets``); that moves offsets, never ids, so it is
-left to whoever places pieces on the text.
+Ids and type ids are modelled here. ``RobertaProcessing`` and ``ByteLevel`` also trim the spaces
+off the offsets of byte-level tokens (``trim_offsets``); that moves offsets, never ids: each
+processor says how as :class:`TrimStep` values (:meth:`trim_steps`), which :mod:`.offsets` applies
+to the pieces' spans (the tokenizer's ``model_offsets``).
 
 One module per post-processor as Hugging Face's crate lays them out (bert, roberta, byte_level,
 template, sequence; base for the encoding they work on); this package reads the
@@ -32,6 +33,7 @@ from .bert import BertProcessing
 from .byte_level import ByteLevel
 from .roberta import RobertaProcessing
 from .sequence import Sequence
+from .offsets import TrimStep, model_span
 from .template import TemplatePiece, TemplateProcessing
 
 __all__ = [
@@ -43,7 +45,9 @@ __all__ = [
     "Sequence",
     "TemplatePiece",
     "TemplateProcessing",
+    "TrimStep",
     "from_json",
+    "model_span",
 ]
 
 

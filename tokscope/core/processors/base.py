@@ -7,6 +7,7 @@ from collections import abc
 from typing import Any
 
 from ..text.errors import TokenizerFileError
+from .offsets import TrimStep
 
 
 #: One token of an encoding: ``(id, source, type_id)``.
@@ -24,6 +25,11 @@ class ProcessorBase:
 
     def added_tokens(self, is_pair: bool) -> int:
         raise NotImplementedError
+
+    def trim_steps(self, add_special_tokens: bool = True) -> tuple[TrimStep, ...]:
+        """How this post-processor trims the offsets of a text's tokens (see :mod:`.offsets`):
+        none unless it says so."""
+        return ()
 
     def process_typed(
         self, ids: abc.Sequence[int], pair: abc.Sequence[int] | None = None, *, add_special_tokens: bool = True

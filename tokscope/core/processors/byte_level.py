@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 from .base import Encoding, ProcessorBase
+from .offsets import TrimStep
 
 
 class ByteLevel(ProcessorBase):
@@ -17,6 +18,9 @@ class ByteLevel(ProcessorBase):
 
     def added_tokens(self, is_pair: bool) -> int:
         return 0
+
+    def trim_steps(self, add_special_tokens: bool = True) -> tuple[TrimStep, ...]:
+        return (TrimStep(self.add_prefix_space),) if self.trim_offsets else ()
 
     def process_encodings(self, encodings: list[Encoding], add_special_tokens: bool = True) -> list[Encoding]:
         return encodings

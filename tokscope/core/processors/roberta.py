@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from .base import Encoding, ProcessorBase, pair_of
+from .offsets import TrimStep
 
 
 class RobertaProcessing(ProcessorBase):
@@ -25,6 +26,9 @@ class RobertaProcessing(ProcessorBase):
 
     def added_tokens(self, is_pair: bool) -> int:
         return 4 if is_pair else 2
+
+    def trim_steps(self, add_special_tokens: bool = True) -> tuple[TrimStep, ...]:
+        return (TrimStep(self.add_prefix_space),) if self.trim_offsets else ()
 
     def process_encodings(self, encodings: list[Encoding], add_special_tokens: bool = True) -> list[Encoding]:
         encodings = [[(t, s, 0) for t, s, _ in encoding] for encoding in encodings]

@@ -95,6 +95,7 @@ class TiktokenAPI:
     chunks: Callable[..., list[Any]]
     resolve_special: Callable[..., tuple[frozenset[str], frozenset[str]]]
     derived: Callable[[str, Callable[[], Any]], Any]
+    padding: Any
 
     # ----- batches -------------------------------------------------------------------------------
 
@@ -137,13 +138,23 @@ class TiktokenAPI:
         disallowed_special: DisallowedSpecial = "all",
         num_processes: int | None = None,
         mp_context: Any = None,
+        add_special_tokens: bool = False,
     ) -> list[list[int]]:
         """:meth:`encode` of each text with the same special-token arguments, in a loop or in
-        worker processes (see :meth:`encode_ordinary_batch`)."""
+        worker processes (see :meth:`encode_ordinary_batch`). ``add_special_tokens`` (tokscope's
+        keyword) is :meth:`encode`'s, and pads the batch as Hugging Face's ``encode_batch`` does
+        when the tokenizer's file sets ``padding`` (every encoding to the longest, or the fixed length)."""
         allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
-        kwargs = {"allowed_special": allowed, "disallowed_special": disallowed}
+        kwargs: dict[str, Any] = {"allowed_special": allowed, "disallowed_special": disallowed}
+        if add_special_tokens:
+            kwargs["add_special_tokens"] = True
         del num_threads
-        return self._batch("encode", text, kwargs, num_processes, mp_context, _check_str)
+        out = self._batch("encode", text, kwargs, num_processes, mp_context, _check_str)
+        padding = self.padding
+        if add_special_tokens and padding is not None and out:
+            target = padding.target(len(ids) for ids in out)
+            out = [padding.apply(ids, target) for ids in out]
+        return out
 
     def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8,
                      num_processes: int | None = None, mp_context: Any = None) -> list[str]:

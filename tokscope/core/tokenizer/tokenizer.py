@@ -29,12 +29,19 @@ from ..text.types import Chunk, Parents, Piece, Token, is_continuation
 from ..patterns.tiktoken_syntax import ChunkPattern
 from ..pre_tokenizers.pattern_split import PatternSplit
 from .rows import ADDED, PARTIAL, SPECIAL, UNKNOWN, PieceSink, Rows
+from ..processors.offsets import TrimStep, model_span
 
 if TYPE_CHECKING:
+    from ..processors.padding import Padding
+    from ..processors.truncation import Truncation
     from ..text.normalized import NormalizedText
     from .stages import Decoder, Model, Normalizer, PostProcessor, PreTokenizer
 
-__all__ = ["AllowedSpecial", "DisallowedSpecial", "Tokenizer", "fix_surrogates"]
+__all__ = ["AllowedSpecial", "DisallowedSpecial", "Tokenizer", "fix_surrogates", "shares_characters"]
+
+#: SentencePiece's piece types (``ModelProto.SentencePiece.Type``, which llama.cpp's token types
+#: follow), by number
+PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user-defined", 5: "unused", 6: "byte"}
 
 #: Characters of text kept in the segment cache (whole lines' ids, for line-safe patterns) before
 #: it is emptied; segments longer than SEGMENT_CACHE_MAX_LEN are never cached.
@@ -100,17 +107,24 @@ class Tokenizer(TiktokenAPI):
         post_processor: PostProcessor | None = None,
         decoder: Decoder | None = None,
         n_vocab: int | None = None,
+        truncation: Truncation | None = None,
+        padding: Padding | None = None,
     ) -> Tokenizer:
         """A tokenizer from its stages. ``added_tokens`` is a :class:`SpecialTokens` (tiktoken's
-        kind), an ``AddedVocabulary`` (Hugging Face's kind) or None."""
+        kind), an ``AddedVocabulary`` (Hugging Face's kind) or None. ``truncation`` and
+        ``padding`` (a ``tokenizer.json``'s) apply with the template (``add_special_tokens``)."""
         self = cls.__new__(cls)
         self._setup(name, model, pre_tokenizer, normalizer, added_tokens if added_tokens is not None else SpecialTokens(),
-                    post_processor, decoder, n_vocab)
+                    post_processor, decoder, n_vocab, truncation, padding)
         return self
 
     def _setup(self, name: str, model: Any, pre_tokenizer: Any, normalizer: Any, added: Any, post_processor: Any,
-               decoder: Any, n_vocab: int | None) -> None:
+               decoder: Any, n_vocab: int | None, truncation: Truncation | None = None,
+               padding: Padding | None = None) -> None:
         self.name = name
+        #: the file's truncation and padding (applied with the template, as Hugging Face's encode does)
+        self.truncation = truncation
+        self.padding = padding
         self.model = model
         self.pre_tokenizer = pre_tokenizer
         self.normalizer = normalizer
@@ -160,12 +174,13 @@ class Tokenizer(TiktokenAPI):
         return {
             "name": self.name, "model": self.model, "pre_tokenizer": self.pre_tokenizer,
             "normalizer": self.normalizer, "added": self.added, "post_processor": self.post_processor,
-            "decoder": self.decoder, "n_vocab": self.n_vocab,
+            "decoder": self.decoder, "n_vocab": self.n_vocab, "truncation": self.truncation, "padding": self.padding,
         }
 
     def __setstate__(self, state: dict) -> None:
         self._setup(state["name"], state["model"], state["pre_tokenizer"], state["normalizer"], state["added"],
-                    state["post_processor"], state["decoder"], state["n_vocab"])
+                    state["post_processor"], state["decoder"], state["n_vocab"], state.get("truncation"),
+                    state.get("padding"))
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name!r} {self.kind} n_vocab={self.n_vocab}>"
@@ -329,6 +344,20 @@ class Tokenizer(TiktokenAPI):
         if isinstance(model, RanksBPE):
             return model.ranks.get(token.encode("utf-8", "surrogatepass"))
         return model.token_to_id(token)
+
+    def piece_type(self, token_id: int) -> str | None:
+        """The type a SentencePiece table gives token ``token_id`` (a ``.model`` file's, or a GGUF
+        ``llama``/``t5`` vocabulary's): ``normal``, ``unknown``, ``control``, ``user-defined``,
+        ``unused`` or ``byte``; ``None`` for other kinds and for ids outside the table.
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").piece_type(97) is None
+        True
+        """
+        table = getattr(self.model, "table", None)
+        types = getattr(table, "types", None)
+        if not isinstance(types, (bytes, bytearray)) or not isinstance(token_id, int) or not 0 <= token_id < len(types):
+            return None
+        return PIECE_TYPES.get(types[token_id])
 
     @property
     def unknown_id(self) -> int | None:
@@ -721,15 +750,102 @@ class Tokenizer(TiktokenAPI):
                 raise self._no_cutoff()
             out = self._encode_generic(text, allowed)
         if add_special_tokens:
-            out = self.apply_template(out)
+            out = [out[s] if s is not None else t for s, t, _ in self.arrange(len(out))]  # type: ignore[misc]
         return out
 
-    def apply_template(self, ids: Sequence[int], pair: Sequence[int] | None = None) -> list[int]:
-        """``ids`` with the model's template applied (unchanged when it has none)."""
+    def arrange(self, n: int, *, pad_to: int | None = None) -> list[tuple[int | None, int | None, str]]:
+        """Where a text's ``n`` tokens go once the file's truncation, the template and the file's
+        padding apply, as Hugging Face's ``encode`` (``add_special_tokens=True``) places them:
+        one ``(source, id, kind)`` row per token of the result. A ``text`` row takes the text's
+        token ``source`` (``id`` None); a ``template`` or ``padding`` row adds ``id``. ``pad_to``
+        is the length a batch pads to (by default the file's padding of this one encoding).
+        Raises :class:`TokscopeError` for a truncation Hugging Face refuses.
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").arrange(2)
+        [(0, None, 'text'), (1, None, 'text')]
+        """
+        lo, hi = 0, n
         post = self.post_processor
+        if self.truncation is not None:
+            lo, hi = self.truncation.keep(n, post.added_tokens(False) if post is not None else 0)
         if post is None:
-            return list(ids) if pair is None else [*ids, *pair]
-        return [token_id for token_id, _ in post.process(ids, pair)]
+            rows: list[tuple[int | None, int | None, str]] = [(lo + k, None, "text") for k in range(hi - lo)]
+        else:
+            rows = [(lo + s, None, "text") if s is not None else (None, t, "template")
+                    for t, s in post.process(range(hi - lo))]
+        padding = self.padding
+        if padding is not None:
+            target = padding.target([len(rows)]) if pad_to is None else pad_to
+            before, after = padding.pads(len(rows), target)
+            pad = (None, padding.pad_id, "padding")
+            rows = [pad] * before + rows + [pad] * after
+        return rows
+
+    @property
+    def trim_steps(self) -> tuple[TrimStep, ...]:
+        """How the post-processor trims the offsets of a text's tokens (empty for most
+        tokenizers; see :mod:`tokscope.core.processors.offsets`)."""
+        post = self.post_processor
+        return post.trim_steps() if post is not None else ()
+
+    def model_offsets(self, text: str, pieces: Sequence[Piece], first: int = 0, *,
+                      add_special_tokens: bool = False) -> list[tuple[int, int]]:
+        """The character offsets the model reports for ``pieces`` of ``text`` (the text's tokens
+        from its ``first``-th on), as Hugging Face's ``tokenizers`` reports them: the pieces' own
+        spans, with the spaces a ``trim_offsets`` post-processor trims taken off (see
+        :attr:`trim_steps`; ``add_special_tokens`` as for :meth:`encode`, since a Sequence's
+        later processor may see the template's tokens before the text's). The spaces counted are
+        those of the token as the library holds it:
+        the vocabulary's spelling (``Ġworld``), and for an added token the text it matched (the
+        space an ``lstrip`` token took in included).
+
+        >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+")
+        >>> tok.model_offsets("a b", tok.pieces("a b"))
+        [(0, 1), (1, 2), (2, 3)]
+        """
+        post = self.post_processor
+        steps = post.trim_steps(add_special_tokens) if post is not None else ()
+        if not steps:
+            return [(p.start, p.end) for p in pieces]
+        token_str = self.token_str
+        added = self._added_by_id
+        return [model_span(text[p.start:p.end] if p.id in added else token_str(p.id), (p.start, p.end), first + k, steps)
+                for k, p in enumerate(pieces)]
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = (),
+        disallowed_special: DisallowedSpecial = "all",
+        add_special_tokens: bool = False,
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids and the model's character offsets, as Hugging Face's ``encode`` gives
+        ``ids`` and ``offsets`` (trimmed under ``trim_offsets``; ``(0, 0)`` for template and
+        padding tokens; ``add_special_tokens`` applies the file's truncation, template and padding).
+
+        >>> Tokenizer("t", {bytes([b]): b for b in range(256)}, r"\\S+|\\s+").encode_with_offsets("hi")
+        ([104, 105], [(0, 1), (1, 2)])
+        """
+        text = fix_surrogates(text)
+        pieces = self.pieces(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        if not add_special_tokens:
+            return [p.id for p in pieces], self.model_offsets(text, pieces)
+        rows = self.arrange(len(pieces))
+        # trimmed as Hugging Face trims: after truncation, so the first kept token is the first
+        spans = self.model_offsets(text, [pieces[s] for s, _, _ in rows if s is not None], add_special_tokens=True)
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        k = 0
+        for source, token_id, _ in rows:
+            if source is None:
+                ids.append(token_id)  # type: ignore[arg-type]
+                offsets.append((0, 0))
+            else:
+                ids.append(pieces[source].id)
+                offsets.append(spans[k])
+                k += 1
+        return ids, offsets
 
     def template(self, ids: Sequence[int] = (0,)) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The ids the template puts before and after a single sequence: ``(prefix, suffix)``
@@ -819,8 +935,17 @@ class Tokenizer(TiktokenAPI):
         character begun by the previous one overlaps it).
 
         When pieces tile the text's bytes (:attr:`pieces_tile_bytes`) their offsets follow from
-        their lengths; otherwise a piece covers the bytes of the characters it spans, and pieces
-        that share a character divide its bytes in order.
+        their lengths; otherwise a piece covers the bytes of the characters it spans, pieces that
+        are parts of a character's bytes (byte fallback's ``<0xE2>``) divide its bytes in order,
+        and pieces of whole characters that share a character of the text (the ``v`` and ``ii``
+        NFKC makes of ``ⅷ``; see :func:`shares_characters`) each cover that character's bytes.
+
+        A piece's bytes are what its token adds to a decoded text (``token_bytes``) without the
+        word-start space a decoder puts before it (WordPiece's, a ``▁``'s) where the text has
+        no space at the piece's place: BERT's ``Token`` at ``[0:5]`` is ``token``, not ``" token"``,
+        and the ``i`` of ``Token ization`` at ``[6:7]`` is ``i`` (the space before it is the text's,
+        between the pieces); a token that is only that space (a lone ``▁``) keeps it. Decoding is
+        not affected: it goes by the ids.
         """
         out: list[Piece] = []
         token_bytes = self.token_bytes
@@ -841,13 +966,18 @@ class Tokenizer(TiktokenAPI):
         for k in range(len(ids)):
             token_id, s, e, f = ids[k], starts[k], ends[k], flags[k]
             data = token_bytes(token_id)
+            if not tile and data[:1] == b" " and not f & (SPECIAL | ADDED):
+                data = _own_spaces(data, text, s, e)
             if s >= prev_end:  # not a continuation of the previous piece's character
                 pos = byte_of(s)
             if tile:
                 b0, b1 = pos, pos + len(data)
-            elif f & PARTIAL:
+            elif f & PARTIAL and not _whole_utf8(data):
                 b0 = pos
                 b1 = max(b0, min(b0 + len(data), byte_of(e)))
+            elif f & PARTIAL:  # whole characters of its own, sharing the text's: all of them
+                b0 = byte_of(s)
+                b1 = max(b0, byte_of(e))
             else:
                 b0, b1 = pos, max(pos, byte_of(e))
             pos = b1
@@ -1196,6 +1326,42 @@ def _added_tokens_of(added: Any) -> Iterator[tuple[int, str]]:
         return
     for token in added.tokens:
         yield token.id, token.content
+
+
+def _own_spaces(data: bytes, text: str, start: int, end: int) -> bytes:
+    """``data`` (a token's bytes, starting with a space) without the leading spaces the text does
+    not have at the start of the piece's span ``text[start:end]``. A token that is nothing but that
+    spacing (a lone ``▁`` before a character it shares, the dummy prefix) keeps it: the space is
+    all it stands for, and dropping it would leave nothing.
+
+    >>> _own_spaces(b" token", "Token ization", 0, 5), _own_spaces(b" world", "a world", 1, 7)
+    (b'token', b' world')
+
+    >>> _own_spaces(b"  x", "a  x", 2, 4), _own_spaces(b" ", "ab", 0, 0)
+    (b' x', b' ')
+    """
+    spaces = len(data) - len(data.lstrip(b" "))
+    if spaces == len(data):
+        return data
+    have = 0
+    while have < spaces and start + have < end and text[start + have].isspace():
+        have += 1
+    return data[spaces - have:]
+
+
+def shares_characters(piece: Piece) -> bool:
+    """True for a piece of whole characters of its own that covers characters of the text
+    together with its neighbours (``v`` of ``ⅷ`` under NFKC): its text is the model's, not the
+    text's (a piece that is part of a character's bytes is ``partial`` without sharing).
+
+    >>> shares_characters(Piece(1, b"v", 0, 1, 0, 3, partial=True)), shares_characters(Piece(1, b"\\xe2", 0, 1, 0, 1, True))
+    (True, False)
+    """
+    return piece.partial and _whole_utf8(piece.bytes)
+
+
+def _whole_utf8(data: bytes) -> bool:
+    return not _ends_inside(data) and not (data and is_continuation(data[0]))
 
 
 def _ends_inside(data: bytes) -> bool:
