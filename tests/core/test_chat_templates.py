@@ -978,3 +978,24 @@ def test_a_message_the_template_leaves_out_owns_nothing(o200k):
     assert span_text(got, 1) == "<|start|>user<|message|>Hi<|end|>"
     assert [w.index for w in got.warnings if w.kind == "dropped"] == [0]
     check_tiling(got)
+
+
+def test_double_bos_is_read_from_the_template_not_a_padded_encode(tmp_path):
+    """A file that pads on the left: its ``encode("a", add_special_tokens=True)`` starts with pad
+    tokens, yet its template adds BOS, so a chat template that writes BOS itself is told so."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, processors
+
+    from tokscope.core.formats.tokenizer_json import from_json
+
+    hf = tokenizers.Tokenizer(models.WordLevel({"<s>": 0, "<pad>": 1, "a": 2, "b": 3, "[UNK]": 4}, unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    hf.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    hf.add_special_tokens(["<s>", "<pad>"])
+    hf.enable_padding(direction="left", pad_id=1, pad_token="<pad>", length=6)
+    tok = from_json(json.loads(hf.to_str()), name="padded")
+    assert tok.encode("a", add_special_tokens=True)[0] == 1  # the pads come first
+    writes_bos = ChatTemplate.from_jinja("{{ bos_token }}{% for m in messages %}{{ m['content'] }} {% endfor %}",
+                                         special_tokens={"bos_token": "<s>"})
+    got = count_chat(tok, [{"role": "user", "content": "a b"}], TemplateFormat(writes_bos))
+    assert "double-bos" in [w.kind for w in got.warnings]

@@ -95,6 +95,13 @@ def _tokenizer_adds_bos(tokenizer: Any, bos_id: int) -> bool | None:
     flag = getattr(tokenizer, "add_bos_token", None)
     if isinstance(flag, bool):
         return flag
+    template = getattr(tokenizer, "template", None)
+    if callable(template):  # the template's own ends: no truncation or padding a file may set
+        try:
+            prefix, _ = template()
+        except Exception:  # noqa: BLE001 - a probe only
+            return None
+        return bool(prefix) and prefix[0] == bos_id
     encode = getattr(tokenizer, "encode", None)
     if encode is None or not accepts(encode, "add_special_tokens"):
         return None
