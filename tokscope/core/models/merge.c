@@ -552,9 +552,9 @@ fail:
  * The best path of tokscope.core.models.unigram and .sentencepiece_unigram, compiled (their
  * pure-Python Viterbi loops stay the test oracle). LATTICE_ABI names this part's version.
  *
- * lattice_build(pieces: list[str], ids: list[int], scores: list[float]) -> table
+ * lattice_build(pieces: dict[str, int], scores: list[float]) -> table
  *     a trie of the pieces found in a text (code point by code point), each with its id and its
- *     lattice score; a snapshot: the model never changes its pieces.
+ *     lattice score scores[id]; a snapshot: the model never changes its pieces.
  * lattice_viterbi(table, text, mode, unk_id, unk_score) -> (path, score) or None
  *     the best path over ``text`` as a list of (id, start, end) (an unknown node has unk_id, -1
  *     when unk_id < 0), and the path's score. ``mode`` says whose Viterbi:
@@ -585,6 +585,7 @@ typedef struct {
     uint64_t *keys;   /* (parent node << 21 | code point) + 1; 0 marks an empty slot */
     int32_t *child;   /* the node a key leads to */
     size_t mask;
+    int shift;        /* 64 - log2 of the table's size */
     int32_t *piece;   /* per node: the piece's id, -1 when no piece ends there */
     double *score;    /* per node: the piece's lattice score */
     Py_ssize_t nodes;
@@ -595,19 +596,18 @@ typedef struct {
 
 static const char *LATTICE_CAPSULE = "_tokscope_merge.Lattice";
 
+/* Fibonacci hashing: the high bits of the key times 2**64 / phi (every key bit reaches them) */
 static inline size_t
-lattice_slot(uint64_t key, size_t mask)
+lattice_slot(uint64_t key, int shift)
 {
-    uint64_t h = key * 0x9E3779B97F4A7C15ULL;
-    h ^= h >> 29;
-    return (size_t)h & mask;
+    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> shift);
 }
 
 static inline int32_t
 lattice_child(const Lattice *t, int32_t node, Py_UCS4 c)
 {
     uint64_t key = (((uint64_t)node << 21) | (uint64_t)c) + 1;
-    size_t i = lattice_slot(key, t->mask);
+    size_t i = lattice_slot(key, t->shift);
     for (;;) {
         uint64_t k = t->keys[i];
         if (k == key)
@@ -644,30 +644,29 @@ lattice_free(PyObject *capsule)
 static PyObject *
 lattice_build(PyObject *self, PyObject *args)
 {
-    PyObject *pieces, *ids, *scores;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &pieces, &PyList_Type, &ids, &PyList_Type, &scores))
+    PyObject *pieces, *scores;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &pieces, &PyList_Type, &scores))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(pieces);
-    if (PyList_GET_SIZE(ids) != n || PyList_GET_SIZE(scores) != n) {
-        PyErr_SetString(PyExc_ValueError, "pieces, ids and scores differ in number");
-        return NULL;
-    }
-    Py_ssize_t total = 1;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *p = PyList_GET_ITEM(pieces, k);
-        if (!PyUnicode_Check(p)) {
+    Py_ssize_t n_scores = PyList_GET_SIZE(scores);
+    Py_ssize_t total = 1, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(pieces, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
             PyErr_SetString(PyExc_TypeError, "pieces must be str");
             return NULL;
         }
-        total += PyUnicode_GET_LENGTH(p);
+        total += PyUnicode_GET_LENGTH(key);
     }
     if (total >= INT32_MAX / 2) {
         PyErr_SetString(PyExc_ValueError, "pieces too long for the lattice");
         return NULL;
     }
     size_t size = 16;
-    while (size < (size_t)total * 2)
+    int bits = 4;
+    while (size < (size_t)total + (size_t)total / 2) { /* at most two thirds full */
         size <<= 1;
+        bits++;
+    }
     Lattice *t = PyMem_Malloc(sizeof(Lattice));
     if (t == NULL)
         return PyErr_NoMemory();
@@ -676,6 +675,7 @@ lattice_build(PyObject *self, PyObject *args)
     t->piece = PyMem_New(int32_t, total);
     t->score = PyMem_New(double, total);
     t->mask = size - 1;
+    t->shift = 64 - bits;
     t->nodes = 1;
     t->longest = 0;
     t->id_objects = NULL;
@@ -687,31 +687,31 @@ lattice_build(PyObject *self, PyObject *args)
     memset(t->keys, 0, size * sizeof(uint64_t));
     t->piece[0] = -1;
     t->score[0] = 0.0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *p = PyList_GET_ITEM(pieces, k);
-        Py_ssize_t id = PyLong_AsSsize_t(PyList_GET_ITEM(ids, k));
+    pos = 0;
+    while (PyDict_Next(pieces, &pos, &key, &value)) {
+        Py_ssize_t id = PyLong_AsSsize_t(value);
         if (id == -1 && PyErr_Occurred())
             goto fail;
-        if (id < 0 || id > INT32_MAX) {
-            PyErr_SetString(PyExc_ValueError, "ids must be from 0 to 2**31 - 1");
+        if (id < 0 || id > INT32_MAX || id >= n_scores) {
+            PyErr_SetString(PyExc_ValueError, "ids must be from 0 to 2**31 - 1, each with a score");
             goto fail;
         }
-        double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, k));
+        double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, id));
         if (score == -1.0 && PyErr_Occurred())
             goto fail;
-        Py_ssize_t len = PyUnicode_GET_LENGTH(p);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(key);
         if (len == 0)
             continue; /* the empty piece is never found in a text */
-        int kind = PyUnicode_KIND(p);
-        const void *data = PyUnicode_DATA(p);
+        int kind = PyUnicode_KIND(key);
+        const void *data = PyUnicode_DATA(key);
         int32_t node = 0;
         for (Py_ssize_t j = 0; j < len; j++) {
-            uint64_t key = (((uint64_t)node << 21) | (uint64_t)PyUnicode_READ(kind, data, j)) + 1;
-            size_t i = lattice_slot(key, t->mask);
-            while (t->keys[i] != 0 && t->keys[i] != key)
+            uint64_t k = (((uint64_t)node << 21) | (uint64_t)PyUnicode_READ(kind, data, j)) + 1;
+            size_t i = lattice_slot(k, t->shift);
+            while (t->keys[i] != 0 && t->keys[i] != k)
                 i = (i + 1) & t->mask;
             if (t->keys[i] == 0) {
-                t->keys[i] = key;
+                t->keys[i] = k;
                 t->child[i] = (int32_t)t->nodes;
                 t->piece[t->nodes] = -1;
                 t->score[t->nodes] = 0.0;
@@ -719,10 +719,10 @@ lattice_build(PyObject *self, PyObject *args)
             }
             node = t->child[i];
         }
-        t->piece[node] = (int32_t)id; /* a piece given twice: the last one */
+        t->piece[node] = (int32_t)id;
+        t->score[node] = score;
         if (id > t->max_id)
             t->max_id = id;
-        t->score[node] = score;
         if (len > t->longest)
             t->longest = len;
     }
@@ -1177,7 +1177,7 @@ static PyMethodDef methods[] = {
     {"encode_chunks", encode_chunks, METH_VARARGS,
      "encode_chunks(table, chunks, cache, limit, out, max_bytes, long_chunk) -> None: each chunk's ids appended to out"},
     {"lattice_build", lattice_build, METH_VARARGS,
-     "lattice_build(pieces, ids, scores) -> table: the Unigram pieces found in a text, for the calls below"},
+     "lattice_build(pieces, scores) -> table: the Unigram pieces found in a text, for the calls below"},
     {"lattice_viterbi", lattice_viterbi, METH_VARARGS,
      "lattice_viterbi(table, text, mode, unk_id, unk_score) -> (path, score) or None: the best Unigram path"},
     {"lattice_encode", lattice_encode, METH_VARARGS,

@@ -76,33 +76,41 @@ class SentencePieceUnigram(PiecesModel):
         self._words_cache: dict[str, tuple[tuple[tuple[int | None, int, int], ...], float]] = {}
         self._widest = 0.0
         self._ctable: tuple[Any, Any, list[int] | None] | None = None
+        self._found: dict[str, int] | None = None
+
+    def _matched(self) -> tuple[dict[str, int], Any]:
+        """The pieces found in the text (``text -> id``) and every piece's lattice score (worked
+        out on first use)."""
+        if self._found is None:
+            table = self.table
+            types = table.types
+            if self.llama_cpp:
+                # llama.cpp: scores added in double precision, a user-defined piece scores 0, unused
+                # pieces are found too, and of two equal pieces the last one is kept
+                scores = array("d", table.scores)
+                for i in table.by_type.get(USER_DEFINED, ()):
+                    scores[i] = 0.0
+                kept = (NORMAL, USER_DEFINED, UNUSED)
+                found = {p: i for i, p in enumerate(table.pieces) if types[i] in kept}
+            else:
+                scores = array("f", table.scores)
+                for i in table.by_type.get(USER_DEFINED, ()):
+                    scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
+                found = {p: i for p, i in table.lookups.items() if types[i] in MATCHABLE}
+            self._lattice_scores = scores
+            self._found = found
+        return self._found, self._lattice_scores
 
     def _build(self) -> None:
-        """The trie of the pieces found in the text, and their lattice scores (built on first use)."""
-        table = self.table
-        types = table.types
-        if self.llama_cpp:
-            # llama.cpp: scores added in double precision, a user-defined piece scores 0, unused
-            # pieces are found too, and of two equal pieces the last one is kept
-            scores = array("d", table.scores)
-            for i in table.by_type.get(USER_DEFINED, ()):
-                scores[i] = 0.0
-            entries = [(p, i) for i, p in enumerate(table.pieces) if types[i] in (NORMAL, USER_DEFINED, UNUSED)]
-        else:
-            scores = array("f", table.scores)
-            for i in table.by_type.get(USER_DEFINED, ()):
-                scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
-            entries = [(p, i) for p, i in table.lookups.items() if types[i] in MATCHABLE]
+        """The pieces found in the text, where a walk along the text may go on, and their lattice
+        scores (built on first use by the Python walk)."""
+        found, scores = self._matched()
         # the pieces by their text, and every proper prefix of one (where a walk along the text
         # may go on): two hash sets, far lighter than a trie of a dict per node
-        found: dict[str, int] = {}
-        for piece, i in entries:
-            found[piece] = i
         prefixes = {piece[:k] for piece in found for k in range(1, len(piece))}
         trie = (found, prefixes)
         longest = max(map(len, found), default=0)
         self._longest = longest
-        self._lattice_scores = scores
         # the largest amount one character can move a path's score (a piece's or the unknown score)
         self._widest = max([abs(self.unk_score), *(abs(x) for x in scores)]) if len(scores) else abs(self.unk_score)
         self._trie = trie
@@ -132,13 +140,9 @@ class SentencePieceUnigram(PiecesModel):
         if module is None:
             return None
         if self._ctable is None or self._ctable[0] is not module:
-            if self._trie is None:
-                self._build()
-            assert self._trie is not None
             byte_ids = _byte_ids(self.table) if self.byte_fallback else None
             usable = byte_ids is not None or not self.byte_fallback
-            self._ctable = (module, lattice_table(module, self._trie[0], self._lattice_scores) if usable else None,
-                            byte_ids)
+            self._ctable = (module, lattice_table(module, *self._matched()) if usable else None, byte_ids)
         return self._ctable if self._ctable[1] is not None else None
 
     # ----- Viterbi -----------------------------------------------------------------------------
@@ -414,6 +418,7 @@ class SentencePieceUnigram(PiecesModel):
         state["_trie"] = None
         state["_words_cache"] = {}
         state["_ctable"] = None
+        state["_found"] = None
         return state
 
 

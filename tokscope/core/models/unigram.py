@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -91,9 +92,8 @@ def compiled_lattice() -> Any:
 def lattice_table(module: Any, pieces: Mapping[str, int], scores: Sequence[float]) -> Any:
     """``module``'s table of ``pieces`` (``text -> id``, the pieces found in a text; an empty one
     never is) with ``scores[id]`` as each one's lattice score."""
-    texts = [p for p in pieces if p]
-    ids = [pieces[p] for p in texts]
-    return module.lattice_build(texts, ids, [float(scores[i]) for i in ids])
+    listed = scores.tolist() if isinstance(scores, array) else [float(x) for x in scores]
+    return module.lattice_build(pieces if type(pieces) is dict else dict(pieces), listed)
 
 
 @dataclass(frozen=True, slots=True)
