@@ -581,12 +581,18 @@ fail:
 #define LATTICE_ABI_VERSION 1
 #define LATTICE_RESET 100000.0
 
+/* One edge of the trie: its key, the node it leads to and the piece that ends there (a probe
+ * reads one 16-byte slot). */
 typedef struct {
-    uint64_t *keys;   /* (parent node << 21 | code point) + 1; 0 marks an empty slot */
-    int32_t *child;   /* the node a key leads to */
+    uint64_t key;  /* (parent node << 21 | code point) + 1; 0 marks an empty slot */
+    int32_t child; /* the node the edge leads to */
+    int32_t piece; /* the id of the piece ending at that node, -1 when none does */
+} Slot;
+
+typedef struct {
+    Slot *slots;
     size_t mask;
     int shift;        /* 64 - log2 of the table's size */
-    int32_t *piece;   /* per node: the piece's id, -1 when no piece ends there */
     double *score;    /* per node: the piece's lattice score */
     Py_ssize_t nodes;
     Py_ssize_t longest; /* code points of the longest piece */
@@ -603,17 +609,17 @@ lattice_slot(uint64_t key, int shift)
     return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> shift);
 }
 
-static inline int32_t
-lattice_child(const Lattice *t, int32_t node, Py_UCS4 c)
+static inline const Slot *
+lattice_edge(const Lattice *t, int32_t node, Py_UCS4 c)
 {
     uint64_t key = (((uint64_t)node << 21) | (uint64_t)c) + 1;
     size_t i = lattice_slot(key, t->shift);
     for (;;) {
-        uint64_t k = t->keys[i];
-        if (k == key)
-            return t->child[i];
-        if (k == 0)
-            return -1;
+        const Slot *slot = &t->slots[i];
+        if (slot->key == key)
+            return slot;
+        if (slot->key == 0)
+            return NULL;
         i = (i + 1) & t->mask;
     }
 }
@@ -626,9 +632,7 @@ lattice_clear(Lattice *t)
             Py_XDECREF(t->id_objects[i]);
         PyMem_Free(t->id_objects);
     }
-    PyMem_Free(t->keys);
-    PyMem_Free(t->child);
-    PyMem_Free(t->piece);
+    PyMem_Free(t->slots);
     PyMem_Free(t->score);
     PyMem_Free(t);
 }
@@ -670,9 +674,7 @@ lattice_build(PyObject *self, PyObject *args)
     Lattice *t = PyMem_Malloc(sizeof(Lattice));
     if (t == NULL)
         return PyErr_NoMemory();
-    t->keys = PyMem_New(uint64_t, size);
-    t->child = PyMem_New(int32_t, size);
-    t->piece = PyMem_New(int32_t, total);
+    t->slots = PyMem_New(Slot, size);
     t->score = PyMem_New(double, total);
     t->mask = size - 1;
     t->shift = 64 - bits;
@@ -680,12 +682,11 @@ lattice_build(PyObject *self, PyObject *args)
     t->longest = 0;
     t->id_objects = NULL;
     t->max_id = -1;
-    if (t->keys == NULL || t->child == NULL || t->piece == NULL || t->score == NULL) {
+    if (t->slots == NULL || t->score == NULL) {
         lattice_clear(t);
         return PyErr_NoMemory();
     }
-    memset(t->keys, 0, size * sizeof(uint64_t));
-    t->piece[0] = -1;
+    memset(t->slots, 0, size * sizeof(Slot));
     t->score[0] = 0.0;
     pos = 0;
     while (PyDict_Next(pieces, &pos, &key, &value)) {
@@ -705,21 +706,23 @@ lattice_build(PyObject *self, PyObject *args)
         int kind = PyUnicode_KIND(key);
         const void *data = PyUnicode_DATA(key);
         int32_t node = 0;
+        Slot *slot = NULL;
         for (Py_ssize_t j = 0; j < len; j++) {
             uint64_t k = (((uint64_t)node << 21) | (uint64_t)PyUnicode_READ(kind, data, j)) + 1;
             size_t i = lattice_slot(k, t->shift);
-            while (t->keys[i] != 0 && t->keys[i] != k)
+            while (t->slots[i].key != 0 && t->slots[i].key != k)
                 i = (i + 1) & t->mask;
-            if (t->keys[i] == 0) {
-                t->keys[i] = k;
-                t->child[i] = (int32_t)t->nodes;
-                t->piece[t->nodes] = -1;
+            slot = &t->slots[i];
+            if (slot->key == 0) {
+                slot->key = k;
+                slot->child = (int32_t)t->nodes;
+                slot->piece = -1;
                 t->score[t->nodes] = 0.0;
                 t->nodes++;
             }
-            node = t->child[i];
+            node = slot->child;
         }
-        t->piece[node] = (int32_t)id;
+        slot->piece = (int32_t)id;
         t->score[node] = score;
         if (id > t->max_id)
             t->max_id = id;
@@ -772,11 +775,12 @@ lattice_run(const Lattice *t, int kind, const void *data, Py_ssize_t n, int mode
             Py_ssize_t stop = n < i + longest ? n : i + longest;
             int32_t node = 0;
             for (Py_ssize_t j = i; j < stop;) {
-                node = lattice_child(t, node, PyUnicode_READ(kind, data, j));
+                const Slot *edge = lattice_edge(t, node, PyUnicode_READ(kind, data, j));
                 j++;
-                if (node < 0)
+                if (edge == NULL)
                     break;
-                int32_t found = t->piece[node];
+                node = edge->child;
+                int32_t found = edge->piece;
                 if (found >= 0) {
                     if (j > frontier)
                         frontier = j;
@@ -814,11 +818,12 @@ lattice_run(const Lattice *t, int kind, const void *data, Py_ssize_t n, int mode
         Py_ssize_t stop = n < i + longest ? n : i + longest;
         int32_t node = 0;
         for (Py_ssize_t j = i; j < stop;) {
-            node = lattice_child(t, node, PyUnicode_READ(kind, data, j));
+            const Slot *edge = lattice_edge(t, node, PyUnicode_READ(kind, data, j));
             j++;
-            if (node < 0)
+            if (edge == NULL)
                 break;
-            int32_t found = t->piece[node];
+            node = edge->child;
+            int32_t found = edge->piece;
             if (found >= 0) {
                 if (j == i + 1)
                     single = 1;
@@ -995,9 +1000,11 @@ offset_object(const Offsets *o, Py_ssize_t value)
     return PyLong_FromSsize_t(value);
 }
 
-/* Appends (id, start, end) to the list out. Returns -1 on failure. */
+/* Puts (id, start, end) in the list out (made with its final size) at *filled, then counts it.
+ * Returns -1 on failure. */
 static int
-append_triple(PyObject *out, Lattice *t, Py_ssize_t id, Py_ssize_t start, Py_ssize_t end, Offsets *last)
+put_triple(PyObject *out, Py_ssize_t *filled, Lattice *t, Py_ssize_t id, Py_ssize_t start, Py_ssize_t end,
+           Offsets *last)
 {
     PyObject *start_obj = offset_object(last, start);
     PyObject *end_obj = offset_object(last, end);
@@ -1008,9 +1015,9 @@ append_triple(PyObject *out, Lattice *t, Py_ssize_t id, Py_ssize_t start, Py_ssi
     last->end = end;
     last->start_obj = PyTuple_GET_ITEM(item, 1);
     last->end_obj = PyTuple_GET_ITEM(item, 2);
-    int bad = PyList_Append(out, item);
-    Py_DECREF(item);
-    return bad;
+    PyList_SET_ITEM(out, *filled, item);
+    (*filled)++;
+    return 0;
 }
 
 static PyObject *
@@ -1032,10 +1039,11 @@ lattice_viterbi(PyObject *self, PyObject *args)
         Py_RETURN_NONE;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
-    PyObject *path = PyList_New(0);
+    PyObject *path = PyList_New(m);
     Offsets last = {0, 0, NULL, NULL};
+    Py_ssize_t filled = 0;
     for (Py_ssize_t k = 0; path != NULL && k < m; k++) {
-        if (append_triple(path, t, id[k], start[k], k + 1 < m ? start[k + 1] : n, &last) < 0)
+        if (put_triple(path, &filled, t, id[k], start[k], k + 1 < m ? start[k + 1] : n, &last) < 0)
             Py_CLEAR(path);
     }
     PyMem_Free(start);
@@ -1114,18 +1122,40 @@ lattice_encode(PyObject *self, PyObject *args)
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    PyObject *out = PyList_New(0);
+    PyObject *out = NULL;
+    /* the tokens are counted first, so the list is made with its size */
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        int32_t piece = id[k];
+        if (!(piece < 0 || (unk_id >= 0 && piece == unk_id)))
+            count++;
+        else if (fallback) {
+            unsigned char buf[4];
+            Py_ssize_t e = k + 1 < m ? start[k + 1] : n;
+            for (Py_ssize_t j = start[k]; j < e; j++)
+                count += utf8_of(PyUnicode_READ(kind, data, j), buf);
+        }
+        else if (unk_id < 0) { /* the caller raises: the model has no unknown piece */
+            out = Py_None;
+            Py_INCREF(out);
+            goto done;
+        }
+        else if (k == 0 || !(id[k - 1] < 0 || id[k - 1] == unk_id))
+            count++; /* a run of unknown pieces is one unknown token */
+    }
+    out = PyList_New(count);
     if (out == NULL)
         goto done;
     Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
     Offsets last = {0, 0, NULL, NULL};
+    Py_ssize_t filled = 0;
     Py_ssize_t k = 0;
     while (k < m) {
         Py_ssize_t s = start[k], e = k + 1 < m ? start[k + 1] : n;
         int32_t piece = id[k];
         int is_unk = piece < 0 || (unk_id >= 0 && piece == unk_id);
         if (!is_unk) {
-            if (append_triple(out, t, piece, s, e, &last) < 0) {
+            if (put_triple(out, &filled, t, piece, s, e, &last) < 0) {
                 Py_CLEAR(out);
                 goto done;
             }
@@ -1137,7 +1167,7 @@ lattice_encode(PyObject *self, PyObject *args)
             for (Py_ssize_t j = s; j < e; j++) {
                 int len = utf8_of(PyUnicode_READ(kind, data, j), buf);
                 for (int b = 0; b < len; b++) {
-                    if (append_triple(out, t, bytes[buf[b]], s, e, &last) < 0) {
+                    if (put_triple(out, &filled, t, bytes[buf[b]], s, e, &last) < 0) {
                         Py_CLEAR(out);
                         goto done;
                     }
@@ -1146,18 +1176,12 @@ lattice_encode(PyObject *self, PyObject *args)
             k++;
             continue;
         }
-        if (unk_id < 0) { /* the caller raises: the model has no unknown piece */
-            Py_CLEAR(out);
-            out = Py_None;
-            Py_INCREF(out);
-            goto done;
-        }
         /* a run of unknown pieces is one unknown token */
         Py_ssize_t run = k;
         while (run + 1 < m && (id[run + 1] < 0 || id[run + 1] == unk_id))
             run++;
         e = run + 1 < m ? start[run + 1] : n;
-        if (append_triple(out, t, unk_id, s, e, &last) < 0) {
+        if (put_triple(out, &filled, t, unk_id, s, e, &last) < 0) {
             Py_CLEAR(out);
             goto done;
         }
