@@ -202,12 +202,15 @@ def tables(draw):
 
 
 def both_walks(compiled, model_of, text):
-    """(compiled, pure) results of ``tokenize`` and ``_path`` on fresh models."""
+    """(compiled, pure) results of ``tokenize``, ``_path`` and ``best`` on fresh models; each
+    walk's ``encode_ids`` gives its ``tokenize``'s ids."""
     out = []
     for module in (compiled, None):
         unigram_module.use_compiled(module is not None, module)
         model = model_of()
-        out.append((model.tokenize(text), model._path(text), model.best(text)))
+        tokens = model.tokenize(text)
+        assert model_of().encode_ids(text) == [t for t, _, _ in tokens]
+        out.append((tokens, model._path(text), model.best(text)))
     unigram_module.use_compiled(True)
     return out
 
@@ -252,8 +255,11 @@ def test_an_unknown_character_without_an_unknown_piece_is_the_same_error(compile
             unigram_module.use_compiled(module is not None, module)
             model = SentencePieceUnigram(pieces)
             assert model.tokenize("ab") == [(0, 0, 1), (1, 1, 2)]
+            assert model.encode_ids("ab") == [0, 1]
             with pytest.raises(TokenizerFileError, match="unknown piece"):
                 model.tokenize("axb")
+            with pytest.raises(TokenizerFileError, match="unknown piece"):
+                model.encode_ids("axb")
     finally:
         unigram_module.use_compiled(was is not None, was)
 

@@ -568,8 +568,9 @@ fail:
  *          unknown node is taken and unk_id < 0 (the caller raises, as Hugging Face fails).
  *     At each position the walk along the trie stops where no piece goes on; a character that
  *     starts no one-character piece is an unknown node scored unk_score.
- * lattice_encode(table, text, mode, unk_id, unk_score, byte_ids) -> list or None
- *     SentencePiece's Encode after its model (Pieces.finish): the best path (mode 0 or 1) with
+ * lattice_encode(table, text, mode, unk_id, unk_score, byte_ids, ids_only=False) -> list or None
+ *     SentencePiece's Encode after its model (Pieces.finish), as (id, start, end) tokens or, with
+ *     ids_only, their ids alone: the best path (mode 0 or 1) with
  *     each run of unknown nodes fused into one unk_id token, or with byte_ids (256 ids) each
  *     unknown node spelled as the byte pieces of its UTF-8 (a surrogate as its three bytes), each
  *     spanning the node. None when an unknown token is needed but unk_id < 0 (the caller
@@ -1000,12 +1001,20 @@ offset_object(const Offsets *o, Py_ssize_t value)
     return PyLong_FromSsize_t(value);
 }
 
-/* Puts (id, start, end) in the list out (made with its final size) at *filled, then counts it.
- * Returns -1 on failure. */
+/* Puts (id, start, end) in the list out (made with its final size) at *filled, then counts it;
+ * only the id when last is NULL. Returns -1 on failure. */
 static int
 put_triple(PyObject *out, Py_ssize_t *filled, Lattice *t, Py_ssize_t id, Py_ssize_t start, Py_ssize_t end,
            Offsets *last)
 {
+    if (last == NULL) {
+        PyObject *id_obj = id_object(t, id);
+        if (id_obj == NULL)
+            return -1;
+        PyList_SET_ITEM(out, *filled, id_obj);
+        (*filled)++;
+        return 0;
+    }
     PyObject *start_obj = offset_object(last, start);
     PyObject *end_obj = offset_object(last, end);
     PyObject *item = triple(id_object(t, id), start_obj, end_obj);
@@ -1084,10 +1093,10 @@ static PyObject *
 lattice_encode(PyObject *self, PyObject *args)
 {
     PyObject *capsule, *text, *byte_ids;
-    int mode;
+    int mode, ids_only = 0;
     Py_ssize_t unk_id;
     double unk_score;
-    if (!PyArg_ParseTuple(args, "OUindO", &capsule, &text, &mode, &unk_id, &unk_score, &byte_ids))
+    if (!PyArg_ParseTuple(args, "OUindO|p", &capsule, &text, &mode, &unk_id, &unk_score, &byte_ids, &ids_only))
         return NULL;
     Py_ssize_t bytes[256];
     int fallback = byte_ids != Py_None;
@@ -1147,7 +1156,8 @@ lattice_encode(PyObject *self, PyObject *args)
     if (out == NULL)
         goto done;
     Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
-    Offsets last = {0, 0, NULL, NULL};
+    Offsets offsets = {0, 0, NULL, NULL};
+    Offsets *last = ids_only ? NULL : &offsets;
     Py_ssize_t filled = 0;
     Py_ssize_t k = 0;
     while (k < m) {
@@ -1155,7 +1165,7 @@ lattice_encode(PyObject *self, PyObject *args)
         int32_t piece = id[k];
         int is_unk = piece < 0 || (unk_id >= 0 && piece == unk_id);
         if (!is_unk) {
-            if (put_triple(out, &filled, t, piece, s, e, &last) < 0) {
+            if (put_triple(out, &filled, t, piece, s, e, last) < 0) {
                 Py_CLEAR(out);
                 goto done;
             }
@@ -1167,7 +1177,7 @@ lattice_encode(PyObject *self, PyObject *args)
             for (Py_ssize_t j = s; j < e; j++) {
                 int len = utf8_of(PyUnicode_READ(kind, data, j), buf);
                 for (int b = 0; b < len; b++) {
-                    if (put_triple(out, &filled, t, bytes[buf[b]], s, e, &last) < 0) {
+                    if (put_triple(out, &filled, t, bytes[buf[b]], s, e, last) < 0) {
                         Py_CLEAR(out);
                         goto done;
                     }
@@ -1181,7 +1191,7 @@ lattice_encode(PyObject *self, PyObject *args)
         while (run + 1 < m && (id[run + 1] < 0 || id[run + 1] == unk_id))
             run++;
         e = run + 1 < m ? start[run + 1] : n;
-        if (put_triple(out, &filled, t, unk_id, s, e, &last) < 0) {
+        if (put_triple(out, &filled, t, unk_id, s, e, last) < 0) {
             Py_CLEAR(out);
             goto done;
         }
@@ -1205,7 +1215,7 @@ static PyMethodDef methods[] = {
     {"lattice_viterbi", lattice_viterbi, METH_VARARGS,
      "lattice_viterbi(table, text, mode, unk_id, unk_score) -> (path, score) or None: the best Unigram path"},
     {"lattice_encode", lattice_encode, METH_VARARGS,
-     "lattice_encode(table, text, mode, unk_id, unk_score, byte_ids) -> list or None: SentencePiece's tokens"},
+     "lattice_encode(table, text, mode, unk_id, unk_score, byte_ids, ids_only=False) -> list or None: SentencePiece's tokens"},
     {NULL, NULL, 0, NULL},
 };
 

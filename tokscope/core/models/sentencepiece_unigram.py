@@ -132,6 +132,26 @@ class SentencePieceUnigram(PiecesModel):
             # no unknown piece to give: the Python walk raises the model's error
         return self.table.finish(self._path(text), text)
 
+    def encode_ids(self, text: str) -> list[int]:
+        """The ids of :meth:`tokenize`'s tokens, without their offsets (the compiled lattice makes
+        no tuples for them).
+
+        >>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
+        >>> SentencePieceUnigram(Pieces(["<unk>", "a", "b", "ab"], [0, -1, -2, -2.5], [UNKNOWN, NORMAL, NORMAL, NORMAL])).encode_ids("abxy")
+        [3, 0]
+        """
+        if not text:
+            return []
+        compiled = self._compiled()
+        if compiled is not None:
+            module, table, byte_ids = compiled
+            unk = self.unk_id if self.unk_id is not None else -1
+            out = module.lattice_encode(table, text, LLAMA_CPP if self.llama_cpp else SENTENCEPIECE, unk,
+                                        self.unk_score, byte_ids, True)
+            if out is not None:
+                return out
+        return [t[0] for t in self.tokenize(text)]
+
     def _compiled(self) -> tuple[Any, Any, list[int] | None] | None:
         """The compiled lattice, this model's table in it and the byte pieces' ids (with byte
         fallback), or None: not installed, switched off, or byte pieces missing (the Python
