@@ -96,7 +96,9 @@ class SentencePieceUnigram(PiecesModel):
                 scores = array("f", table.scores)
                 for i in table.by_type.get(USER_DEFINED, ()):
                     scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
-                found = {p: i for p, i in table.lookups.items() if types[i] in MATCHABLE}
+                # the look-ups hold normal, user-defined and unused pieces: only unused ones go
+                found = ({p: i for p, i in table.lookups.items() if types[i] in MATCHABLE}
+                         if UNUSED in table.by_type else table.lookups)
             self._lattice_scores = scores
             self._found = found
         return self._found, self._lattice_scores
