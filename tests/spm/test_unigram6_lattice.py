@@ -156,22 +156,29 @@ def test_every_language_sample_gives_the_library_ids(models, name):
     check(tok, sp, whole)
 
 
-def test_the_t5_ugm_gives_the_library_ids(walk, gguf_models_dir):
-    """llama.cpp's UGM (double-precision sums, unused pieces found) on XLM-R's vocabulary, where
-    it and the library agree (single spaces, no special-token text)."""
-    from tokscope.core.formats.gguf_sentencepiece import tokenizer_from_gguf
-
+@pytest.fixture(scope="module")
+def t5(gguf_models_dir):
+    """The T5 GGUF's metadata, the same pieces as a ``.model`` and the library's processor of it
+    (read once for both walks)."""
     meta = spm_files.read_gguf_metadata(gguf_models_dir / "ggml-vocab-nomic-bert-moe.gguf")
-    tok = tokenizer_from_gguf(meta, "nomic-bert-moe")
-    assert tok.model.llama_cpp
     pieces = list(zip(meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.scores"], meta["tokenizer.ggml.token_type"]))
     proto = build_model(pieces, trainer={3: 1}, normalizer={1: "nmt_nfkc", 2: bytes(meta["tokenizer.ggml.precompiled_charsmap"]),
                                                              3: 1, 4: 1, 5: 1})
-    sp = spm.SentencePieceProcessor(model_proto=proto)
+    return meta, proto, spm.SentencePieceProcessor(model_proto=proto)
+
+
+def test_the_t5_ugm_gives_the_library_ids(walk, t5):
+    """llama.cpp's UGM (double-precision sums, unused pieces found) on XLM-R's vocabulary, where
+    it and the library agree (single spaces, no special-token text); and the library's own model
+    of the same pieces, walked in single precision, on the samples as they are."""
+    from tokscope.core.formats.gguf_sentencepiece import tokenizer_from_gguf
+
+    meta, proto, sp = t5
+    tok = tokenizer_from_gguf(meta, "nomic-bert-moe")
+    assert tok.model.llama_cpp
     for text in sample_texts():
         line = " ".join(text.split())
         assert tok.encode(line, disallowed_special=()) == sp.encode(line), line[:60]
-    # the library's own model of the same pieces, walked in single precision
     lib = from_model_bytes(proto, "xlmr.model")
     for text in sample_texts():
         assert lib.encode(text, disallowed_special=()) == sp.encode(text), text[:60]
