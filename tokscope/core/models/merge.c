@@ -1,4 +1,5 @@
-/* The byte-pair merge loop of tokscope.core.models.ranks, compiled: _tokscope_merge.merge_ids.
+/* The byte-pair merge loop of tokscope.core.models.ranks, compiled: _tokscope_merge.merge_ids (and,
+ * at the end of this file, the Unigram lattice of tokscope.core.models.unigram: lattice_*).
  *
  * Optional: built at install when the machine has a C compiler; without it the pure-Python loop
  * (ranks.merge) runs, and it stays the test oracle (the tests hold this loop to it, id for id).
@@ -546,6 +547,662 @@ fail:
     return NULL;
 }
 
+/* ----- the Unigram lattice ----------------------------------------------------------------------
+ *
+ * The best path of tokscope.core.models.unigram and .sentencepiece_unigram, compiled (their
+ * pure-Python Viterbi loops stay the test oracle). LATTICE_ABI names this part's version.
+ *
+ * lattice_build(pieces: dict[str, int], scores: list[float]) -> table
+ *     a trie of the pieces found in a text (code point by code point), each with its id and its
+ *     lattice score scores[id]; a snapshot: the model never changes its pieces.
+ * lattice_viterbi(table, text, mode, unk_id, unk_score) -> (path, score) or None
+ *     the best path over ``text`` as a list of (id, start, end) (an unknown node has unk_id, -1
+ *     when unk_id < 0), and the path's score. ``mode`` says whose Viterbi:
+ *       0  SentencePiece's (unigram_model.cc): single-precision sums (the scores and unk_score
+ *          are floats already), a later candidate replaces only a strictly better one, path
+ *          scores rebased once they pass 100000 in size, a position's first candidate always
+ *          taken;
+ *       1  llama.cpp's UGM: double sums, every position starts at -DBL_MAX and a candidate must
+ *          score strictly higher;
+ *       2  Hugging Face's encode_optimized: double sums as mode 0 compares them; None when an
+ *          unknown node is taken and unk_id < 0 (the caller raises, as Hugging Face fails).
+ *     At each position the walk along the trie stops where no piece goes on; a character that
+ *     starts no one-character piece is an unknown node scored unk_score.
+ * lattice_encode(table, text, mode, unk_id, unk_score, byte_ids, ids_only=False) -> list or None
+ *     SentencePiece's Encode after its model (Pieces.finish), as (id, start, end) tokens or, with
+ *     ids_only, their ids alone: the best path (mode 0 or 1) with
+ *     each run of unknown nodes fused into one unk_id token, or with byte_ids (256 ids) each
+ *     unknown node spelled as the byte pieces of its UTF-8 (a surrogate as its three bytes), each
+ *     spanning the node. None when an unknown token is needed but unk_id < 0 (the caller
+ *     raises). A piece whose id is unk_id counts as unknown, as in Pieces.finish.
+ *
+ * The walk reads the str's code points and never runs Python code, so it runs without the GIL.
+ */
+
+#define LATTICE_ABI_VERSION 1
+#define LATTICE_RESET 100000.0
+
+/* One edge of the trie: its key, the node it leads to and the piece that ends there (a probe
+ * reads one 16-byte slot). */
+typedef struct {
+    uint64_t key;  /* (parent node << 21 | code point) + 1; 0 marks an empty slot */
+    int32_t child; /* the node the edge leads to */
+    int32_t piece; /* the id of the piece ending at that node, -1 when none does */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t mask;
+    int shift;        /* 64 - log2 of the table's size */
+    double *score;    /* per node: the piece's lattice score */
+    Py_ssize_t nodes;
+    Py_ssize_t longest; /* code points of the longest piece */
+    PyObject **id_objects; /* the int object of each id up to max_id, made on first use */
+    Py_ssize_t max_id;
+} Lattice;
+
+static const char *LATTICE_CAPSULE = "_tokscope_merge.Lattice";
+
+/* Fibonacci hashing: the high bits of the key times 2**64 / phi (every key bit reaches them) */
+static inline size_t
+lattice_slot(uint64_t key, int shift)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> shift);
+}
+
+static inline const Slot *
+lattice_edge(const Lattice *t, int32_t node, Py_UCS4 c)
+{
+    uint64_t key = (((uint64_t)node << 21) | (uint64_t)c) + 1;
+    size_t i = lattice_slot(key, t->shift);
+    for (;;) {
+        const Slot *slot = &t->slots[i];
+        if (slot->key == key)
+            return slot;
+        if (slot->key == 0)
+            return NULL;
+        i = (i + 1) & t->mask;
+    }
+}
+
+static void
+lattice_clear(Lattice *t)
+{
+    if (t->id_objects != NULL) {
+        for (Py_ssize_t i = 0; i <= t->max_id; i++)
+            Py_XDECREF(t->id_objects[i]);
+        PyMem_Free(t->id_objects);
+    }
+    PyMem_Free(t->slots);
+    PyMem_Free(t->score);
+    PyMem_Free(t);
+}
+
+static void
+lattice_free(PyObject *capsule)
+{
+    Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
+    if (t != NULL)
+        lattice_clear(t);
+}
+
+static PyObject *
+lattice_build(PyObject *self, PyObject *args)
+{
+    PyObject *pieces, *scores;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &pieces, &PyList_Type, &scores))
+        return NULL;
+    Py_ssize_t n_scores = PyList_GET_SIZE(scores);
+    Py_ssize_t total = 1, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(pieces, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return NULL;
+        }
+        total += PyUnicode_GET_LENGTH(key);
+    }
+    if (total >= INT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "pieces too long for the lattice");
+        return NULL;
+    }
+    size_t size = 16;
+    int bits = 4;
+    while (size < (size_t)total + (size_t)total / 2) { /* at most two thirds full */
+        size <<= 1;
+        bits++;
+    }
+    Lattice *t = PyMem_Malloc(sizeof(Lattice));
+    if (t == NULL)
+        return PyErr_NoMemory();
+    t->slots = PyMem_New(Slot, size);
+    t->score = PyMem_New(double, total);
+    t->mask = size - 1;
+    t->shift = 64 - bits;
+    t->nodes = 1;
+    t->longest = 0;
+    t->id_objects = NULL;
+    t->max_id = -1;
+    if (t->slots == NULL || t->score == NULL) {
+        lattice_clear(t);
+        return PyErr_NoMemory();
+    }
+    memset(t->slots, 0, size * sizeof(Slot));
+    t->score[0] = 0.0;
+    pos = 0;
+    while (PyDict_Next(pieces, &pos, &key, &value)) {
+        Py_ssize_t id = PyLong_AsSsize_t(value);
+        if (id == -1 && PyErr_Occurred())
+            goto fail;
+        if (id < 0 || id > INT32_MAX || id >= n_scores) {
+            PyErr_SetString(PyExc_ValueError, "ids must be from 0 to 2**31 - 1, each with a score");
+            goto fail;
+        }
+        double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, id));
+        if (score == -1.0 && PyErr_Occurred())
+            goto fail;
+        Py_ssize_t len = PyUnicode_GET_LENGTH(key);
+        if (len == 0)
+            continue; /* the empty piece is never found in a text */
+        int kind = PyUnicode_KIND(key);
+        const void *data = PyUnicode_DATA(key);
+        int32_t node = 0;
+        Slot *slot = NULL;
+        for (Py_ssize_t j = 0; j < len; j++) {
+            uint64_t k = (((uint64_t)node << 21) | (uint64_t)PyUnicode_READ(kind, data, j)) + 1;
+            size_t i = lattice_slot(k, t->shift);
+            while (t->slots[i].key != 0 && t->slots[i].key != k)
+                i = (i + 1) & t->mask;
+            slot = &t->slots[i];
+            if (slot->key == 0) {
+                slot->key = k;
+                slot->child = (int32_t)t->nodes;
+                slot->piece = -1;
+                t->score[t->nodes] = 0.0;
+                t->nodes++;
+            }
+            node = slot->child;
+        }
+        slot->piece = (int32_t)id;
+        t->score[node] = score;
+        if (id > t->max_id)
+            t->max_id = id;
+        if (len > t->longest)
+            t->longest = len;
+    }
+    t->id_objects = PyMem_New(PyObject *, t->max_id + 1);
+    if (t->id_objects == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i <= t->max_id; i++)
+        t->id_objects[i] = NULL;
+    PyObject *capsule = PyCapsule_New(t, LATTICE_CAPSULE, lattice_free);
+    if (capsule != NULL)
+        return capsule;
+fail:
+    lattice_clear(t);
+    return NULL;
+}
+
+/* The best path's last piece at each position: start[j] (-1 when unreached) and id[j]. Returns
+ * the score at the end, in *missing_unk 1 when mode 2 took an unknown node and unk_id < 0. */
+static double
+lattice_run(const Lattice *t, int kind, const void *data, Py_ssize_t n, int mode, int32_t unk_id,
+            double unk_score, int32_t *start, int32_t *id, void *best_buf, int *missing_unk)
+{
+    const double lowest = -1.7976931348623157e308;
+    int32_t unk = unk_id < 0 ? -1 : unk_id;
+    Py_ssize_t longest = t->longest;
+    *missing_unk = 0;
+    for (Py_ssize_t j = 0; j <= n; j++)
+        start[j] = -1;
+    if (mode == 0) {
+        float *best = (float *)best_buf;
+        float unk_f = (float)unk_score;
+        Py_ssize_t frontier = 0;
+        for (Py_ssize_t j = 0; j <= n; j++)
+            best[j] = 0.0f;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            float base = best[i];
+            if (base < -LATTICE_RESET || base > LATTICE_RESET) {
+                for (Py_ssize_t j = i; j <= frontier; j++) {
+                    if (j == i || start[j] != -1)
+                        best[j] = (float)((double)best[j] - (double)base);
+                }
+                base = 0.0f;
+            }
+            int single = 0;
+            Py_ssize_t stop = n < i + longest ? n : i + longest;
+            int32_t node = 0;
+            for (Py_ssize_t j = i; j < stop;) {
+                const Slot *edge = lattice_edge(t, node, PyUnicode_READ(kind, data, j));
+                j++;
+                if (edge == NULL)
+                    break;
+                node = edge->child;
+                int32_t found = edge->piece;
+                if (found >= 0) {
+                    if (j > frontier)
+                        frontier = j;
+                    float candidate = (float)((double)(float)t->score[node] + (double)base);
+                    if (start[j] == -1 || candidate > best[j]) {
+                        best[j] = candidate;
+                        start[j] = (int32_t)i;
+                        id[j] = found;
+                    }
+                    if (j == i + 1)
+                        single = 1;
+                }
+            }
+            if (!single) {
+                Py_ssize_t j = i + 1;
+                if (j > frontier)
+                    frontier = j;
+                float candidate = (float)((double)unk_f + (double)base);
+                if (start[j] == -1 || candidate > best[j]) {
+                    best[j] = candidate;
+                    start[j] = (int32_t)i;
+                    id[j] = unk;
+                }
+            }
+        }
+        return (double)best[n];
+    }
+    double *best = (double *)best_buf;
+    for (Py_ssize_t j = 0; j <= n; j++)
+        best[j] = mode == 1 ? lowest : 0.0;
+    best[0] = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double base = best[i];
+        int single = 0;
+        Py_ssize_t stop = n < i + longest ? n : i + longest;
+        int32_t node = 0;
+        for (Py_ssize_t j = i; j < stop;) {
+            const Slot *edge = lattice_edge(t, node, PyUnicode_READ(kind, data, j));
+            j++;
+            if (edge == NULL)
+                break;
+            node = edge->child;
+            int32_t found = edge->piece;
+            if (found >= 0) {
+                if (j == i + 1)
+                    single = 1;
+                double candidate = base + t->score[node];
+                if (mode == 1 ? candidate > best[j] : (start[j] < 0 || candidate > best[j])) {
+                    best[j] = candidate;
+                    start[j] = (int32_t)i;
+                    id[j] = found;
+                }
+            }
+        }
+        if (!single) {
+            Py_ssize_t j = i + 1;
+            double candidate = base + unk_score;
+            if (mode == 1 ? candidate > best[j] : (start[j] < 0 || candidate > best[j])) {
+                if (mode == 2 && unk < 0) {
+                    *missing_unk = 1;
+                    return 0.0;
+                }
+                best[j] = candidate;
+                start[j] = (int32_t)i;
+                id[j] = unk;
+            }
+        }
+    }
+    return best[n];
+}
+
+/* Runs the lattice over text; on success *count pieces (start, id) from the text's start are in
+ * the front of start/id (the path, in order). Returns 0, -1 with an exception set, or 1 when mode
+ * 2 needs the unknown id it lacks. */
+static int
+lattice_path(PyObject *capsule, PyObject *text, int mode, Py_ssize_t unk_id, double unk_score,
+             int32_t **start_out, int32_t **id_out, Py_ssize_t *count, double *score)
+{
+    Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
+    if (t == NULL)
+        return -1;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "text must be str");
+        return -1;
+    }
+    if (mode < 0 || mode > 2) {
+        PyErr_SetString(PyExc_ValueError, "mode must be 0, 1 or 2");
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "text too long for the lattice");
+        return -1;
+    }
+    int32_t *start = PyMem_New(int32_t, n + 1);
+    int32_t *id = PyMem_New(int32_t, n + 1);
+    void *best = PyMem_Malloc((n + 1) * (mode == 0 ? sizeof(float) : sizeof(double)));
+    if (start == NULL || id == NULL || best == NULL) {
+        PyMem_Free(start);
+        PyMem_Free(id);
+        PyMem_Free(best);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    int32_t unk = unk_id < 0 || unk_id > INT32_MAX ? -1 : (int32_t)unk_id;
+    int missing = 0;
+    double end_score;
+    Py_BEGIN_ALLOW_THREADS
+    end_score = lattice_run(t, kind, data, n, mode, unk, unk_score, start, id, best, &missing);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(best);
+    if (missing) {
+        PyMem_Free(start);
+        PyMem_Free(id);
+        return 1;
+    }
+    /* backtrack: count the path's pieces, then write them front to back into arrays of their own */
+    Py_ssize_t m = 0;
+    for (Py_ssize_t end = n; end > 0; end = start[end]) {
+        if (start[end] < 0) { /* unreachable: every position is reached */
+            PyMem_Free(start);
+            PyMem_Free(id);
+            PyErr_SetString(PyExc_RuntimeError, "the lattice left a position unreached");
+            return -1;
+        }
+        m++;
+    }
+    int32_t *path_start = PyMem_New(int32_t, m + 1);
+    int32_t *path_id = PyMem_New(int32_t, m + 1);
+    if (path_start == NULL || path_id == NULL) {
+        PyMem_Free(path_start);
+        PyMem_Free(path_id);
+        PyMem_Free(start);
+        PyMem_Free(id);
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t k = m;
+    for (Py_ssize_t end = n; end > 0; end = start[end]) {
+        k--;
+        path_start[k] = start[end];
+        path_id[k] = id[end];
+    }
+    PyMem_Free(start);
+    PyMem_Free(id);
+    start = path_start;
+    id = path_id;
+    *start_out = start;
+    *id_out = id;
+    *count = m;
+    *score = end_score;
+    return 0;
+}
+
+/* A new reference to the int object of id (kept in the table for the ids of its pieces). */
+static PyObject *
+id_object(Lattice *t, Py_ssize_t id)
+{
+    if (id < 0 || id > t->max_id)
+        return PyLong_FromSsize_t(id);
+    PyObject *o = t->id_objects[id];
+    if (o == NULL) {
+        o = PyLong_FromSsize_t(id);
+        if (o == NULL)
+            return NULL;
+        t->id_objects[id] = o;
+    }
+    Py_INCREF(o);
+    return o;
+}
+
+/* The tuple (id, start, end), taking the three references; NULL (all released) on failure. The
+ * tuple holds ints only, so the garbage collector need not track it (as CPython untracks such
+ * tuples itself at its first collection). */
+static PyObject *
+triple(PyObject *id, PyObject *start, PyObject *end)
+{
+    if (id == NULL || start == NULL || end == NULL) {
+        Py_XDECREF(id);
+        Py_XDECREF(start);
+        Py_XDECREF(end);
+        return NULL;
+    }
+    PyObject *item = PyTuple_New(3);
+    if (item == NULL) {
+        Py_DECREF(id);
+        Py_DECREF(start);
+        Py_DECREF(end);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(item, 0, id);
+    PyTuple_SET_ITEM(item, 1, start);
+    PyTuple_SET_ITEM(item, 2, end);
+    PyObject_GC_UnTrack(item);
+    return item;
+}
+
+/* The offsets of the last tuple made and their int objects (borrowed from it; NULL before the
+ * first): the next tuple shares them when its offsets are equal (a token starts where the last
+ * one ended; byte tokens of one piece repeat its offsets). */
+typedef struct {
+    Py_ssize_t start, end;
+    PyObject *start_obj, *end_obj;
+} Offsets;
+
+static PyObject *
+offset_object(const Offsets *o, Py_ssize_t value)
+{
+    PyObject *same = o->end_obj != NULL && o->end == value ? o->end_obj
+                     : o->start_obj != NULL && o->start == value ? o->start_obj : NULL;
+    if (same != NULL) {
+        Py_INCREF(same);
+        return same;
+    }
+    return PyLong_FromSsize_t(value);
+}
+
+/* Puts (id, start, end) in the list out (made with its final size) at *filled, then counts it;
+ * only the id when last is NULL. Returns -1 on failure. */
+static int
+put_triple(PyObject *out, Py_ssize_t *filled, Lattice *t, Py_ssize_t id, Py_ssize_t start, Py_ssize_t end,
+           Offsets *last)
+{
+    if (last == NULL) {
+        PyObject *id_obj = id_object(t, id);
+        if (id_obj == NULL)
+            return -1;
+        PyList_SET_ITEM(out, *filled, id_obj);
+        (*filled)++;
+        return 0;
+    }
+    PyObject *start_obj = offset_object(last, start);
+    PyObject *end_obj = offset_object(last, end);
+    PyObject *item = triple(id_object(t, id), start_obj, end_obj);
+    if (item == NULL)
+        return -1;
+    last->start = start;
+    last->end = end;
+    last->start_obj = PyTuple_GET_ITEM(item, 1);
+    last->end_obj = PyTuple_GET_ITEM(item, 2);
+    PyList_SET_ITEM(out, *filled, item);
+    (*filled)++;
+    return 0;
+}
+
+static PyObject *
+lattice_viterbi(PyObject *self, PyObject *args)
+{
+    PyObject *capsule, *text;
+    int mode;
+    Py_ssize_t unk_id;
+    double unk_score;
+    if (!PyArg_ParseTuple(args, "OUind", &capsule, &text, &mode, &unk_id, &unk_score))
+        return NULL;
+    int32_t *start, *id;
+    Py_ssize_t m;
+    double score;
+    int status = lattice_path(capsule, text, mode, unk_id, unk_score, &start, &id, &m, &score);
+    if (status < 0)
+        return NULL;
+    if (status > 0)
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
+    PyObject *path = PyList_New(m);
+    Offsets last = {0, 0, NULL, NULL};
+    Py_ssize_t filled = 0;
+    for (Py_ssize_t k = 0; path != NULL && k < m; k++) {
+        if (put_triple(path, &filled, t, id[k], start[k], k + 1 < m ? start[k + 1] : n, &last) < 0)
+            Py_CLEAR(path);
+    }
+    PyMem_Free(start);
+    PyMem_Free(id);
+    if (path == NULL)
+        return NULL;
+    PyObject *out = Py_BuildValue("(Nd)", path, score);
+    return out;
+}
+
+/* Appends the UTF-8 bytes of code point c to buf (a surrogate as its three bytes); their number. */
+static int
+utf8_of(Py_UCS4 c, unsigned char *buf)
+{
+    if (c < 0x80) {
+        buf[0] = (unsigned char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        buf[0] = (unsigned char)(0xC0 | (c >> 6));
+        buf[1] = (unsigned char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        buf[0] = (unsigned char)(0xE0 | (c >> 12));
+        buf[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        buf[2] = (unsigned char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    buf[0] = (unsigned char)(0xF0 | (c >> 18));
+    buf[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+    buf[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+    buf[3] = (unsigned char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+static PyObject *
+lattice_encode(PyObject *self, PyObject *args)
+{
+    PyObject *capsule, *text, *byte_ids;
+    int mode, ids_only = 0;
+    Py_ssize_t unk_id;
+    double unk_score;
+    if (!PyArg_ParseTuple(args, "OUindO|p", &capsule, &text, &mode, &unk_id, &unk_score, &byte_ids, &ids_only))
+        return NULL;
+    Py_ssize_t bytes[256];
+    int fallback = byte_ids != Py_None;
+    if (fallback) {
+        PyObject *seq = PySequence_Fast(byte_ids, "byte_ids must be a sequence");
+        if (seq == NULL)
+            return NULL;
+        if (PySequence_Fast_GET_SIZE(seq) != 256) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "byte_ids must hold 256 ids");
+            return NULL;
+        }
+        for (int b = 0; b < 256; b++) {
+            bytes[b] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(seq, b));
+            if (bytes[b] == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+        }
+        Py_DECREF(seq);
+    }
+    int32_t *start, *id;
+    Py_ssize_t m;
+    double score;
+    if (mode == 2) {
+        PyErr_SetString(PyExc_ValueError, "lattice_encode is SentencePiece's: mode 0 or 1");
+        return NULL;
+    }
+    int status = lattice_path(capsule, text, mode, unk_id, unk_score, &start, &id, &m, &score);
+    if (status < 0)
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *out = NULL;
+    /* the tokens are counted first, so the list is made with its size */
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        int32_t piece = id[k];
+        if (!(piece < 0 || (unk_id >= 0 && piece == unk_id)))
+            count++;
+        else if (fallback) {
+            unsigned char buf[4];
+            Py_ssize_t e = k + 1 < m ? start[k + 1] : n;
+            for (Py_ssize_t j = start[k]; j < e; j++)
+                count += utf8_of(PyUnicode_READ(kind, data, j), buf);
+        }
+        else if (unk_id < 0) { /* the caller raises: the model has no unknown piece */
+            out = Py_None;
+            Py_INCREF(out);
+            goto done;
+        }
+        else if (k == 0 || !(id[k - 1] < 0 || id[k - 1] == unk_id))
+            count++; /* a run of unknown pieces is one unknown token */
+    }
+    out = PyList_New(count);
+    if (out == NULL)
+        goto done;
+    Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
+    Offsets offsets = {0, 0, NULL, NULL};
+    Offsets *last = ids_only ? NULL : &offsets;
+    Py_ssize_t filled = 0;
+    Py_ssize_t k = 0;
+    while (k < m) {
+        Py_ssize_t s = start[k], e = k + 1 < m ? start[k + 1] : n;
+        int32_t piece = id[k];
+        int is_unk = piece < 0 || (unk_id >= 0 && piece == unk_id);
+        if (!is_unk) {
+            if (put_triple(out, &filled, t, piece, s, e, last) < 0) {
+                Py_CLEAR(out);
+                goto done;
+            }
+            k++;
+            continue;
+        }
+        if (fallback) {
+            unsigned char buf[4];
+            for (Py_ssize_t j = s; j < e; j++) {
+                int len = utf8_of(PyUnicode_READ(kind, data, j), buf);
+                for (int b = 0; b < len; b++) {
+                    if (put_triple(out, &filled, t, bytes[buf[b]], s, e, last) < 0) {
+                        Py_CLEAR(out);
+                        goto done;
+                    }
+                }
+            }
+            k++;
+            continue;
+        }
+        /* a run of unknown pieces is one unknown token */
+        Py_ssize_t run = k;
+        while (run + 1 < m && (id[run + 1] < 0 || id[run + 1] == unk_id))
+            run++;
+        e = run + 1 < m ? start[run + 1] : n;
+        if (put_triple(out, &filled, t, unk_id, s, e, last) < 0) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        k = run + 1;
+    }
+done:
+    PyMem_Free(start);
+    PyMem_Free(id);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"merge_ids", merge_ids, METH_VARARGS,
      "merge_ids(data, ranks, max_rank) -> tuple of ids: byte-pair merge of one chunk (max_rank < 0: no cut-off)"},
@@ -553,6 +1210,12 @@ static PyMethodDef methods[] = {
     {"merge_table", merge_table, METH_VARARGS, "merge_table(table, data, max_rank) -> tuple of ids"},
     {"encode_chunks", encode_chunks, METH_VARARGS,
      "encode_chunks(table, chunks, cache, limit, out, max_bytes, long_chunk) -> None: each chunk's ids appended to out"},
+    {"lattice_build", lattice_build, METH_VARARGS,
+     "lattice_build(pieces, scores) -> table: the Unigram pieces found in a text, for the calls below"},
+    {"lattice_viterbi", lattice_viterbi, METH_VARARGS,
+     "lattice_viterbi(table, text, mode, unk_id, unk_score) -> (path, score) or None: the best Unigram path"},
+    {"lattice_encode", lattice_encode, METH_VARARGS,
+     "lattice_encode(table, text, mode, unk_id, unk_score, byte_ids, ids_only=False) -> list or None: SentencePiece's tokens"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -566,7 +1229,8 @@ PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
 {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "ABI", ABI_VERSION) < 0) {
+    if (m != NULL && (PyModule_AddIntConstant(m, "ABI", ABI_VERSION) < 0
+                      || PyModule_AddIntConstant(m, "LATTICE_ABI", LATTICE_ABI_VERSION) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -13,7 +13,9 @@ It differs from Hugging Face's Unigram (:mod:`.unigram`) in ways that change tok
   becomes its UTF-8 bytes as ``<0xNN>`` pieces (see :meth:`.Pieces.finish`).
 
 SentencePiece runs the model over the whole normalized text, not word by word, so this model's
-chunk is the whole normalized text.
+chunk is the whole normalized text. The compiled lattice (:func:`.unigram.compiled_lattice`)
+walks it in one go, as the library does, and spells the unknown pieces too; without it the
+Python walk below gives the same tokens (and stays the tests' oracle).
 
 >>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
 >>> m = SentencePieceUnigram(Pieces(["<unk>", "a", "b", "ab"], [0, -1, -2, -2.5], [UNKNOWN, NORMAL, NORMAL, NORMAL]))
@@ -27,8 +29,9 @@ import math
 from array import array
 from typing import Any
 
-from .sentencepiece_pieces import MATCHABLE, NORMAL, UNUSED, USER_DEFINED, Pieces, PiecesModel, cut_mode, cut_words
-from .unigram import Segmentation, Unigram
+from .sentencepiece_pieces import (BYTE, MATCHABLE, NORMAL, UNUSED, USER_DEFINED, Pieces, PiecesModel, byte_value,
+                                   cut_mode, cut_words)
+from .unigram import LLAMA_CPP, SENTENCEPIECE, Segmentation, Unigram, compiled_lattice, lattice_table
 
 #: the library's penalty under the lowest score for an unknown character
 UNK_PENALTY = 10.0
@@ -72,33 +75,44 @@ class SentencePieceUnigram(PiecesModel):
         self._mode: str | None = None
         self._words_cache: dict[str, tuple[tuple[tuple[int | None, int, int], ...], float]] = {}
         self._widest = 0.0
+        self._ctable: tuple[Any, Any, list[int] | None] | None = None
+        self._found: dict[str, int] | None = None
+
+    def _matched(self) -> tuple[dict[str, int], Any]:
+        """The pieces found in the text (``text -> id``) and every piece's lattice score (worked
+        out on first use)."""
+        if self._found is None:
+            table = self.table
+            types = table.types
+            if self.llama_cpp:
+                # llama.cpp: scores added in double precision, a user-defined piece scores 0, unused
+                # pieces are found too, and of two equal pieces the last one is kept
+                scores = array("d", table.scores)
+                for i in table.by_type.get(USER_DEFINED, ()):
+                    scores[i] = 0.0
+                kept = (NORMAL, USER_DEFINED, UNUSED)
+                found = {p: i for i, p in enumerate(table.pieces) if types[i] in kept}
+            else:
+                scores = array("f", table.scores)
+                for i in table.by_type.get(USER_DEFINED, ()):
+                    scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
+                # the look-ups hold normal, user-defined and unused pieces: only unused ones go
+                found = ({p: i for p, i in table.lookups.items() if types[i] in MATCHABLE}
+                         if UNUSED in table.by_type else table.lookups)
+            self._lattice_scores = scores
+            self._found = found
+        return self._found, self._lattice_scores
 
     def _build(self) -> None:
-        """The trie of the pieces found in the text, and their lattice scores (built on first use)."""
-        table = self.table
-        types = table.types
-        if self.llama_cpp:
-            # llama.cpp: scores added in double precision, a user-defined piece scores 0, unused
-            # pieces are found too, and of two equal pieces the last one is kept
-            scores = array("d", table.scores)
-            for i in table.by_type.get(USER_DEFINED, ()):
-                scores[i] = 0.0
-            entries = [(p, i) for i, p in enumerate(table.pieces) if types[i] in (NORMAL, USER_DEFINED, UNUSED)]
-        else:
-            scores = array("f", table.scores)
-            for i in table.by_type.get(USER_DEFINED, ()):
-                scores[i] = 0.1 * (len(table.pieces[i].encode("utf-8", "surrogatepass")) - 1)
-            entries = [(p, i) for p, i in table.lookups.items() if types[i] in MATCHABLE]
+        """The pieces found in the text, where a walk along the text may go on, and their lattice
+        scores (built on first use by the Python walk)."""
+        found, scores = self._matched()
         # the pieces by their text, and every proper prefix of one (where a walk along the text
         # may go on): two hash sets, far lighter than a trie of a dict per node
-        found: dict[str, int] = {}
-        for piece, i in entries:
-            found[piece] = i
         prefixes = {piece[:k] for piece in found for k in range(1, len(piece))}
         trie = (found, prefixes)
         longest = max(map(len, found), default=0)
         self._longest = longest
-        self._lattice_scores = scores
         # the largest amount one character can move a path's score (a piece's or the unknown score)
         self._widest = max([abs(self.unk_score), *(abs(x) for x in scores)]) if len(scores) else abs(self.unk_score)
         self._trie = trie
@@ -109,7 +123,49 @@ class SentencePieceUnigram(PiecesModel):
         """The tokens of ``text`` (a whole normalized text): ``(id, start, end)``."""
         if not text:
             return []
+        compiled = self._compiled()
+        if compiled is not None:
+            module, table, byte_ids = compiled
+            unk = self.unk_id if self.unk_id is not None else -1
+            out = module.lattice_encode(table, text, LLAMA_CPP if self.llama_cpp else SENTENCEPIECE, unk,
+                                        self.unk_score, byte_ids)
+            if out is not None:
+                return out
+            # no unknown piece to give: the Python walk raises the model's error
         return self.table.finish(self._path(text), text)
+
+    def encode_ids(self, text: str) -> list[int]:
+        """The ids of :meth:`tokenize`'s tokens, without their offsets (the compiled lattice makes
+        no tuples for them).
+
+        >>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
+        >>> SentencePieceUnigram(Pieces(["<unk>", "a", "b", "ab"], [0, -1, -2, -2.5], [UNKNOWN, NORMAL, NORMAL, NORMAL])).encode_ids("abxy")
+        [3, 0]
+        """
+        if not text:
+            return []
+        compiled = self._compiled()
+        if compiled is not None:
+            module, table, byte_ids = compiled
+            unk = self.unk_id if self.unk_id is not None else -1
+            out = module.lattice_encode(table, text, LLAMA_CPP if self.llama_cpp else SENTENCEPIECE, unk,
+                                        self.unk_score, byte_ids, True)
+            if out is not None:
+                return out
+        return [t[0] for t in self.tokenize(text)]
+
+    def _compiled(self) -> tuple[Any, Any, list[int] | None] | None:
+        """The compiled lattice, this model's table in it and the byte pieces' ids (with byte
+        fallback), or None: not installed, switched off, or byte pieces missing (the Python
+        walk then gives what the library gives)."""
+        module = compiled_lattice()
+        if module is None:
+            return None
+        if self._ctable is None or self._ctable[0] is not module:
+            byte_ids = _byte_ids(self.table) if self.byte_fallback else None
+            usable = byte_ids is not None or not self.byte_fallback
+            self._ctable = (module, lattice_table(module, *self._matched()) if usable else None, byte_ids)
+        return self._ctable if self._ctable[1] is not None else None
 
     # ----- Viterbi -----------------------------------------------------------------------------
 
@@ -224,6 +280,13 @@ class SentencePieceUnigram(PiecesModel):
         cause (and no rebase can happen inside it); any other word is run as the library runs it,
         from that exact score. Either way the score at the word's end is carried on in single
         precision, as the library carries it."""
+        compiled = self._compiled()
+        if compiled is not None:
+            module, table, _ = compiled
+            unk = self.unk_id if self.unk_id is not None else -1
+            path, _ = module.lattice_viterbi(table, text, LLAMA_CPP if self.llama_cpp else SENTENCEPIECE, unk,
+                                             self.unk_score)
+            return [(None if t < 0 else t, s, e) for t, s, e in path]
         if self._trie is None:
             self._build()
         if self.llama_cpp:
@@ -376,4 +439,22 @@ class SentencePieceUnigram(PiecesModel):
         state["_hf"] = None
         state["_trie"] = None
         state["_words_cache"] = {}
+        state["_ctable"] = None
+        state["_found"] = None
         return state
+
+
+def _byte_ids(table: Pieces) -> list[int] | None:
+    """The id of each byte's piece (the first ``<0xNN>`` piece of type byte, as
+    :meth:`.Pieces.finish` spells an unknown piece), or None when one is missing.
+
+    >>> ids = _byte_ids(Pieces(["<unk>", *(f"<0x{b:02X}>" for b in range(256))], [0.0] * 257, [2] + [BYTE] * 256))
+    >>> ids[0], ids[255]
+    (1, 256)
+    """
+    out: list[int | None] = [None] * 256
+    for i in table.by_type.get(BYTE, ()):
+        value = byte_value(table.pieces[i])
+        if value is not None and out[value] is None:
+            out[value] = i
+    return None if None in out else out  # type: ignore[return-value]

@@ -11,6 +11,10 @@ when ``byte_fallback`` is on and all of them exist, else the unknown id.
 Ties go as in Hugging Face: of the paths that reach a position with equal scores, the one whose
 last piece starts first (the longest last piece) wins.
 
+The best path is walked by the compiled lattice (``lattice_viterbi`` of ``merge.c``, built at
+install when the machine has a C compiler) when it is there; the pure-Python walk here gives the
+same path and stays the tests' oracle (:func:`use_compiled` switches between them).
+
 >>> model = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -2.5)], unk_id=0)
 >>> model.tokenize("abx")
 [(3, 0, 2), (0, 2, 3)]
@@ -23,6 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +44,56 @@ _MIN_AGENDA = 512
 
 _END = ""  # key of a trie node's id (no character is the empty string)
 _UNREACHED = -math.inf
+
+#: the compiled lattice's modes (whose Viterbi it runs): SentencePiece's single-precision one,
+#: llama.cpp's UGM, Hugging Face's
+SENTENCEPIECE, LLAMA_CPP, HUGGING_FACE = 0, 1, 2
+
+
+def _import_compiled() -> Any:
+    """The compiled lattice (part of ``_tokscope_merge``, built from ``merge.c`` at install when
+    the machine has a C compiler), or None; an older build without it counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "LATTICE_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def compiled_available() -> bool:
+    """True when the compiled lattice is installed (it gives the same paths as the Python walk)."""
+    return _compiled["module"] is not None
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Use the compiled lattice when installed (the default), or the pure-Python walk (tests and
+    benches compare the two); ``module`` puts in a compiled one built elsewhere (the tests build
+    one when none is installed).
+
+    >>> was = compiled_available()
+    >>> use_compiled(False); compiled_lattice() is None
+    True
+    >>> use_compiled(True); (compiled_lattice() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = bool(on)
+
+
+def compiled_lattice() -> Any:
+    """The compiled lattice module in use, or None (the pure-Python walk)."""
+    return _compiled["module"] if _compiled["on"] else None
+
+
+def lattice_table(module: Any, pieces: Mapping[str, int], scores: Sequence[float]) -> Any:
+    """``module``'s table of ``pieces`` (``text -> id``, the pieces found in a text; an empty one
+    never is) with ``scores[id]`` as each one's lattice score."""
+    listed = scores.tolist() if isinstance(scores, array) else [float(x) for x in scores]
+    return module.lattice_build(pieces if type(pieces) is dict else dict(pieces), listed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +156,7 @@ class Unigram(ChunkCache):
                 node = node.setdefault(ch, {})
             node[_END] = i
             self._longest = max(self._longest, len(piece))
+        self._ctable: tuple[Any, Any] | None = None
         self.forget()
 
     # ----- the Model protocol -------------------------------------------------------------------
@@ -185,9 +241,24 @@ class Unigram(ChunkCache):
                     best_id[k] = unk_id
         return best, starts, best_id
 
+    def _compiled_path(self, text: str) -> tuple[list[tuple[int, int, int]], float] | None:
+        """The best path by the compiled lattice as ``(id, start, end)`` nodes, and its score; None
+        without it, or when the path needs the unknown id this model lacks (the Python walk then
+        raises)."""
+        module = compiled_lattice()
+        if module is None:
+            return None
+        if self._ctable is None or self._ctable[0] is not module:
+            self._ctable = (module, lattice_table(module, self._ids, self._scores))
+        unk = self.unk_id if self.unk_id is not None else -1
+        return module.lattice_viterbi(self._ctable[1], text, HUGGING_FACE, unk, self.unk_score)
+
     def _best_pieces(self, text: str) -> list[tuple[str, int, int]]:
         """The best path's pieces with consecutive unknown nodes fused (Hugging Face always
         fuses them), as ``(piece, start, end)``."""
+        got = self._compiled_path(text)
+        if got is not None:
+            return _fused(text, got[0], self.unk_id)
         _, starts, best_id = self._viterbi(text)
         unk_id = self.unk_id
         out: list[tuple[str, int, int]] = []
@@ -216,6 +287,11 @@ class Unigram(ChunkCache):
         score, exactly the path :meth:`tokenize` takes."""
         if not text:
             return Segmentation((), (), (), 0.0)
+        got = self._compiled_path(text)
+        if got is not None:
+            path, score = got
+            return Segmentation(tuple(text[s:e] for _, s, e in path), tuple(t for t, _, _ in path),
+                                tuple((s, e) for _, s, e in path), score)
         best, starts, best_id = self._viterbi(text)
         nodes = []
         end = len(text)
@@ -242,6 +318,36 @@ class Unigram(ChunkCache):
         if n == 1:
             return tuple(lattice.viterbi_path())
         return tuple(lattice.nbest(n))
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state["_ctable"] = None  # the compiled table is built again on first use
+        return state
+
+
+def _fused(text: str, path: list[tuple[int, int, int]], unk_id: int | None) -> list[tuple[str, int, int]]:
+    """``(piece, start, end)`` of a path's nodes, each run of nodes with the unknown id fused
+    into one piece.
+
+    >>> _fused("xyab", [(0, 0, 1), (0, 1, 2), (3, 2, 4)], 0)
+    [('xy', 0, 2), ('ab', 2, 4)]
+    """
+    out: list[tuple[str, int, int]] = []
+    run = -1  # where the run of unknown nodes being fused starts, or -1
+    run_end = 0
+    for token_id, start, end in path:
+        if token_id == unk_id:
+            if run < 0:
+                run = start
+            run_end = end
+            continue
+        if run >= 0:
+            out.append((text[run:run_end], run, run_end))
+            run = -1
+        out.append((text[start:end], start, end))
+    if run >= 0:
+        out.append((text[run:run_end], run, run_end))
+    return out
 
 
 class _Lattice:

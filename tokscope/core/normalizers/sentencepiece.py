@@ -29,6 +29,9 @@ from .precompiled import CharsMap
 SPACE = "\u2581"
 #: characters of text encoded at once when looking for the longest charsmap key
 _WINDOW = 64
+#: characters whose step is remembered (see :meth:`SentencePieceNormalizer._step`), at most
+_MEMO = 10_000
+_SPACES = regex.compile(" +")
 
 
 class PrefixMatcher:
@@ -158,6 +161,7 @@ class SentencePieceNormalizer:
         self._own_key: dict[str, bool] = {}
         self._continue: dict[str, frozenset[str]] = {}
         self._user_starts = self.matcher.starts()
+        self._memo: dict[str, tuple[int, str]] = {}
 
     def __repr__(self) -> str:
         return f"SentencePieceNormalizer({self.name or 'identity'!r})"
@@ -213,21 +217,33 @@ class SentencePieceNormalizer:
         return regex.compile("|".join(parts)) if parts else None
 
     def _step(self, text: str, pos: int) -> tuple[int, str]:
-        """``NormalizePrefix`` at ``pos``: how many characters it consumes and what they become."""
+        """``NormalizePrefix`` at ``pos``: how many characters it consumes and what they become.
+        A character that starts no user-defined piece and no charsmap key longer than itself
+        steps the same way wherever it is, so its step is remembered."""
+        c = text[pos]
+        known = self._memo.get(c)
+        if known is not None:
+            return known
         n = self.matcher.match(text, pos) if self.matcher else 0
         if n:
             return n, text[pos:pos + n]
         cm = self.charsmap
-        c = text[pos]
+        step = (1, c)
         if cm is not None and self._starts_key(c):
             window = text[pos:pos + _WINDOW]
             data = window.encode("utf-8", "surrogatepass")
             found = cm.longest_match(data)
             if found is not None:
                 length, replacement = found
-                chars = len(data[:length].decode("utf-8", "surrogatepass"))
-                return chars, replacement
-        return 1, c
+                step = (len(data[:length].decode("utf-8", "surrogatepass")), replacement)
+        if c not in self._user_starts and not (cm is not None and self._next(c)) and len(self._memo) < _MEMO:
+            self._memo[c] = step
+        return step
+
+    def _plain_space(self) -> bool:
+        """Whether a space steps as itself wherever it is (no user-defined piece or charsmap
+        key starts with it but the space alone, kept a space)."""
+        return self._step(" ", 0) == (1, " ") and " " in self._memo
 
     # ----- the whole text ------------------------------------------------------------------------
 
@@ -249,6 +265,7 @@ class SentencePieceNormalizer:
             out.add(space, offset + pos, offset + pos, False)
         finder = self._finder(text[pos:])
         prev_space = remove
+        plain_space = remove and self._plain_space()
         while pos < n:
             m = finder.search(text, pos) if finder is not None else None
             s = m.start() if m is not None else n
@@ -265,6 +282,13 @@ class SentencePieceNormalizer:
                 pos = s
                 if pos >= n:
                     break
+            if prev_space and plain_space and text[pos] == " ":
+                # the rest of a run of spaces: each would be dropped and belong to the piece before
+                # it, one at a time; all at once is the same
+                end = _SPACES.match(text, pos).end()  # type: ignore[union-attr]
+                out.extend_last(offset + end)
+                pos = end
+                continue
             consumed, sp = self._step(text, pos)
             if prev_space:
                 sp = sp.lstrip(" ")

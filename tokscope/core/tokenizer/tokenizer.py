@@ -686,6 +686,7 @@ class Tokenizer(TiktokenAPI):
         cache = self._ids_cache
         get = cache.get
         tokenize = self.model.tokenize
+        ids_of = getattr(self.model, "encode_ids", None)  # a model that gives the ids without offsets
         for part, token_id, offset in parts:
             if token_id is not None:
                 out.append(token_id)
@@ -695,7 +696,7 @@ class Tokenizer(TiktokenAPI):
             for chunk in (pre.split_str(part, offset == 0) if pre is not None else (part,)):
                 ids = get(chunk)
                 if ids is None:
-                    ids = tuple([t[0] for t in tokenize(chunk)])
+                    ids = tuple(ids_of(chunk)) if ids_of is not None else tuple([t[0] for t in tokenize(chunk)])
                     if len(chunk) <= IDS_CACHE_MAX_LEN:
                         if len(cache) >= IDS_CACHE_LIMIT:
                             cache.clear()
