@@ -239,7 +239,7 @@ class ExplorerApp(App):
                     view = TokenView(id="tokens", kind=kind)
                     view.border_title = "tokens"
                     yield view
-                inspector = Inspector(id="inspector")
+                inspector = Inspector(id="inspector", ceiling=SYNC_PATTERN_SECONDS)
                 inspector.border_title = "token"
                 inspector.border_subtitle = "bytes: A ascii L lead C continuation"
                 yield inspector

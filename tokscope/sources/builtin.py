@@ -225,18 +225,12 @@ def _load_rank_cache(file: tk.VocabFile) -> dict[bytes, int] | None:
     return load_entry(_rank_cache_kind(file), file.sha256)
 
 
-def _store_rank_cache(file: tk.VocabFile, ranks: dict[bytes, int]) -> None:
-    from .cache import store_ranks
-
-    store_ranks(_rank_cache_kind(file), file.sha256, ranks)
-
-
 def _cached_ranks(file: tk.VocabFile, build: Callable[[], dict[bytes, int]]) -> dict[bytes, int]:
-    ranks = _load_rank_cache(file)
-    if ranks is None:
-        ranks = build()
-        _store_rank_cache(file, ranks)
-    return ranks
+    """The ranks of the official file whose sha256 is ``file.sha256``: from the cache, or
+    ``build()`` and kept (:func:`tokscope.sources.cache.cached_ranks`)."""
+    from .cache import cached_ranks
+
+    return cached_ranks(_rank_cache_kind(file), file.sha256, build)
 
 
 def _ranks_for_file(file: tk.VocabFile) -> dict[bytes, int]:

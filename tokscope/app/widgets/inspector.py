@@ -403,8 +403,11 @@ class Inspector(Static):
     Inspector { height: auto; }
     """
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, ceiling: float | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        #: seconds a file's pattern may run when facts are looked at on the UI thread (the
+        #: explorer's, as for edits); one that runs out of it is looked at in the worker
+        self.ceiling = ceiling
         self._wanted: tuple[Document | None, int | None] = (None, None)
         self._facts: tuple[Document, int, PieceFacts] | None = None
         self._pending: tuple[Document, int] | None = None
@@ -453,13 +456,14 @@ class Inspector(Static):
         return chunk.end - chunk.start <= QUICK_CHUNK
 
     def _gather_now(self, doc: Document, index: int) -> PieceFacts | None:
+        from contextlib import nullcontext
+
         from ...core.patterns.guard import PatternTimeoutError, time_ceiling
-        from ..app import SYNC_PATTERN_SECONDS
 
         try:
             # on the UI thread a file's pattern gets the short ceiling edits get; one that runs
             # out of it (it backtracks) is looked at in the worker instead (None: _request)
-            with time_ceiling(SYNC_PATTERN_SECONDS):
+            with time_ceiling(self.ceiling) if self.ceiling is not None else nullcontext():
                 facts = piece_facts(doc.tokenizer, doc.text, doc.piece(index), doc.chunk_of(index),
                                     allowed_special="all" if doc.specials else ())
         except PatternTimeoutError:
