@@ -109,10 +109,13 @@ def test_reading_a_prefix_gives_what_the_whole_input_gives(kinds, monkeypatch, k
 
 
 @pytest.mark.parametrize("kind", ["cl100k_base", "gpt2", "wordpiece", "unigram"])
-def test_a_long_text_is_read_only_as_far_as_the_cut_needs(kinds, kind):
+@pytest.mark.parametrize("lines", [True, False], ids=["lines", "one-line"])
+def test_a_long_text_is_read_only_as_far_as_the_cut_needs(kinds, kind, lines):
     tok = kinds[kind]
     text = read_sample("prose.txt")
     text = text * (400_000 // len(text) + 1)
+    if not lines:  # no line break to cut at: chunks settle it
+        text = text.replace("\n", " ")
     more, state = _pieces(text, list(range(4096, len(text), 4096)))
     got = cuts.truncate_stream(tok, more, 100)
     assert got == cuts.truncate(tok, text, 100)

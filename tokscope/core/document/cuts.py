@@ -220,20 +220,22 @@ def settled_end(tokenizer: Tokenizer, text: str, allowed_special: Any = ()) -> i
     chunk, added token or normalized character crosses ``s``). 0 when there is none yet.
 
     For a tokenizer :func:`can_split` takes, the last line cut of ``text`` (a place no chunk
-    crosses, found from the text before it and one character after). For another
-    :attr:`~tokscope.core.tokenizer.tokenizer.Tokenizer.restartable` one (every stage local), the
-    start of a chunk that is neither of the last two, that the normalizer may start at, and that
-    lies at least :data:`SETTLE_MARGIN` characters (and four times the longest added token) before
-    the end. Otherwise 0: the tokens of any part may depend on the end of the text.
+    crosses, found from the text before it and one character after). Otherwise (or in a text with
+    no line cut yet), for a :attr:`~tokscope.core.tokenizer.tokenizer.Tokenizer.restartable`
+    tokenizer (every stage local), the start of a chunk that is neither of the last two, that the
+    normalizer may start at, and that lies at least :data:`SETTLE_MARGIN` characters (and four
+    times the longest added token) before the end. Otherwise 0: the tokens of any part may depend
+    on the end of the text.
 
     >>> from tokscope.core.patterns.tiktoken_syntax import LINE_SAFE_PATTERNS
     >>> tok = Tokenizer("bytes", {bytes([b]): b for b in range(256)}, next(iter(LINE_SAFE_PATTERNS)))
-    >>> settled_end(tok, "one\\ntwo\\nthr"), settled_end(tok, "one two thr")
+    >>> settled_end(tok, "one\\ntwo\\nthr"), settled_end(tok, "one two thr")  # the second is short of the margin
     (8, 0)
     """
     if can_split(tokenizer):
         cut = compile_pattern(tokenizer.pattern).prev_cut(text, len(text) - 1)  # type: ignore[arg-type]
-        return cut or 0
+        if cut:
+            return cut
     if not tokenizer.restartable:
         return 0
     added = [*tokenizer.added_tokens, *tokenizer.special_tokens_set]
