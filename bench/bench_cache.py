@@ -9,6 +9,12 @@ first, as a running one has): the cached load, the cold load (empty cache: read,
 ``tokenizers``' ``from_file``, and the old way for comparison (the same tokenizer unpickled). Printed:
 the best of ``--repeat`` runs of each (seconds), the entry's size, and the ratios of the cached load
 to ``from_file`` and to the unpickling. Also checks the cached tokenizer encodes as the cold one.
+
+    python bench/bench_cache.py --ranks [--repeat N]
+
+The OpenAI rank cache (cl100k_base, o200k_base) in this process: its entry (tables, read only) read
+back by ``cache.load_ranks``, against the way it was kept before (a ``marshal`` payload read the
+same way: file, sha256, ``marshal.loads``, the dict and its checks), alternating, best of N (ms).
 """
 
 from __future__ import annotations
@@ -60,10 +66,66 @@ def child(what: str, path: Path, cache: Path) -> tuple[float, str]:
     return float(seconds), ids.strip()
 
 
+def _marshal_load(path: Path, count: int) -> dict[bytes, int] | None:
+    """The former rank cache's load, for comparison: header line, sha256, marshal, checks."""
+    import hashlib
+    import marshal
+
+    blob = path.read_bytes()
+    header, _, payload = blob.partition(b"\n")
+    if not header.endswith(hashlib.sha256(payload).hexdigest().encode()):
+        return None
+    tokens = marshal.loads(payload)
+    if type(tokens) is not list or len(tokens) != count or not set(map(type, tokens)) <= {bytes, type(None)}:
+        return None
+    ranks = dict(zip(tokens, range(count)))
+    if len(ranks) != count or any(bytes([b]) not in ranks for b in range(256)):
+        return None
+    return ranks
+
+
+def bench_ranks(repeat: int) -> None:
+    import hashlib
+    import marshal
+    import time
+
+    from tokscope.sources import builtin, cache
+    from tokscope.sources import tiktoken_adapter as tk
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TOKSCOPE_CACHE_DIR"] = tmp
+        print(f"best of {repeat}, in this process (ms)")
+        print(f"{'encoding':14s} {'tables':>7s} {'marshal':>8s} {'tables/marshal':>14s}")
+        for name in ("cl100k_base", "o200k_base"):
+            ranks = builtin.load_ranks(name)  # fills the cache
+            file = tk.encoding_spec(name).files[0]
+            tokens = [b""] * len(ranks)
+            for token, rank in ranks.items():
+                tokens[rank] = token
+            payload = marshal.dumps(tokens)
+            old = Path(tmp) / f"{name}.marshal"
+            old.write_bytes(f"tokscope-ranks 2 {hashlib.sha256(payload).hexdigest()}".encode() + b"\n" + payload)
+            new_times, old_times = [], []
+            for _ in range(repeat):  # alternating, so a busy machine slows both alike
+                start = time.perf_counter()
+                got = cache.load_ranks(builtin._rank_cache_kind(file), file.sha256)
+                new_times.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                was = _marshal_load(old, len(tokens))
+                old_times.append(time.perf_counter() - start)
+                assert got == was == ranks, "ranks differ"
+            print(f"{name:14s} {min(new_times) * 1e3:7.1f} {min(old_times) * 1e3:8.1f} "
+                  f"{min(new_times) / min(old_times):14.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ranks", action="store_true", help="the OpenAI rank cache against its former marshal form")
     args = parser.parse_args()
+    if args.ranks:
+        bench_ranks(max(args.repeat, 5))
+        return
     from tokscope.core.formats import tokenizer_json as hf
 
     with tempfile.TemporaryDirectory() as tmp:

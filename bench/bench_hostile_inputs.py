@@ -7,7 +7,9 @@ Each row runs one whole process and reads its peak resident memory from the kern
 - ``encode -f`` of one giant chunk (megabytes of spaces; of emoji) against tiktoken encoding the
   same file (tiktoken's regex gives up on a few MB of spaces: then the row says so);
 - ``count -j 2`` of a folder holding one giant-chunk file, against the same ``encode``;
-- ``truncate --max-tokens 100`` of the giant chunk;
+- ``truncate --max-tokens 100`` of the giant chunk, and of 50 MB of prose (``--prose-mb``)
+  against a process that reads the whole file and truncates it with the same core call (the
+  way ``truncate`` read its input before it read only the prefix it needs);
 - ``import`` of a rank file with one 1 MB token (refused), against a process that only reads
   the same file with tiktoken's loader.
 
@@ -28,6 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tokscope.sample_texts import read_sample  # noqa: E402
+
 # tiktoken built from the same official files (tiktoken.get_encoding would download them)
 REFERENCE = """
 import sys
@@ -43,11 +48,35 @@ except ValueError as exc:  # its regex runs out of stack on a few MB of spaces
 sys.stdout.write(" ".join(map(str, ids)) + "\\n")
 """
 
+WHOLE_TRUNCATE = """
+import sys
+from tokscope.core.document.cuts import truncate
+from tokscope.sources import registry
+text = open(sys.argv[1], encoding="utf-8").read()
+sys.stdout.write(truncate(registry.load(sys.argv[2]), text, 100).text)
+"""
+
 RANK_READER = """
 import sys
 from tiktoken.load import load_tiktoken_bpe
 print(len(load_tiktoken_bpe(sys.argv[1])))
 """
+
+
+BLOCK_CHARS = 1 << 20
+
+
+def _blocks(total: int):
+    """Sizes of the blocks that make ``total``."""
+    while total > 0:
+        yield min(BLOCK_CHARS, total)
+        total -= BLOCK_CHARS
+
+
+def write_blocks(path: Path, blocks) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        for block in blocks:
+            out.write(block)
 
 
 def run(argv: list[str]) -> tuple[float, float, int, str]:
@@ -62,7 +91,7 @@ def run(argv: list[str]) -> tuple[float, float, int, str]:
 
 def row(label: str, mine: list[str], reference: list[str] | None) -> None:
     s, mb, code, err = run(mine)
-    line = f"{label:<34} {s:7.2f} s {mb:8.0f} MB  exit {code}"
+    line = f"{label:<40} {s:7.2f} s {mb:8.0f} MB  exit {code}"
     if reference is not None:
         rs, rmb, rcode, rerr = run(reference)
         if rcode == 0:
@@ -76,16 +105,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=20.0, help="MB of spaces in one chunk (default 20)")
     parser.add_argument("--emoji", type=int, default=5_000_000, help="emoji in one chunk (default 5,000,000)")
+    parser.add_argument("--prose-mb", type=float, default=50.0, help="MB of prose for truncate (default 50)")
     parser.add_argument("--encoding", default="o200k_base")
     args = parser.parse_args()
     cli = [sys.executable, "-m", "tokscope.cli"]
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as folder:
         spaces = Path(folder) / "spaces.txt"
-        spaces.write_text(" " * int(args.mb * 1_000_000))
+        # every file is written a block at a time: a child's peak memory (ru_maxrss) starts from
+        # this process's own peak, which a whole 50 MB string here would raise for every row
+        write_blocks(spaces, (" " * min(BLOCK_CHARS, n) for n in _blocks(int(args.mb * 1_000_000))))
         emoji = Path(folder) / "emoji.txt"
         faces = [chr(c) for c in range(0x1F600, 0x1F650)]
-        emoji.write_text("".join(rng.choice(faces) for _ in range(args.emoji)), encoding="utf-8")
+        write_blocks(emoji, ("".join(rng.choice(faces) for _ in range(n)) for n in _blocks(args.emoji)))
         tree = Path(folder) / "tree"
         tree.mkdir()
         (tree / "spaces.txt").symlink_to(spaces)
@@ -101,6 +133,12 @@ def main() -> None:
         row("count -j 2 (folder: spaces)", cli + ["count", "-j", "2", "-e", args.encoding, str(tree), *limit], None)
         row("truncate --max-tokens 100 (spaces)",
             cli + ["truncate", "--max-tokens", "100", "-e", args.encoding, "-f", str(spaces), *limit], None)
+        prose = Path(folder) / "prose.txt"
+        sample = read_sample("prose.txt")
+        write_blocks(prose, (sample for _ in range(int(args.prose_mb * 1_000_000 / len(sample.encode())) + 1)))
+        row(f"truncate --max-tokens 100 ({args.prose_mb:g} MB prose)",
+            cli + ["truncate", "--max-tokens", "100", "-e", args.encoding, "-f", str(prose)],
+            [sys.executable, "-c", WHOLE_TRUNCATE, str(prose), args.encoding])
         row("import (one 1 MB token)", cli + ["import", str(ranks), "--pattern", "gpt2", "-o",
                                                str(Path(folder) / "out.json")],
             [sys.executable, "-c", RANK_READER, str(ranks)])

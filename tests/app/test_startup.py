@@ -100,4 +100,4 @@ def test_run_explorer_passes_the_text_to_the_app(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdin", FakeStdin(b"", tty=True))
     assert app_main.run_explorer(args(file=str(f), encoding="cl100k")) == 0
     assert seen == {"text": "from a file", "encoding": "cl100k", "path": str(f), "source": "file",
-                    "notice": None, "file_encoding": "utf-8", "ran": True}
+                    "notice": None, "file_encoding": "utf-8", "origin": None, "ran": True}

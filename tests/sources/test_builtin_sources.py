@@ -55,9 +55,10 @@ def _only_carrier(monkeypatch, basename, path):
 def test_cold_load_builds_the_rank_cache(caches, official, expected_ranks):
     ours, _ = caches
     assert builtin.load_ranks(NAME) == expected_ranks
-    cached = list((ours / "ranks").glob("cl100k_base.tiktoken.*.marshal"))
-    assert len(cached) == 1
-    assert cached[0].read_bytes().startswith(f"tokscope-ranks {builtin.CACHE_FORMAT} {official[0].sha256} ".encode())
+    cached = list((ours / "tokenizers").glob("ranks-cl100k_base.tiktoken.*.tables"))
+    assert cached == [builtin._rank_cache_path(official[0])]
+    head = cached[0].read_bytes().partition(b"\n")[0].decode()
+    assert head.startswith("tokscope-tokenizer-cache ") and f" ranks-cl100k_base.tiktoken {official[0].sha256} " in head
 
 
 def test_cached_load_does_not_read_the_sources(caches, expected_ranks, monkeypatch):
@@ -204,16 +205,29 @@ def test_a_cache_that_others_can_write_is_not_trusted(caches, official, expected
 
 
 def test_a_cache_with_a_bad_shape_is_rebuilt(caches, official, expected_ranks):
-    import marshal
+    from array import array
+
+    from tokscope.sources import cache
 
     builtin.load_ranks(NAME)
     path = builtin._rank_cache_path(official[0])
-    for payload in (marshal.dumps({b"a": 0}), marshal.dumps([b"a", b"a"]), marshal.dumps([1, 2]),
-                    marshal.dumps([bytes([i]) for i in range(255)])):
-        header = builtin._cache_header(official[0].sha256, len(marshal.loads(payload)), payload)
-        path.write_bytes(header + b"\n" + payload)
+    kind, digest = builtin._rank_cache_kind(official[0]), official[0].sha256
+    singles = bytes(range(256))
+    # entries with a good header whose tables are of the wrong shape: a repeated token, a missing
+    # single byte, ids of another length, bytes that do not split into the group's length, another recipe
+    for groups, recipe in (([(1, singles, range(256)), (1, b"a", [256])], "rank-table"),
+                           ([(1, singles[:255], range(255))], "rank-table"),
+                           ([(1, singles, range(3))], "rank-table"),
+                           ([(1, singles, range(256)), (2, b"abc", [256])], "rank-table"),
+                           ([(1, singles, range(256))], "ranks")):
+        tables = cache._Tables()
+        meta = {"recipe": recipe, "groups": [[n, tables.add("B", blob), tables.add("", array("q", ids))]
+                                             for n, blob, ids in groups]}
+        cache._write(path, kind, digest, meta, tables)
+        assert cache.read_owned(path, 1 << 20) is not None
         assert builtin._load_rank_cache(official[0]) is None
     assert builtin.load_ranks(NAME) == expected_ranks
+    assert builtin._load_rank_cache(official[0]) == expected_ranks  # rebuilt
 
 
 def test_no_temporary_file_is_left_when_the_cache_cannot_be_written(caches, official, monkeypatch):
@@ -226,4 +240,4 @@ def test_no_temporary_file_is_left_when_the_cache_cannot_be_written(caches, offi
 
     monkeypatch.setattr(os, "replace", broken_replace)
     builtin.load_ranks(NAME)  # works, only uncached
-    assert [p.name for p in (ours / "ranks").iterdir()] == []
+    assert [p.name for p in (ours / "tokenizers").iterdir()] == []

@@ -159,8 +159,11 @@ class ExplorerApp(App):
         palette: str | None = None,
         notice: str | None = None,
         file_encoding: str = "utf-8",
+        origin: tuple[str, str] | None = None,
     ) -> None:
         super().__init__()
+        # (file, how) for a file opened changed (U+FFFD for bad bytes, or its head): never saved back unasked
+        self.origin = origin
         self._initial_text = text
         self._saved_text = text
         self.path = path
@@ -236,7 +239,7 @@ class ExplorerApp(App):
                     view = TokenView(id="tokens", kind=kind)
                     view.border_title = "tokens"
                     yield view
-                inspector = Inspector(id="inspector")
+                inspector = Inspector(id="inspector", ceiling=SYNC_PATTERN_SECONDS)
                 inspector.border_title = "token"
                 inspector.border_subtitle = "bytes: A ascii L lead C continuation"
                 yield inspector
@@ -645,7 +648,8 @@ class ExplorerApp(App):
         elif self.source == "stdin":
             name = "standard input"
         elif self.source == "file":
-            name = "a file's text, changed when read (Ctrl+S asks where to save)"
+            how = f"{safe_text(self.origin[0])}, {self.origin[1]}" if self.origin else "a file's text, changed when read"
+            name = f"{how} (Ctrl+S asks where to save)"
         else:
             name = "sample (a scratch pad: quitting never asks)"
         mark = " ●" if self.modified else ""
@@ -875,6 +879,17 @@ class ExplorerApp(App):
             if not path:
                 return
             same = self.path is not None and files.target_of(path) == files.target_of(self.path)
+            if self.origin and not same and files.target_of(path) == files.target_of(self.origin[0]):
+                def overwrite(choice: str | None) -> None:
+                    if choice == "replace":
+                        self.origin = None
+                        self._write(path, after, encoding="utf-8")
+
+                self.push_screen(ChoiceDialog(
+                    "Overwrite the original?", f"{safe_text(path)} was {self.origin[1]}: saving over it writes "
+                    "your text in place of its original bytes (bytes that were not UTF-8 become U+FFFD). "
+                    "Overwrite it?", [("replace", "Overwrite"), ("cancel", "Cancel")]), overwrite)
+                return
             if files.target_of(path).exists() and not same:
                 def answer(choice: str | None) -> None:
                     if choice == "replace":
@@ -942,6 +957,7 @@ class ExplorerApp(App):
                 self.exit(0)
 
         where = (safe_text(self.path) if self.path else "the text from standard input" if self.source == "stdin"
+                 else f"{safe_text(self.origin[0])} ({self.origin[1]}: saving asks where)" if self.origin
                  else "the file's text (changed when it was read, so it has no file to go back to)")
         self.push_screen(
             ChoiceDialog("Unsaved edits", f"You changed {where}. Save before quitting?",

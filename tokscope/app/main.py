@@ -41,6 +41,7 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
     from ..core.text.display import safe_text
     from ..inputs.text_input import InputError
     from ..inputs.text_input import read_input as read_text
+    from .not_utf8 import not_utf8_question
 
     limit = _limit(args)
     path = getattr(args, "file", None)
@@ -75,8 +76,7 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
                 return read.text, None, source, notice, "utf-8"  # never save a head over the whole file
         if not problem.can_replace:
             raise StartupProblem(str(problem)) from None
-        kind = "a binary file" if problem.kind == "binary" else "not valid UTF-8"
-        question = (f"{where} is {kind}: byte 0x{problem.byte:02x} at offset {problem.offset} does not decode. "
+        question = (f"{not_utf8_question(problem)} "
                     "Latin-1 reads every byte as one character and saves the file back the same way.")
         # short labels: three buttons fit a 64-column dialog
         choices = [("replace", "Open, bad bytes as U+FFFD"), ("latin-1", "Open as Latin-1"), ("quit", "Quit")]
@@ -87,7 +87,8 @@ def read_input(args: argparse.Namespace, ask=None) -> tuple[str, str | None, str
             notice = f"{where} was read as Latin-1 (one character per byte)"
             return text, path, source, notice, "latin-1"
         if choice not in ("replace", "latin-1"):
-            raise StartupProblem(question + " (use --errors replace to open it anyway)") from None
+            # said on the shell, after the dialog was declined or where none could be shown
+            raise StartupProblem(f"{not_utf8_question(problem)} (tokscope --errors replace FILE opens it anyway)") from None
         read = problem.accept(head=head, errors="replace")
     if read.replaced:
         notice = f"{safe_text(read.where)} was not UTF-8: bad bytes shown as U+FFFD"
@@ -148,9 +149,7 @@ def run_explorer(args: argparse.Namespace) -> int:
             args, ask=_ask_on_terminal if sys.stdout.isatty() else None)
     if source == "stdin":
         _reopen_tty()
-    from .app import ExplorerApp
-
-    app = ExplorerApp(text, encoding=encoding, path=path, source=source, notice=notice, file_encoding=file_encoding)
+    app = explorer_app(args, encoding, (text, path, source, notice, file_encoding))
     app.run()
     if getattr(app, "stopped_by", None) is not None:
         name, kept = app.stopped_by
@@ -162,6 +161,32 @@ def run_explorer(args: argparse.Namespace) -> int:
         except (OSError, ValueError):
             pass  # the terminal is gone (SIGHUP)
     return app.return_code or 0
+
+
+def explorer_app(args: argparse.Namespace, encoding: str, got: tuple[str, str | None, str, str | None, str]):
+    """The explorer on what :func:`read_input` returned (``got``)."""
+    from .app import ExplorerApp
+
+    text, path, source, notice, file_encoding = got
+    return ExplorerApp(text, encoding=encoding, path=path, source=source, notice=notice, file_encoding=file_encoding,
+                       origin=opened_changed(args, path, source, notice))
+
+
+def opened_changed(args: argparse.Namespace, path: str | None, source: str, notice: str | None) -> tuple[str, str] | None:
+    """``(file, how)`` when the file the user named was opened changed (U+FFFD for its bad bytes,
+    or only its head), so it has no file to save back to; None otherwise.
+
+    >>> opened_changed(argparse.Namespace(file="a.txt"), None, "file", "a.txt was not UTF-8: bad bytes shown as U+FFFD")
+    ('a.txt', 'opened with replacements')
+    >>> opened_changed(argparse.Namespace(file="a.txt"), "a.txt", "file", None) is None
+    True
+    """
+    from .not_utf8 import REPLACED
+
+    named = getattr(args, "file", None)
+    if path is not None or source != "file" or not named or named == "-":
+        return None
+    return named, REPLACED if notice and "U+FFFD" in notice else "opened by its head only"
 
 
 def _deferred_ask(question: str, choices) -> str:

@@ -34,7 +34,7 @@ ID_BATCH = 1 << 14
 def cmd_encode(args: argparse.Namespace) -> int:
     from ..core.document.streaming import iter_pieces
 
-    from .truncate import check_truncate_options, truncate_text
+    from .truncate import check_truncate_options, cut_input
 
     check_truncate_options(args)
     from ..sources.model_files import notes_of
@@ -42,21 +42,22 @@ def cmd_encode(args: argparse.Namespace) -> int:
     tokenizer = load_encoding(args.encoding)
     for line in notes_of(tokenizer):  # e.g. a GGUF file's default pre-tokenizer
         note(line)
-    text = read_text(args)
     max_rank = getattr(args, "max_rank", None)
-    note_unknown_specials(tokenizer, args)
     write = sys.stdout.write
     # the template's tokens (BOS/EOS, [CLS]/[SEP]) around the text's own, as tokenizers does by default
     prefix, suffix = tokenizer.template() if args.add_special_tokens else ((), ())
     settings = _batch_settings(tokenizer)
     if settings and not args.add_special_tokens:
         note(f"the file's {settings} apply only with --add-special-tokens (as the template does)")
-    if args.truncate is not None:
-        cut = truncate_text(tokenizer, text, args.truncate, args.from_end, args)
+    if args.truncate is not None:  # read only what the cut needs (truncate.cut_input)
+        cut = cut_input(tokenizer, args.truncate, args)
         if not args.json:
             _write_ids([*prefix, *cut.ids, *suffix])
             return 0
         text = cut.text
+    else:
+        text = read_text(args)
+        note_unknown_specials(tokenizer, args)
     with special_hint():
         if args.json:
             batches = iter_pieces(tokenizer, text, max_rank=max_rank, **encode_args(args))

@@ -15,6 +15,11 @@ Decisions (also in the README section):
   ``--allow-special`` (they are one token each) or ``--special-as-text``.
 - ``encode --truncate N`` prints the ids of that kept text (``--json``: its tokens, with offsets
   into the kept text).
+- From ``-f FILE`` or standard input only what the first N tokens need is read (a block of 64 KB,
+  then doubling, until more than N tokens come before a place no later text can change:
+  :func:`tokscope.core.document.cuts.truncate_stream`); the answer is the one the whole input
+  gives. ``--max-bytes`` then bounds what is read, and special tokens are looked for in that part.
+  ``--from-end``, and a tokenizer whose every stage is not local, read the whole input.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from .common import (
     print_json,
     read_text,
     special_hint,
+    stdin_is_piped,
     token_budget,
     write_exact,
 )
@@ -47,11 +53,32 @@ def truncate_text(tokenizer: Any, text: str, max_tokens: int, from_end: bool, ar
         return truncate(tokenizer, text, max_tokens, from_end=from_end, **encode_args(args))
 
 
+def streams(args: argparse.Namespace) -> bool:
+    """Whether the text comes from a file or standard input and is cut from its start, so it
+    can be read a prefix at a time."""
+    if getattr(args, "text", None) is not None:
+        return False
+    return not args.from_end and (bool(args.file) or stdin_is_piped())
+
+
+def cut_input(tokenizer: Any, max_tokens: int, args: argparse.Namespace):
+    """The input (TEXT, ``-f FILE`` or standard input) cut to ``max_tokens`` tokens; from a file
+    or standard input, read only as far as the cut needs (:func:`streams`)."""
+    if not streams(args):
+        text = read_text(args)
+        note_unknown_specials(tokenizer, args)
+        return truncate_text(tokenizer, text, max_tokens, args.from_end, args)
+    from ..core.document.cuts import truncate_stream
+    from ..inputs.text_input import PrefixReader
+
+    note_unknown_specials(tokenizer, args)
+    with PrefixReader(args.file, limit=args.max_bytes, errors=args.errors) as reader, special_hint():
+        return truncate_stream(tokenizer, reader.read, max_tokens, **encode_args(args))
+
+
 def cmd_truncate(args: argparse.Namespace) -> int:
     tokenizer = load_encoding(args.encoding)
-    text = read_text(args)
-    note_unknown_specials(tokenizer, args)
-    cut = truncate_text(tokenizer, text, args.max_tokens, args.from_end, args)
+    cut = cut_input(tokenizer, args.max_tokens, args)
     if args.json:
         print_json({
             "encoding": tokenizer.name, "max_tokens": args.max_tokens, "from_end": args.from_end,

@@ -356,3 +356,128 @@ def decode_argument(text: str, what: str = "TEXT", errors: str = "strict") -> st
 
 def _escaped_only(text: str) -> bool:
     return all(not ("\ud800" <= ch <= "\udfff") or "\udc80" <= ch <= "\udcff" for ch in text)
+
+
+# ----- reading a prefix at a time -----------------------------------------------------------------
+
+#: the first block :class:`PrefixReader` reads; each next one is as large as all read before it
+FIRST_BLOCK = 1 << 16
+
+
+class PrefixReader:
+    """A text read a growing prefix at a time, for a caller that may need only its head
+    (``truncate``): each :meth:`read` returns the text of the next block (:data:`FIRST_BLOCK`
+    bytes, then as many as all read so far), ``""`` at the end. The same checks as
+    :func:`read_input`, on what is read: :class:`InputError` when more than ``limit`` bytes would
+    be read, or a byte read does not decode (``errors="strict"``). A pipe that has given some text
+    and has no more ready yet returns what it has rather than waiting for a whole block.
+
+    >>> import io
+    >>> reader = PrefixReader(None, stdin=io.BytesIO("a€b".encode()))
+    >>> reader.read(), reader.read(), reader.size
+    ('a€b', '', 5)
+    """
+
+    def __init__(self, source: str | None, *, limit: int = DEFAULT_MAX_BYTES, errors: str = "strict",
+                 stdin: BinaryIO | None = None) -> None:
+        import codecs
+
+        self.limit = check_limit(limit)
+        self.errors = errors
+        self.size = 0
+        self._raw: list[bytes] = []
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace" if errors == "replace" else "strict")
+        self._fd: int | None = None
+        self._stream: BinaryIO | None = None
+        self._done = False
+        self._file_size: int | None = None
+        if source is None or source == "-":
+            self.where, self.path = STDIN, None
+            self._stream = stdin if stdin is not None else stdin_bytes_stream()
+            if self._stream is None:
+                raise InputError(f"{STDIN} is closed", kind="closed", where=STDIN)
+            return
+        self.where, self.path = source, source
+        try:
+            fd = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise _os_error(exc, source, source) from None
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(source)
+            self._file_size = info.st_size if stat.S_ISREG(info.st_mode) else None
+        except OSError as exc:
+            os.close(fd)
+            raise _os_error(exc, source, source) from None
+        self._fd = fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> PrefixReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _ready(self) -> bool:
+        """Whether more bytes can be read now without waiting (always, where that cannot be asked)."""
+        import select
+
+        try:
+            fd = self._fd if self._fd is not None else self._stream.fileno()  # type: ignore[union-attr]
+            return bool(select.select([fd], [], [], 0)[0])
+        except (OSError, ValueError, AttributeError, TypeError):  # io.UnsupportedOperation is both of the first two
+            return True
+
+    def _read_block(self, want: int) -> bytes:
+        parts: list[bytes] = []
+        got = 0
+        while got < want:
+            if got and not self._ready():
+                break
+            try:
+                if self._fd is not None:
+                    block = os.read(self._fd, min(want - got, BLOCK))
+                else:
+                    stream = self._stream
+                    read = getattr(stream, "read1", None) or stream.read  # type: ignore[union-attr]
+                    block = read(min(want - got, BLOCK))
+            except OSError as exc:
+                raise _os_error(exc, self.where, self.path) from None
+            except ValueError:  # a closed file object
+                raise InputError(f"{self.where} is closed", kind="closed", where=self.where) from None
+            if not block:
+                self._done = True
+                break
+            parts.append(block)
+            got += len(block)
+        return b"".join(parts)
+
+    def read(self) -> str:
+        """The text of the next block (at least one character), or ``""`` at the end."""
+        while not self._done:
+            # up to the limit; one byte past it only when more is asked for there
+            want = min(max(FIRST_BLOCK, self.size), self.limit - self.size) or 1
+            data = self._read_block(want)
+            if not data:
+                break
+            self.size += len(data)
+            if self.size > self.limit:
+                raise _too_large(self.where, self.path, self.limit, None, self._file_size)
+            self._raw.append(data)
+            text = self._decode(data, final=False)
+            if text:
+                return text
+        return self._decode(b"", final=True)
+
+    def _decode(self, data: bytes, final: bool) -> str:
+        try:
+            return self._decoder.decode(data, final)
+        except UnicodeDecodeError:
+            # the message names the first bad byte as reading the whole input would (it is in what was read)
+            decode_input(b"".join(self._raw), self.where, self.errors, path=self.path, limit=self.limit)
+            raise  # not reached: the bytes read do not decode

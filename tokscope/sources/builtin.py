@@ -9,14 +9,15 @@ Where the files come from, in order:
    sha256 tiktoken expects;
 3. otherwise :class:`SourceError`, naming what is missing and how to get it.
 
-Parsed ranks are kept in tokscope's own cache directory so a second start skips the parsing. A
-cache file is keyed to the sha256 of the official file its ranks were parsed from (checked before
-parsing), in its name and its header; on load it is checked cheaply (owned by the user and not
-writable by others, its payload's sha256, a list of distinct byte strings, one per rank with
-``None`` for a rank no token has, of the recorded length, holding all 256 single bytes), and anything else makes it rebuilt from the official file. It is
-written through :func:`tokscope.core.formats.files.write_atomic` (0600, no temporary file left on any path).
-A cache that someone who can write the user's own files has crafted with a consistent header is
-not detected: checking the ranks fully costs as much as parsing the official file again.
+Parsed ranks are kept in tokscope's own cache (:mod:`tokscope.sources.cache`: data tables, read
+only, never code), keyed to the sha256 of the official file they were parsed from (checked before
+parsing). An entry is used only when it is a regular file of the user's that nobody else can write,
+its header and payload check, and its tokens are distinct and hold all 256 single bytes; anything
+else makes it rebuilt from the official file. A cache that someone who can write the user's own
+files has crafted with a consistent header is not detected: checking the ranks fully costs as much
+as parsing the official file again. Every file read here (the tiktoken cache, the carriers) is read
+as a regular file with a size limit (:func:`tokscope.sources.regular_files.read_regular`): a named
+pipe planted in tiktoken's cache is refused, never waited on.
 """
 
 from __future__ import annotations
@@ -24,9 +25,6 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
-import marshal
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,11 +39,9 @@ from . import tiktoken_adapter as tk
 from .errors import SourceError
 from .packages import package_dir
 from .names import user_cache_dir
+from .regular_files import read_regular
 
 __all__ = ["CARRIERS", "Origin", "SourceError", "load_ranks", "origin", "user_cache_dir"]
-
-CACHE_FORMAT = 2
-
 
 @dataclass(frozen=True, slots=True)
 class Origin:
@@ -85,11 +81,12 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: the largest vocabulary file read (o200k_base's is 3.6 MB)
+MAX_VOCAB_BYTES = 64 * 1024 * 1024
+
+
 def _read_checked(path: Path, expected: str, what: str) -> bytes:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(f"cannot read {what} at {path}: {exc.strerror}") from None
+    data = read_regular(path, MAX_VOCAB_BYTES, what=what)
     if path.suffix == ".gz":
         try:
             data = gzip.decompress(data)
@@ -113,8 +110,8 @@ def _user_cached(file: tk.VocabFile) -> Path | None:
 @functools.lru_cache(maxsize=32)
 def _sha256_of(path: str, size: int, mtime_ns: int) -> str | None:
     try:
-        return _sha256(Path(path).read_bytes())
-    except OSError:
+        return _sha256(read_regular(path, MAX_VOCAB_BYTES))
+    except SourceError:
         return None
 
 
@@ -208,79 +205,42 @@ def _fetch_bytes(file: tk.VocabFile) -> bytes:
     raise SourceError(_missing_message(file, bad_cache=bad_cache))
 
 
+def _rank_cache_kind(file: tk.VocabFile) -> str:
+    return f"ranks-{file.basename}"
+
+
 def _rank_cache_path(file: tk.VocabFile) -> Path:
-    """The cache file for ranks parsed from the official file whose sha256 is ``file.sha256``."""
-    tag = f"v{CACHE_FORMAT}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return user_cache_dir() / "ranks" / f"{file.basename}.{file.sha256[:32]}.{tag}.marshal"
+    """The cache entry for ranks parsed from the official file whose sha256 is ``file.sha256``."""
+    from .cache import entry_path
 
-
-def _cache_header(key: str, count: int, payload: bytes) -> bytes:
-    return f"tokscope-ranks {CACHE_FORMAT} {key} {count} {_sha256(payload)}".encode()
+    return entry_path(_rank_cache_kind(file), file.sha256)
 
 
 def _load_rank_cache(file: tk.VocabFile) -> dict[bytes, int] | None:
-    """The cached ranks, or ``None`` when there is no cache or it fails a check (see the module
-    docstring); the caller then parses the official file and writes the cache again."""
-    key = file.sha256
-    path = _rank_cache_path(file)
-    try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if (hasattr(os, "getuid") and info.st_uid != os.getuid()) or info.st_mode & 0o022:
-                return None  # a file someone else could have written
-            blob = handle.read()
-    except OSError:
-        return None
-    header, _, payload = blob.partition(b"\n")
-    fields = header.split(b" ")
-    if len(fields) != 5 or not fields[3].isdigit():
-        return None
-    count = int(fields[3])
-    if header != _cache_header(key, count, payload):
-        return None
-    try:
-        tokens = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return None
-    if type(tokens) is not list or len(tokens) != count or not set(map(type, tokens)) <= {bytes, type(None)}:
-        return None
-    ranks = dict(zip(tokens, range(count)))
-    holes = ranks.pop(None, -1) != -1  # ranks no token has (p50k_base skips 50256, <|endoftext|>'s id)
-    if len(ranks) + (tokens.count(None) if holes else 0) != count or any(bytes([b]) not in ranks for b in range(256)):
-        return None
-    return ranks
+    """The cached ranks, or ``None`` when there is no entry or it fails a check
+    (:func:`tokscope.sources.cache.load_ranks`); the caller then parses the official file and
+    writes the entry again."""
+    from .cache import load_ranks as load_entry
+
+    return load_entry(_rank_cache_kind(file), file.sha256)
 
 
-def _store_rank_cache(file: tk.VocabFile, ranks: dict[bytes, int]) -> None:
-    from ..core.formats.files import SaveError, write_atomic
+def _cached_ranks(file: tk.VocabFile, build: Callable[[], dict[bytes, int]]) -> dict[bytes, int]:
+    """The ranks of the official file whose sha256 is ``file.sha256``: from the cache, or
+    ``build()`` and kept (:func:`tokscope.sources.cache.cached_ranks`)."""
+    from .cache import cached_ranks
 
-    count = max(ranks.values(), default=-1) + 1
-    if count > 2 * len(ranks) or min(ranks.values(), default=0) < 0:
-        return  # far from dense: not cached (every official vocabulary is dense, or nearly)
-    tokens: list[bytes | None] = [None] * count
-    for token, rank in ranks.items():
-        tokens[rank] = token
-    payload = marshal.dumps(tokens)
-    path = _rank_cache_path(file)
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_atomic(path, _cache_header(file.sha256, count, payload) + b"\n" + payload, mode=0o600)
-    except (OSError, SaveError):
-        pass  # a read-only home only costs speed
+    return cached_ranks(_rank_cache_kind(file), file.sha256, build)
 
 
 def _ranks_for_file(file: tk.VocabFile) -> dict[bytes, int]:
-    ranks = _load_rank_cache(file) if file.sha256 else None
-    if ranks is not None:
-        return ranks
-    data = _fetch_bytes(file)
-    try:
-        ranks = parse_tiktoken_bpe(data, source=file.basename)
-    except FormatError as exc:
-        raise SourceError(str(exc)) from None
-    if file.sha256:
-        _store_rank_cache(file, ranks)
-    return ranks
+    def build() -> dict[bytes, int]:
+        try:
+            return parse_tiktoken_bpe(_fetch_bytes(file), source=file.basename)
+        except FormatError as exc:
+            raise SourceError(str(exc)) from None
+
+    return _cached_ranks(file, build) if file.sha256 else build()
 
 
 def load_ranks(name: str) -> dict[bytes, int]:
@@ -288,12 +248,12 @@ def load_ranks(name: str) -> dict[bytes, int]:
     spec = tk.encoding_spec(name)
     if len(spec.files) == 2:  # GPT-2's data-gym pair: the cache is keyed to both files' sha256
         key = tk.VocabFile(spec.files[0].url, _sha256(" ".join(f.sha256 for f in spec.files).encode()))
-        ranks = _load_rank_cache(key)
-        if ranks is None:
+
+        def build() -> dict[bytes, int]:
             try:
-                ranks = data_gym_to_ranks(_fetch_bytes(spec.files[0]), _fetch_bytes(spec.files[1]))
+                return data_gym_to_ranks(_fetch_bytes(spec.files[0]), _fetch_bytes(spec.files[1]))
             except FormatError as exc:
                 raise SourceError(str(exc)) from None
-            _store_rank_cache(key, ranks)
-        return ranks
+
+        return _cached_ranks(key, build)
     return _ranks_for_file(spec.files[0])

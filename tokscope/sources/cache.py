@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import stat
+import struct
 import sys
 import tempfile
 from array import array
@@ -343,19 +344,42 @@ def _owned_regular(info: os.stat_result) -> bool:
     return not hasattr(os, "getuid") or info.st_uid == os.getuid()
 
 
-def _load(entry: Path, kind: str, digest: str) -> Tokenizer | None:
-    """The tokenizer in ``entry``, or None when there is none or it fails any check."""
+def read_owned(path: Path, limit: int) -> bytes | None:
+    """The bytes of a cache file: ``None`` unless ``path`` is a regular file (not a link) of this
+    user's that nobody else can write, of at most ``limit`` bytes. Every read of tokscope's caches
+    goes through here. It is checked before it is opened (a named pipe is never opened) and again
+    on the descriptor, opened without blocking or following a link.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> entry = folder / "e"
+    >>> _ = entry.write_bytes(b"data"); entry.chmod(0o600)
+    >>> read_owned(entry, 10), read_owned(entry, 3)
+    (b'data', None)
+    >>> entry.chmod(0o666); read_owned(entry, 10) is None
+    True
+    >>> os.mkfifo(folder / "pipe"); read_owned(folder / "pipe", 10) is None
+    True
+    """
     try:
-        if not _owned_regular(os.stat(entry, follow_symlinks=False)):
+        if not _owned_regular(os.stat(path, follow_symlinks=False)):
             return None
-        fd = os.open(entry, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
                      | getattr(os, "O_CLOEXEC", 0))
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
-            if not _owned_regular(info) or info.st_size > MAX_ENTRY_BYTES:
+            if not _owned_regular(info) or info.st_size > limit:
                 return None
-            blob = handle.read(MAX_ENTRY_BYTES + 1)
+            blob = handle.read(limit + 1)
     except (OSError, ValueError):
+        return None
+    return blob if len(blob) <= limit else None
+
+
+def _read_entry(entry: Path, kind: str, digest: str) -> tuple[Any, _Reader] | None:
+    """The JSON line and tables of ``entry``, or None when there is none or it fails any check."""
+    blob = read_owned(entry, MAX_ENTRY_BYTES)
+    if blob is None:
         return None
     head, newline, rest = blob.partition(b"\n")
     fields = head.split(b" ")
@@ -369,11 +393,91 @@ def _load(entry: Path, kind: str, digest: str) -> Tokenizer | None:
         return None
     try:
         meta = json.loads(line)
-        reader = _Reader(meta["tables"], memoryview(payload))
-        return _rebuild(meta, reader)
+        return meta, _Reader(meta["tables"], memoryview(payload))
+    except (ValueError, TypeError, KeyError, IndexError, UnicodeError, MemoryError, RecursionError):
+        return None
+
+
+def _load(entry: Path, kind: str, digest: str) -> Tokenizer | None:
+    """The tokenizer in ``entry``, or None when there is none or it fails any check."""
+    got = _read_entry(entry, kind, digest)
+    if got is None:
+        return None
+    try:
+        return _rebuild(*got)
     except (TokscopeError, ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
             UnicodeError, MemoryError, RecursionError):
         return None
+
+
+def entry_path(kind: str, digest: str) -> Path:
+    """Where the entry of ``kind`` for a source whose sha256 is ``digest`` is kept."""
+    return _entry(kind, digest)
+
+
+def load_ranks(kind: str, digest: str) -> dict[bytes, int] | None:
+    """The ranks of the entry :func:`store_ranks` wrote, or None when there is none or it fails a
+    check: the entry's own (see :func:`read_owned` and the header), and its tokens must be distinct
+    and hold all 256 single bytes."""
+    got = _read_entry(_entry(kind, digest), kind, digest)
+    if got is None:
+        return None
+    meta, reader = got
+    ranks: dict[bytes, int] = {}
+    count = 0
+    try:
+        if meta["recipe"] != "rank-table":
+            return None
+        for length, blob_index, ids_index in meta["groups"]:
+            blob = reader.get(blob_index, bytes)
+            if type(length) is not int or length <= 0 or len(blob) % length:
+                return None
+            n = len(blob) // length
+            # one C call splits a group's bytes into its tokens (a struct of n fixed-size strings)
+            ranks.update(zip(struct.unpack(f"{length}s" * n, blob), reader.ints(ids_index, n)))
+            count += n
+    except (ValueError, TypeError, KeyError, IndexError, struct.error):
+        return None
+    if len(ranks) != count or not all(bytes([b]) in ranks for b in range(256)):
+        return None
+    return ranks
+
+
+def store_ranks(kind: str, digest: str, ranks: dict[bytes, int]) -> None:
+    """Keep ``ranks`` (parsed from a source whose sha256 is ``digest``) as an entry: per token
+    length, the tokens' bytes joined and their ids."""
+    groups: dict[int, tuple[list[bytes], list[int]]] = {}
+    for token, rank in ranks.items():
+        tokens, ids = groups.setdefault(len(token), ([], []))
+        tokens.append(token)
+        ids.append(rank)
+    tables = _Tables()
+    try:
+        meta = {"recipe": "rank-table", "groups": [[length, tables.add("B", b"".join(tokens)), tables.ints(ids)]
+                                                   for length, (tokens, ids) in sorted(groups.items())]}
+    except _Unfit:
+        return
+    _write(_entry(kind, digest), kind, digest, meta, tables)
+
+
+def cached_ranks(kind: str, digest: str, build: Callable[[], dict[bytes, int]]) -> dict[bytes, int]:
+    """The ranks ``build()`` makes (parsing a vocabulary file whose sha256 is ``digest``), from the
+    cache when it holds them (:func:`load_ranks`), else built and stored (:func:`store_ranks`).
+
+    >>> import tempfile
+    >>> os.environ["TOKSCOPE_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> ranks = {bytes([b]): b for b in range(256)}
+    >>> cached_ranks("doc", "0" * 64, lambda: ranks) == ranks  # built, then stored
+    True
+    >>> cached_ranks("doc", "0" * 64, lambda: {}) == ranks     # read back from the entry
+    True
+    >>> del os.environ["TOKSCOPE_CACHE_DIR"]
+    """
+    ranks = load_ranks(kind, digest)
+    if ranks is None:
+        ranks = build()
+        store_ranks(kind, digest, ranks)
+    return ranks
 
 
 def _private_folder(folder: Path) -> None:
@@ -383,10 +487,18 @@ def _private_folder(folder: Path) -> None:
 def _store(entry: Path, kind: str, digest: str, tokenizer: Tokenizer, source: dict | None) -> None:
     try:
         meta, tables = _describe(tokenizer, source)
-        meta["tables"] = tables.specs
-        line = json.dumps(meta, ensure_ascii=True, separators=(",", ":"), allow_nan=True).encode("ascii")
     except (_Unfit, TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
         return  # not cached: it is parsed each time
+    _write(entry, kind, digest, meta, tables)
+
+
+def _write(entry: Path, kind: str, digest: str, meta: dict, tables: _Tables) -> None:
+    """Write an entry atomically: the header, the JSON line (``meta`` with the tables' descriptions), the tables."""
+    try:
+        meta["tables"] = tables.specs
+        line = json.dumps(meta, ensure_ascii=True, separators=(",", ":"), allow_nan=True).encode("ascii")
+    except (TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
+        return
     body = [line, b"\n", *tables.blobs]
     hasher = hashlib.sha256()
     for part in body:

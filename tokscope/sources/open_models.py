@@ -125,11 +125,7 @@ TEKKEN_CARRIED = {
 
 
 def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return hashlib.sha256(cache.read_source(path)).hexdigest()
 
 
 def carrier_path(model: RankFileModel) -> Path | None:
@@ -210,10 +206,7 @@ def recognize_bytes(data: bytes) -> RankFileModel | None:
 
 def load_rank_file(path: Path, model: RankFileModel | None = None) -> Tokenizer:
     """A known model's rank file as a tokenizer; ``model`` None recognizes it by its sha256."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
+    data = cache.read_source(path)
     if model is None:
         model = recognize_bytes(data)
         if model is None:
@@ -237,10 +230,7 @@ def rank_tokenizer(data: bytes, model: RankFileModel, source: str) -> Tokenizer:
 def load_tekken(path: Path, name: str | None = None) -> Tokenizer:
     """A Tekken file as a tokenizer: ordinary ids are ``rank + num_special_tokens``; the special
     tokens fill the ids below (``<SPECIAL_n>`` for the unnamed ones), as Mistral's own code does."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
+    raw = cache.read_source(path)
     return tekken_tokenizer(_json_of(raw, str(path)), name or path.stem, str(path))
 
 

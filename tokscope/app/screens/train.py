@@ -40,8 +40,9 @@ from ...core.train import trainer
 from ...core.text.display import safe_text, token_label
 from ...core.text.errors import CancelledError, TokscopeError
 from ...sources import names, saved
-from ...inputs.text_input import read_input
+from ...inputs.text_input import InputError, read_input
 from ..heap import frozen_heap
+from ..not_utf8 import REPLACED, not_utf8_question
 from ..widgets.form import Button, Select
 from ..widgets.merge_list import MergeList
 from ..widgets.plots import CurvePlot, ScatterPlot, Series
@@ -96,9 +97,11 @@ def parse_specials(value: str) -> list[str]:
     return [t for t in value.replace(",", " ").split() if t]
 
 
-def read_corpus(paths: Sequence[str], limit: int = MAX_FILE_BYTES) -> list[str]:
-    """Read each file as UTF-8 (the command line's reader: one-line errors for the user)."""
-    return [read_input(str(Path(raw).expanduser()), limit=limit, keep_head=False, regular_only=True).text for raw in paths]
+def read_corpus(paths: Sequence[str], limit: int = MAX_FILE_BYTES, errors: str = "strict") -> list[str]:
+    """Read each file as UTF-8 (the command line's reader: one-line errors for the user);
+    ``errors="replace"`` reads bytes that are not UTF-8 as U+FFFD."""
+    return [read_input(str(Path(raw).expanduser()), limit=limit, errors=errors, keep_head=False,
+                       regular_only=True).text for raw in paths]
 
 
 @dataclass
@@ -174,6 +177,7 @@ class TrainScreen(ViewScreen):
     def __init__(self, texts: Sequence[str] | None = None) -> None:
         super().__init__()
         self._given_texts = list(texts) if texts is not None else None
+        self._replace_for: tuple[str, ...] | None = None  # corpus files the user chose to read with U+FFFD
         # what the worker of the current run reports: the trainer's progress (appended as it
         # comes; the screen takes what is new by slicing, so a merge costs the UI thread nothing
         # of its own) and the run's other news, (kind, data) tuples
@@ -383,6 +387,8 @@ class TrainScreen(ViewScreen):
             texts = [self.app.text]
         else:
             texts = None  # read in the worker
+        # U+FFFD for bad bytes only for the files the user said so for (the dialog after a refusal)
+        errors = "replace" if paths and tuple(paths) == self._replace_for else "strict"
         self._run += 1
         self._cancel = threading.Event()
         # new lists per run: a cancelled run's worker may still report into its own, which nobody reads
@@ -401,25 +407,28 @@ class TrainScreen(ViewScreen):
         if curve.series:  # the last run's curve goes (an empty plot stays as it is until points come)
             curve.set_data([], title="Corpus length while training")
         self.state = "reading" if texts is None else "training"
-        self.status("reading the corpus…" if texts is None else f"training {target:,} merges…")
+        reading = f"reading the corpus{' (' + REPLACED + ')' if errors == 'replace' else ''}…"
+        self.status(reading if texts is None else f"training {target:,} merges…")
         self.started_at = self._curve_at = time.perf_counter()
-        self._train(self._reports, self._events, texts, paths, opts, self._cancel)
+        self._train(self._reports, self._events, texts, paths, opts, self._cancel, errors)
 
     # (a description: without one Textual writes the repr of the arguments, megabytes of corpus)
     @work(thread=True, exclusive=True, exit_on_error=False, group="train", description="train a tokenizer")
     def _train(self, reports: list, events: collections.deque, texts: list[str] | None, paths: list[str],
-               opts: dict, cancel: threading.Event) -> None:
+               opts: dict, cancel: threading.Event, errors: str = "strict") -> None:
         # The trainer reports every merge; the callback is a list's own append (the cheapest
         # callable there is: no wrapper, no tuple per merge, as in the bare bench). Everything
         # else arrives in ``events`` as a (kind, data) tuple, always after the reports before it.
         try:
             if texts is None:
-                texts = read_corpus(paths)
+                texts = read_corpus(paths, errors=errors)
                 events.append(("read", texts))
             with frozen_heap():
                 result = trainer.train(texts, progress=reports.append, cancel=cancel, **opts)
         except CancelledError:
             events.append(("cancelled", None))
+        except InputError as exc:  # not UTF-8: the screen offers to read it with U+FFFD
+            events.append(("not-utf8", (exc, tuple(paths))) if exc.can_replace else ("error", str(exc)))
         except TokscopeError as exc:
             events.append(("error", str(exc)))
         except Exception as exc:  # noqa: BLE001 - the screen must survive anything the worker meets
@@ -491,7 +500,26 @@ class TrainScreen(ViewScreen):
             elif kind == "error":
                 self.state = "failed"
                 self.status(str(data), error=True)
+            elif kind == "not-utf8":
+                self.state = "failed"
+                self._offer_replacements(*data)
         self._flush(rows, last)
+
+    def _offer_replacements(self, problem: InputError, paths: tuple[str, ...]) -> None:
+        """A corpus file is not UTF-8: say so, and offer to train on it with U+FFFD for the bad bytes."""
+        from .dialogs import ChoiceDialog
+
+        question = not_utf8_question(problem)
+        self.status(f"{question} Train on it with U+FFFD for the bad bytes, or Cancel", error=True)
+
+        def answer(choice: str | None) -> None:
+            if choice == "replace":
+                self._replace_for = paths
+                self.action_train()
+
+        self.app.push_screen(ChoiceDialog("Not UTF-8", f"{question} Train on the corpus with U+FFFD for the bad "
+                                          "bytes? (The files are only read, never changed.)",
+                                          [("replace", "Train with U+FFFD"), ("cancel", "Cancel")]), answer)
 
     def _flush(self, rows: list[trainer.TrainProgress], last: trainer.TrainProgress | None) -> None:
         if rows:

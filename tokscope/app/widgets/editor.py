@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
+import regex
 from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.strip import Strip
 from textual.widgets import TextArea
 
@@ -38,6 +41,26 @@ def hostile_table() -> dict[int, str]:
 def hostile_pattern() -> re.Pattern[str]:
     """A regex matching any character :func:`hostile_table` replaces."""
     return re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(hostile_table())) + "]")
+
+
+#: combining marks drawn in a run on one character (the editor's and the token view's drawing): a
+#: letter with a million marks would otherwise send megabytes to the terminal at every repaint
+MARKS_SHOWN = 4
+
+
+@lru_cache(maxsize=1)
+def _mark_run() -> regex.Pattern[str]:
+    return regex.compile(r"([\p{Mn}\p{Me}]{%d})[\p{Mn}\p{Me}]+" % MARKS_SHOWN)
+
+
+def bound_marks(text: str) -> str:
+    """``text`` as the editor draws it: a run of combining marks keeps its first
+    :data:`MARKS_SHOWN` (they take no cells, so the line is as wide as before).
+
+    >>> bound_marks("e" + "\u0301" * 1000 + "x") == "e" + "\u0301" * 4 + "x"
+    True
+    """
+    return _mark_run().sub(r"\1", text)
 
 
 #: characters TextArea would take as line breaks (str.splitlines) and rewrite; the editor holds a
@@ -154,6 +177,7 @@ class Editor(TextArea, inherit_bindings=False):
     flag_text = staticmethod(_has_stand_ins)
 
     _real: tuple[str, str] | None = None  # (editor text, the text it stands for)
+    _cleaned: LRUCache | None = None  # id(strip TextArea painted) -> (that strip, the strip drawn)
     crlf = False  # the text's lines end in CRLF
 
     def __init__(self, text: str = "", **kwargs) -> None:
@@ -232,7 +256,21 @@ class Editor(TextArea, inherit_bindings=False):
         return super().edit(edit)
 
     def render_line(self, y: int) -> Strip:
+        # TextArea keeps the lines it painted (the same Strip for the same line, cursor and blink
+        # state): their cleaned form is kept beside them, so a blink repaints nothing new
         strip = super().render_line(y)
+        cache = self._cleaned
+        if cache is None:
+            cache = self._cleaned = LRUCache(256)
+        got = cache.get(id(strip))
+        if got is not None and got[0] is strip:
+            return got[1]
+        clean = self._clean(strip)
+        cache[id(strip)] = (strip, clean)
+        return clean
+
+    def _clean(self, strip: Strip) -> Strip:
+        """The line with hostile characters as stand-ins and long runs of marks cut (cell for cell)."""
         table = hostile_table()
         hostile = hostile_pattern()
         segments = list(strip)
@@ -240,11 +278,14 @@ class Editor(TextArea, inherit_bindings=False):
         for k, seg in enumerate(segments):
             text = seg.text
             # a regex scan that finds nothing to replace is cheaper than translating a long line
-            if (not text.isascii() or not text.isprintable()) and hostile.search(text):
-                clean = text.translate(table)
-                if clean != text:
-                    segments[k] = Segment(clean, seg.style, seg.control)
-                    changed = True
+            if text.isascii() and text.isprintable():
+                continue
+            clean = text.translate(table) if hostile.search(text) else text
+            if len(clean) > MARKS_SHOWN:
+                clean = bound_marks(clean)
+            if clean != text:
+                segments[k] = Segment(clean, seg.style, seg.control)
+                changed = True
         if not changed:
             return strip
         return Strip(segments, strip.cell_length)

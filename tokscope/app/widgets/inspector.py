@@ -485,14 +485,19 @@ class Inspector(Static):
     Inspector { height: auto; }
     """
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, ceiling: float | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        #: seconds a file's pattern may run when facts are looked at on the UI thread (the
+        #: explorer's, as for edits); one that runs out of it is looked at in the worker
+        self.ceiling = ceiling
         self._wanted: tuple[Document | None, int | None] = (None, None)
         self._facts: tuple[Document, int, PieceFacts] | None = None
         self._pending: tuple[Document, int] | None = None
         self._busy = False
         #: tokenizers whose facts have been looked at once (what stays costly after is the form)
         self._warm: weakref.WeakSet = weakref.WeakSet()
+        #: tokenizers whose pattern ran out of the UI thread's ceiling here: looked at in the worker
+        self._slow: weakref.WeakSet = weakref.WeakSet()
         self._title = "token"
 
     @property
@@ -527,15 +532,25 @@ class Inspector(Static):
 
     def _quick(self, doc: Document, index: int) -> bool:
         tok = doc.tokenizer
-        if tok not in self._warm or not tok.restartable:
+        if tok not in self._warm or not tok.restartable or tok in self._slow:
             return False
         chunk = doc.chunk_of(index)
         return chunk.end - chunk.start <= QUICK_CHUNK
 
     def _gather_now(self, doc: Document, index: int) -> PieceFacts | None:
+        from contextlib import nullcontext
+
+        from ...core.patterns.guard import PatternTimeoutError, time_ceiling
+
         try:
-            facts = piece_facts(doc.tokenizer, doc.text, doc.piece(index), doc.chunk_of(index),
-                                allowed_special="all" if doc.specials else ())
+            # on the UI thread a file's pattern gets the short ceiling edits get; one that runs
+            # out of it (it backtracks) is looked at in the worker instead (None: _request)
+            with time_ceiling(self.ceiling) if self.ceiling is not None else nullcontext():
+                facts = piece_facts(doc.tokenizer, doc.text, doc.piece(index), doc.chunk_of(index),
+                                    allowed_special="all" if doc.specials else ())
+        except PatternTimeoutError:
+            self._slow.add(doc.tokenizer)  # from now on in the worker only
+            return None
         except TokscopeError:
             return None
         self._facts = (doc, index, facts)

@@ -16,7 +16,7 @@ from textual.strip import Strip
 
 from ...core.document.document import ADDED, SPECIAL, Document
 from ..render import BOTH, IDS, TEXT, both_units, char_glyph, piece_cells, readable, row_of, safe_text
-from .editor import typed_text
+from .editor import MARKS_SHOWN, typed_text
 
 
 #: the rank ramp's buckets: (upper bound as a share of the vocabulary, label); ranks below 256 are
@@ -57,6 +57,23 @@ def rank_ranges(n_vocab: int) -> list[str]:
     for lo, hi in zip(bounds, bounds[1:]):
         out.append(f"{short(lo)}-{short(hi)}")
     return out
+
+
+# zero-width characters (combining marks) drawn in a run on one base: MARKS_SHOWN (the editor's),
+# the rest counted (``é́́́`` and ``+999,996``)
+#: characters one row may send to the terminal; a row that would send more (or draw wider than
+#: the view, which only marks laid out as zero cells wide can make) ends in ``…+N``, N the tokens
+#: it does not draw
+ROW_CHARS = 4096
+
+
+def count_label(hidden: int) -> str:
+    """What a cut row ends in: how many of its tokens are not drawn.
+
+    >>> count_label(999_996)
+    '…+999,996'
+    """
+    return f"…+{hidden:,}"
 
 
 #: the palette's parts, as component classes (``token-view--NAME``)
@@ -562,12 +579,15 @@ class TokenView(ScrollView, can_focus=True):
         rows = self.rows
         a = rows[row]
         b = rows[row + 1] if row + 1 < len(rows) else len(doc.text)
-        key = (row, a, b)
+        paint = self._paint
+        # how wide a row may draw (see _cut_row): the rows' width, or the view's when it is wider
+        limit = max(8, self.rows_width, paint[0] if paint is not None else self.scrollable_content_region.width)
+        key = (row, a, b, limit)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         if self.rows_mode == TEXT:
-            result = self._render_text_row(a, b)
+            result = self._render_text_row(a, b, limit)
         else:
             result = self._render_piece_row(a, b, self.rows_mode == BOTH)
         prefix, suffix = self.template
@@ -589,7 +609,7 @@ class TokenView(ScrollView, can_focus=True):
                     for seg in strip]
         return Strip(segments, strip.cell_length), spans
 
-    def _render_text_row(self, a: int, b: int) -> tuple[Strip, list[tuple[int, int, int]]]:
+    def _render_text_row(self, a: int, b: int, limit: int) -> tuple[Strip, list[tuple[int, int, int]]]:
         doc = self.doc
         assert doc is not None
         pal = self.palette
@@ -605,9 +625,15 @@ class TokenView(ScrollView, can_focus=True):
             while i > 0 and ends[i - 1] > a:
                 i -= 1
             pos = a  # drawn up to here: text between pieces is a gap no token covers
+            drawn = 0  # characters sent so far (see ROW_CHARS)
+            marks = 0  # zero-width glyphs drawn in a row, and those counted instead
+            hidden_marks = 0
             for i, token_id, start, end, flags in doc.iter_pieces(max(i, 0)):
                 if start >= b:
                     break
+                if x > limit or drawn > ROW_CHARS:
+                    self._cut_row(segments, spans, i, b, limit)
+                    return Strip(segments), spans
                 if start > pos:
                     x = self._gap(segments, text_all, pos, start, x)
                 if end > a:
@@ -616,12 +642,28 @@ class TokenView(ScrollView, can_focus=True):
                     x0 = x
                     text = text_all[max(a, start) : min(b, end)]
                     if not flags and (text.isascii() and text.isprintable() and not (ws and " " in text)):
+                        if hidden_marks:
+                            x += self._marks_count(segments, hidden_marks)
+                        marks = hidden_marks = 0
                         segments.append(Segment(text, style))
                         x += len(text)
+                        drawn += len(text)
                     else:
                         selected = i == self.selected
                         for at, glyph, kind in piece_cells(doc, i, token_id, start, flags, ws, end):
                             if a <= at < b and glyph:
+                                width = cell_len(glyph)
+                                if not width:  # a combining mark: a few are drawn, the rest counted
+                                    marks += 1
+                                    if marks > MARKS_SHOWN:
+                                        hidden_marks += 1
+                                        continue
+                                else:
+                                    if hidden_marks:
+                                        x += self._marks_count(segments, hidden_marks)
+                                    marks = hidden_marks = 0
+                                if drawn > ROW_CHARS:  # one piece of very many characters
+                                    break
                                 if kind == "ws":
                                     seg_style = style + pal.whitespace if ws and not selected else style
                                 elif kind == "ctrl":
@@ -638,8 +680,14 @@ class TokenView(ScrollView, can_focus=True):
                                     seg_style = style
                                 segments.append(Segment(glyph, seg_style))
                                 x += cell_len(glyph)
+                                drawn += len(glyph)
                     if x > x0:
                         spans.append((x0, x, i))
+            if hidden_marks:
+                x += self._marks_count(segments, hidden_marks)
+            if x > limit:
+                self._cut_row(segments, spans, None, b, limit)
+                return Strip(segments), spans
             if pos < min(b, doc.covered):
                 x = self._gap(segments, text_all, pos, min(b, doc.covered), x)
         if b > doc.covered:
@@ -647,6 +695,33 @@ class TokenView(ScrollView, can_focus=True):
             text = safe_text(doc.text[max(a, doc.covered) : b].replace("\n", ""), ws)
             segments.append(Segment(text, pal.pending))
         return Strip(segments), spans
+
+    def _marks_count(self, segments: list[Segment], hidden: int) -> int:
+        """Draw how many marks of a run were not drawn (``+N``); returns its cells."""
+        label = f"+{hidden:,}"
+        segments.append(Segment(label, self.palette.mark))
+        return len(label)
+
+    def _cut_row(self, segments: list[Segment], spans: list[tuple[int, int, int]], first_hidden: int | None,
+                 b: int, limit: int) -> None:
+        """End a row that draws wider than ``limit`` cells or sends more than :data:`ROW_CHARS`
+        characters: drop its last pieces until ``…+N`` fits after them, N the tokens of the row not
+        drawn (``first_hidden`` on: the pieces not reached)."""
+        doc = self.doc
+        assert doc is not None
+        last = doc.starts.bisect_left(b)  # the first piece of the next row
+        first = last if first_hidden is None else first_hidden
+        chars = sum(len(seg.text) for seg in segments)
+        while spans and (spans[-1][1] + len(count_label(last - first)) > limit or chars > ROW_CHARS):
+            x0, _, first = spans.pop()
+            cells = 0
+            keep = 0
+            while keep < len(segments) and cells < x0:  # the segments before the dropped piece
+                cells += cell_len(segments[keep].text)
+                keep += 1
+            chars -= sum(len(seg.text) for seg in segments[keep:])
+            del segments[keep:]
+        segments.append(Segment(count_label(last - first), self.palette.mark))
 
     def _with_template(self, result: tuple[Strip, list[tuple[int, int, int]]], ids: tuple[int, ...],
                        before: bool) -> tuple[Strip, list[tuple[int, int, int]]]:

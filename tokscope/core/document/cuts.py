@@ -24,19 +24,24 @@ so :func:`parts` cuts a big text into spans whose ids, joined, are the whole tex
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..tokenizer.tokenizer import Tokenizer, fix_surrogates
 from ..patterns.tiktoken_syntax import compile_pattern
 
-__all__ = ["Truncation", "can_split", "char_boundary", "keep_prefix", "keep_suffix", "parts", "truncate"]
+__all__ = ["Truncation", "can_split", "char_boundary", "keep_prefix", "keep_suffix", "parts", "settled_end", "truncate",
+           "truncate_stream"]
 
 #: characters of text looked at first when only the head (or the tail) of a big text is needed,
 #: and at least this many characters per token of the budget
 HEAD_CHARS = 1 << 14
 CHARS_PER_TOKEN = 8
+#: characters at the end of a text read so far whose chunks may still change when more follows
+#: (a pattern's look-ahead, a normalizer joining a character with the marks after it); added
+#: tokens add four times the longest of them (see :func:`settled_end`)
+SETTLE_MARGIN = 8192
 
 
 def char_boundary(data: bytes, at: int) -> bool:
@@ -207,3 +212,75 @@ def _window(tokenizer: Tokenizer, text: str, max_tokens: int, from_end: bool,
             return (cut if from_end else 0), part, ids
         want *= 4
     return 0, text, None
+
+
+def settled_end(tokenizer: Tokenizer, text: str, allowed_special: Any = ()) -> int:
+    """Where the tokens of ``text`` are settled: a place ``s`` such that, for any text that starts
+    with ``text``, its tokens are the tokens of ``text[:s]`` followed by those of the rest (no
+    chunk, added token or normalized character crosses ``s``). 0 when there is none yet.
+
+    For a tokenizer :func:`can_split` takes, the last line cut of ``text`` (a place no chunk
+    crosses, found from the text before it and one character after). Otherwise (or in a text with
+    no line cut yet), for a :attr:`~tokscope.core.tokenizer.tokenizer.Tokenizer.restartable`
+    tokenizer (every stage local), the start of a chunk that is neither of the last two, that the
+    normalizer may start at, and that lies at least :data:`SETTLE_MARGIN` characters (and four
+    times the longest added token) before the end. Otherwise 0: the tokens of any part may depend
+    on the end of the text.
+
+    >>> from tokscope.core.patterns.tiktoken_syntax import LINE_SAFE_PATTERNS
+    >>> tok = Tokenizer("bytes", {bytes([b]): b for b in range(256)}, next(iter(LINE_SAFE_PATTERNS)))
+    >>> settled_end(tok, "one\\ntwo\\nthr"), settled_end(tok, "one two thr")  # the second is short of the margin
+    (8, 0)
+    """
+    if can_split(tokenizer):
+        cut = compile_pattern(tokenizer.pattern).prev_cut(text, len(text) - 1)  # type: ignore[arg-type]
+        if cut:
+            return cut
+    if not tokenizer.restartable:
+        return 0
+    added = [*tokenizer.added_tokens, *tokenizer.special_tokens_set]
+    limit = len(text) - SETTLE_MARGIN - 4 * max(map(len, added), default=0)
+    if limit <= 0:
+        return 0
+    allowed, _ = tokenizer.resolve_special(allowed_special, ())
+    chunks = tokenizer.chunks(text, allowed_special=allowed)
+    for i in range(len(chunks) - 3, 0, -1):
+        start = chunks[i].start
+        if start <= limit and chunks[i - 1].end <= start and tokenizer.restart_ok(text, start):
+            return start
+    return 0
+
+
+def truncate_stream(tokenizer: Tokenizer, more: Callable[[], str], max_tokens: int, *,
+                    allowed_special: Any = (), disallowed_special: Any = "all") -> Truncation:
+    """:func:`truncate` (from the start) of the text ``more()`` gives piece by piece (``""`` at its
+    end), asking for no more of it than the first ``max_tokens`` tokens need: as soon as the text
+    read so far holds more than ``max_tokens`` tokens before its :func:`settled_end`, no text that
+    follows can change them, and the cut is made there. The answer is the one :func:`truncate`
+    gives for the whole text, except that special tokens are looked for only in the text read
+    (the whole text, for a tokenizer whose tokens never settle).
+
+    >>> from tokscope.core.patterns.tiktoken_syntax import LINE_SAFE_PATTERNS
+    >>> tok = Tokenizer("bytes", {bytes([b]): b for b in range(256)}, next(iter(LINE_SAFE_PATTERNS)))
+    >>> pieces = iter(["ab\\ncd\\n", "ef\\n", "never read"])
+    >>> cut = truncate_stream(tok, lambda: next(pieces), 2)
+    >>> cut.text, cut.truncated, next(pieces)
+    ('ab', True, 'ef\\n')
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+        raise ValueError(f"max_tokens must be a whole number >= 0, not {max_tokens!r}")
+    special = {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+    _, disallowed = tokenizer.resolve_special(allowed_special, disallowed_special)
+    text = ""
+    while True:
+        piece = more()
+        if not piece:
+            return truncate(tokenizer, text, max_tokens, **special)
+        text += piece
+        end = settled_end(tokenizer, text, allowed_special)
+        if end <= 0:
+            continue
+        cut = truncate(tokenizer, text[:end], max_tokens, **special)
+        if cut.truncated:  # more than max_tokens tokens, all settled
+            tokenizer.check_special(fix_surrogates(text), disallowed)
+            return cut
