@@ -20,7 +20,8 @@ split by the regexes its ``tokenizer.ggml.pre`` names in llama.cpp's table,
 ``▁``, lines cut from newline runs, merges on the text itself with ``<0xE2>`` byte fallback, a
 newline run that is a token taken whole, BOS always added) and ``bert`` (WordPiece). Token types
 decide what is matched in the text first: control and unknown tokens are special tokens,
-user-defined ones always match (:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
+user-defined ones always match, with llama.cpp's corrections by text and its strip attributes
+(:mod:`.gguf_attributes`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
 (``tokenizer.ggml.add_bos_token``/``add_eos_token``, else its default for the model and
 pre-tokenizer). ``add_space_prefix`` and ``remove_extra_whitespaces`` change nothing here, as in
 llama.cpp, where only SentencePiece models read them. The regexes run with full Unicode classes,
@@ -57,7 +58,7 @@ from ..models import bpe as bpe_model
 from ..models import newline_runs_bpe
 from ..models import wordpiece as wordpiece_model
 from ..pre_tokenizers import llama_cpp
-from . import gguf_sentencepiece
+from . import gguf_attributes, gguf_sentencepiece
 from ..text.display import safe_text
 from ..text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
@@ -335,10 +336,9 @@ def build_metadata(meta: Mapping[str, Any], *, version: int = 3, tensors: int = 
 # ----- GGUF -> Tokenizer ------------------------------------------------------------------------------
 
 #: ``tokenizer.ggml.token_type`` values, as llama.cpp numbers them
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-#: how llama.cpp matches each type in text before the model runs: ``special`` (only where special
-#: tokens are allowed), ``always``, or never (None: the model alone makes them)
-MATCHING = {NORMAL: None, UNKNOWN: "special", CONTROL: "special", USER_DEFINED: "always", UNUSED: None, BYTE: None}
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = (gguf_attributes.NORMAL, gguf_attributes.UNKNOWN,
+                                                       gguf_attributes.CONTROL, gguf_attributes.USER_DEFINED,
+                                                       gguf_attributes.UNUSED, gguf_attributes.BYTE)
 
 #: the special-token ids a GGUF file may give, by the name of a tokenizer_config.json field
 SPECIAL_ID_KEYS = {
@@ -362,13 +362,9 @@ DEFAULT_IDS: dict[str, dict[str, int | None]] = {
 }
 
 #: tokens llama.cpp makes control tokens whatever the file says (they end generation)
-_END_OF_GENERATION = frozenset({
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
-    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
-    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[",
-})
+_END_OF_GENERATION = gguf_attributes.END_OF_GENERATION
 #: tokens llama.cpp always matches in text (gpt-oss's message markup)
-_ALWAYS_USER_DEFINED = frozenset({"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})
+_ALWAYS_USER_DEFINED = gguf_attributes.ALWAYS_USER_DEFINED
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,16 +477,13 @@ def _corrected_types(tokens: tuple[str, ...], types: list[int]) -> list[int]:
     return types
 
 
-def _added_tokens(tokens: tuple[str, ...], types: list[int]) -> list[dict[str, Any]]:
+def _added_tokens(meta: Mapping[str, Any], tokens: tuple[str, ...], types: list[int],
+                  contents: Sequence[str] | None = None, normalizer: Any = None) -> AddedVocabulary:
     """The tokens llama.cpp matches in text before the model runs: control and unknown tokens
-    (special: matched only where special tokens are allowed) and user-defined ones (always)."""
-    out = []
-    for i, kind in enumerate(types):
-        matched = MATCHING.get(kind)
-        if matched is not None:
-            out.append({"id": i, "content": tokens[i], "special": matched == "special", "normalized": False,
-                        "lstrip": False, "rstrip": False, "single_word": False})
-    return out
+    (special: matched only where special tokens are allowed) and user-defined ones (always), with
+    the strip attributes llama.cpp gives some models (:mod:`.gguf_attributes`)."""
+    added = gguf_attributes.matched_tokens(meta, tokens, types, contents)
+    return AddedVocabulary(added, normalizer, strip=gguf_attributes.C_SPACE)
 
 
 def _template(ids: Sequence[int], tokens: tuple[str, ...], after: Sequence[int] = ()) -> dict[str, Any] | None:
@@ -574,7 +567,7 @@ def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCp
     model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
     before = [ids["bos_token"]] if add_bos and "bos_token" in ids else []
     after = [ids["eos_token"]] if add_eos and "eos_token" in ids else []
-    added = AddedVocabulary.from_json(_added_tokens(tokens, types))
+    added = _added_tokens(meta, tokens, types)
     normalizer = None
     if pre.escape_whitespaces:
         normalizer = normalizers.from_json({"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"})
@@ -619,13 +612,12 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
                                       max_input_chars_per_word=2**31 - 1)
     before = [ids["bos_token"]] if "bos_token" in ids else []
     after = [ids["sep_token"]] if "sep_token" in ids else []
-    added = [dict(item, content=pieces[item["id"]]) for item in _added_tokens(tokens, types)]
     normalizer = normalizers.from_json({"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
                                         "strip_accents": lowercase if strip_accents is None else strip_accents,
                                         "lowercase": lowercase})
     return Tokenizer.from_stages(name, model=model, normalizer=normalizer,
                                  pre_tokenizer=pre_tokenizers.BertPreTokenizer(),
-                                 added_tokens=AddedVocabulary.from_json(added, normalizer),
+                                 added_tokens=_added_tokens(meta, tokens, types, pieces, normalizer),
                                  post_processor=processors.from_json(_template(before, pieces, after)),
                                  decoder=decoders.from_json({"type": "WordPiece", "prefix": "##", "cleanup": True}))
 
