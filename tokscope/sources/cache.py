@@ -37,6 +37,7 @@ from typing import Any
 
 from ..version import __version__
 from ..core.added_tokens.specials import SpecialTokens
+from ..core.formats import gguf
 from ..core.formats import tokenizer_json as hf
 from ..core.formats.tokenizer_json_models import from_json as model_from_json
 from ..core.models.bpe import BPE
@@ -246,14 +247,17 @@ def _vocab_from(spec: Any, reader: _Reader) -> Any:
     return [[p, s] for p, s in zip(pieces, scores)]
 
 
-def _bpe_tables(model: BPE, tables: _Tables) -> dict:
-    """A BPE model as its pickling state gives it (vocabulary, merge arrays, options)."""
+def _bpe_tables(model: BPE, tables: _Tables, token_ids: dict | None = None) -> dict:
+    """A BPE model as its pickling state gives it (vocabulary, merge arrays, options); a
+    vocabulary equal to ``token_ids`` (a GGUF file's tokens by position) is kept as a mark only."""
     out: dict[str, Any] = {}
     for key, value in model.__getstate__().items():
         if isinstance(value, _SCALARS):
             out[key] = ["scalar", value]
         elif isinstance(value, array):
             out[key] = ["array", tables.add("", value)]
+        elif token_ids is not None and type(value) is dict and value == token_ids:
+            out[key] = ["token_ids", None]
         elif type(value) is dict:
             out[key] = ["vocab", _vocab_tables(value, tables)]
         else:
@@ -262,6 +266,14 @@ def _bpe_tables(model: BPE, tables: _Tables) -> dict:
 
 
 def _bpe_from(spec: Any, reader: _Reader) -> BPE:
+    model = BPE.__new__(BPE)
+    model.__setstate__(_bpe_state(spec, reader))
+    return model
+
+
+def _bpe_state(spec: Any, reader: _Reader, token_ids: Callable[[], dict] | None = None) -> dict[str, Any]:
+    """A BPE model's pickling state from its tables (see :func:`_bpe_tables`; ``token_ids`` gives
+    the vocabulary a mark stands for)."""
     state: dict[str, Any] = {}
     for key, (form, value) in spec.items():
         if form == "scalar":
@@ -272,11 +284,11 @@ def _bpe_from(spec: Any, reader: _Reader) -> BPE:
             state[key] = reader.get(value, array)
         elif form == "vocab":
             state[key] = _vocab_from(value, reader)
+        elif form == "token_ids" and token_ids is not None:
+            state[key] = token_ids()
         else:
             raise ValueError("a bad BPE field")
-    model = BPE.__new__(BPE)
-    model.__setstate__(state)
-    return model
+    return state
 
 
 def _is_plain_ranks(tokenizer: Tokenizer) -> bool:
@@ -330,6 +342,8 @@ def _rebuild(meta: Any, reader: _Reader) -> Tokenizer:
             model_obj["vocab"] = _vocab_from(spec["vocab"], reader)
             model = model_from_json(model_obj)
         return hf.from_json(obj, name, model=model)
+    if recipe == "gguf":
+        return _gguf_from(meta, reader)
     raise ValueError("an unknown recipe")
 
 
@@ -383,9 +397,18 @@ def _private_folder(folder: Path) -> None:
 def _store(entry: Path, kind: str, digest: str, tokenizer: Tokenizer, source: dict | None) -> None:
     try:
         meta, tables = _describe(tokenizer, source)
+    except (_Unfit, TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
+        return  # not cached: it is parsed each time
+    _write(entry, kind, digest, meta, tables)
+
+
+def _write(entry: Path, kind: str, digest: str, meta: dict, tables: _Tables) -> None:
+    """Write an entry: the header, ``meta`` (with the tables' descriptions) as one JSON line, the
+    tables; atomically, in the private folder. A value JSON cannot hold leaves nothing cached."""
+    try:
         meta["tables"] = tables.specs
         line = json.dumps(meta, ensure_ascii=True, separators=(",", ":"), allow_nan=True).encode("ascii")
-    except (_Unfit, TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
+    except (TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
         return  # not cached: it is parsed each time
     body = [line, b"\n", *tables.blobs]
     hasher = hashlib.sha256()
@@ -410,3 +433,159 @@ def _store(entry: Path, kind: str, digest: str, tokenizer: Tokenizer, source: di
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+# ----- GGUF files ---------------------------------------------------------------------------------
+#
+# A GGUF file can be a model of many gigabytes, so it is never hashed: its entry is keyed by the
+# file's identity (real path, device, inode, size, modification time in nanoseconds), and a file
+# changed in any of those is read again. The entry holds the file's metadata (scalars in the JSON
+# line; token, score and type arrays, the merges and the charsmap as tables) and, for a BPE model,
+# the model's own tables (its vocabulary and merge arrays, as a tokenizer.json entry keeps them),
+# so neither the file nor its merge list is read again. The tokenizer and its facts are rebuilt
+# from that through :func:`~..core.formats.gguf.tokenizer_from_metadata` and
+# :func:`~..core.formats.gguf.facts`, as a first load builds them.
+
+#: the key of a cached GGUF tokenizer's :class:`~..core.formats.gguf.GGUFFacts` in
+#: :meth:`~..core.tokenizer.tokenizer.Tokenizer.derived`
+GGUF_FACTS = "sources.cache.gguf_facts"
+_GGUF = "gguf"
+#: numeric array types, and the table type each is kept as (``B`` tables come back as bytes)
+_GGUF_ARRAYS = {"b": "q", "B": "B", "h": "q", "H": "q", "i": "q", "I": "q", "l": "q", "L": "q", "q": "q",
+                "Q": "Q", "f": "d", "d": "d"}
+
+
+def gguf_digest(path: str, info: os.stat_result) -> str:
+    """The key of a GGUF file's entry: its real path and identity (never its bytes).
+
+    >>> info = os.stat_result((0o100644, 7, 1, 1, 0, 0, 10, 0, 0, 0))
+    >>> gguf_digest("/m.gguf", info) == gguf_digest("/m.gguf", info), len(gguf_digest("/m.gguf", info))
+    (True, 64)
+    """
+    ident = f"{os.path.realpath(path)}\0{info.st_dev}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}"
+    return hashlib.sha256(ident.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def cached_gguf(path: Path, label: str) -> tuple[Tokenizer, gguf.GGUFFacts]:
+    """The tokenizer of the GGUF file at ``path`` and its facts (:func:`~..core.formats.gguf.load`),
+    from the cache when the file is unchanged; read and kept there otherwise."""
+    name = os.fspath(path)
+    try:
+        before = os.stat(name)
+    except OSError:
+        before = None
+    digest = entry = None
+    if before is not None and stat.S_ISREG(before.st_mode):
+        digest = gguf_digest(name, before)
+        entry = _entry(_GGUF, digest)
+        tokenizer = _load(entry, _GGUF, digest)
+        if tokenizer is not None:
+            facts = tokenizer.derived(GGUF_FACTS, lambda: None)
+            if isinstance(facts, gguf.GGUFFacts):
+                tokenizer.name = label
+                return tokenizer, facts
+    meta = gguf.read_metadata(name)
+    tokenizer = gguf.tokenizer_from_metadata(meta, label, name)
+    facts = gguf.facts(meta, name)
+    if entry is not None and digest is not None:
+        try:
+            after = os.stat(name)
+        except OSError:
+            after = None
+        if after is not None and _identity(after) == _identity(before):  # not changed while it was read
+            _store_gguf(entry, digest, name, tokenizer, meta)
+    return tokenizer, facts
+
+
+def _store_gguf(entry: Path, digest: str, source: str, tokenizer: Tokenizer, meta: Any) -> None:
+    tables = _Tables()
+    try:
+        keep_model = gguf.restorable(meta) and isinstance(tokenizer.model, BPE)
+        fields: list[list] = []
+        for key, value in meta.items():
+            if keep_model and key == "tokenizer.ggml.merges":
+                continue  # the model's own tables replace them
+            fields.append([key, *_gguf_value(value, tables)])
+        described: dict[str, Any] = {"recipe": "gguf", "name": tokenizer.name, "source": source, "fields": fields}
+        if keep_model:
+            described["bpe"] = _bpe_tables(tokenizer.model, tables, _token_ids(meta))
+    except (_Unfit, TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
+        return
+    _write(entry, _GGUF, digest, described, tables)
+
+
+def _gguf_value(value: Any, tables: _Tables) -> list:
+    """A metadata value as ``[form, data]`` (see :func:`_gguf_field`)."""
+    if value is None or type(value) in (bool, int, float, str):
+        return ["scalar", value]
+    if isinstance(value, array):
+        kept = _GGUF_ARRAYS.get(value.typecode)
+        if kept is None:
+            raise _Unfit(f"an array of type {value.typecode}")
+        if kept == "B":
+            return ["array", value.typecode, tables.add("B", value.tobytes())]
+        return ["array", value.typecode, tables.add("", value if value.typecode == kept else array(kept, value))]
+    if type(value) is tuple and all(type(v) is str for v in value):
+        return ["strings", tables.strings(list(value))]
+    if type(value) is tuple and all(type(v) is bool for v in value):
+        return ["bools", list(value)]
+    raise _Unfit("a nested or mixed array")
+
+
+def _gguf_field(form: Any, data: list, reader: _Reader) -> Any:
+    """A metadata value from its ``[form, data]`` (the types the GGUF reader gives)."""
+    if form == "scalar":
+        value = data[0]
+        if value is not None and type(value) not in (bool, int, float, str):
+            raise ValueError("a bad scalar")
+        return value
+    if form == "array":
+        typecode, index = data
+        kept = _GGUF_ARRAYS.get(typecode) if isinstance(typecode, str) else None
+        if kept is None:
+            raise ValueError("a bad array type")
+        if kept == "B":
+            values = array("B")
+            values.frombytes(reader.get(index, bytes))
+            return values
+        table = reader.get(index, array)
+        if table.typecode != kept:
+            raise ValueError("a table of the wrong type")
+        return table if typecode == kept else array(typecode, table)
+    if form == "strings":
+        return tuple(reader.strings(data[0]))
+    if form == "bools":
+        if not isinstance(data[0], list) or not all(type(v) is bool for v in data[0]):
+            raise ValueError("a bad list of booleans")
+        return tuple(data[0])
+    raise ValueError("an unknown metadata form")
+
+
+def _token_ids(meta: Any) -> dict:
+    """``{token: id}`` of a GGUF file's tokens by position (the last of two same tokens wins)."""
+    tokens = meta.get("tokenizer.ggml.tokens")
+    if type(tokens) is not tuple:
+        raise ValueError("no tokens")
+    return dict(zip(tokens, range(len(tokens))))
+
+
+def _gguf_from(described: Any, reader: _Reader) -> Tokenizer:
+    name, source, fields = described["name"], described["source"], described["fields"]
+    if not isinstance(source, str) or not isinstance(fields, list):
+        raise ValueError("a bad GGUF entry")
+    meta: dict[str, Any] = {}
+    for key, form, *data in fields:
+        if not isinstance(key, str):
+            raise ValueError("a bad metadata key")
+        meta[key] = _gguf_field(form, data, reader)
+    state = _bpe_state(described["bpe"], reader, lambda: _token_ids(meta)) if "bpe" in described else None
+    if state is None and gguf.restorable(meta) and "tokenizer.ggml.merges" not in meta:
+        raise ValueError("a BPE entry without its model")
+    tokenizer = gguf.tokenizer_from_metadata(meta, name, source, model_state=state)
+    facts = gguf.facts(meta, source)
+    tokenizer.derived(GGUF_FACTS, lambda: facts)
+    return tokenizer

@@ -222,12 +222,10 @@ def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = Non
 
     def build() -> tuple[Tokenizer, gguf.GGUFFacts]:
         try:
-            return gguf.load(path, label)
+            return cache.cached_gguf(path, label)  # an unchanged file's tables come from the cache
         except TokscopeError as exc:
             raise SourceError(str(exc)) from None
 
-    # not kept in the disk cache: its entries hold data only (tables), and a GGUF tokenizer's stages
-    # are built from the file's metadata (the registry keeps it for the rest of the process)
     tokenizer, facts = build()
     tokenizer.name = label
     files = ModelFiles(path, None, model_id, dict(facts.chat_templates), facts.tokenizer_config(),

@@ -434,8 +434,8 @@ def _tokens(meta: Mapping[str, Any], source: str) -> tuple[str, ...]:
 
 
 def _types(meta: Mapping[str, Any], n: int, source: str) -> list[int]:
-    """Each token's type after llama.cpp's corrections by text (end-of-generation tokens are
-    control tokens; gpt-oss's markup is matched in text)."""
+    """Each token's type as the file gives it (llama.cpp's corrections by text are
+    :func:`_corrected_types` and, where tokens are matched, :mod:`.gguf_attributes`)."""
     raw = meta.get("tokenizer.ggml.token_type")
     if raw is None:
         types = [NORMAL] * n
@@ -464,12 +464,13 @@ def _special_ids(meta: Mapping[str, Any], n: int, defaults: Mapping[str, int | N
 
 def _corrected_types(tokens: tuple[str, ...], types: list[int]) -> list[int]:
     # llama.cpp keeps token attributes as bits; a type here stands for the same matching rule
-    for i, text in enumerate(tokens):
-        if text in _END_OF_GENERATION and types[i] != CONTROL:
-            types[i] = CONTROL
-        elif text in _ALWAYS_USER_DEFINED:
-            types[i] = USER_DEFINED
     present = _END_OF_GENERATION.intersection(tokens)
+    for text in present:
+        for i in gguf_attributes.indices(tokens, text):
+            types[i] = CONTROL
+    for text in _ALWAYS_USER_DEFINED.intersection(tokens):
+        for i in gguf_attributes.indices(tokens, text):
+            types[i] = USER_DEFINED
     if {"<|return|>", "<|call|>", "<|end|>"} <= present or {"<|calls|>", "<|flush|>", "<|end|>"} <= present:
         types[tokens.index("<|end|>")] = USER_DEFINED
     if {"<|tool_response>", "</s>"} <= present:  # Gemma 4's </s> is plain text
@@ -530,16 +531,16 @@ def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
 _NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
 
 
-def _gpt2(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+def _gpt2(meta: Mapping[str, Any], name: str, source: str, model_state: dict | None = None) -> Tokenizer:
     """Byte-level BPE: the merges of the file, the pre-tokenizer its ``tokenizer.ggml.pre`` names."""
-    return _bpe(meta, name, source, llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre")), "gpt2")
+    return _bpe(meta, name, source, llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre")), "gpt2", model_state)
 
 
-def _gemma4(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+def _gemma4(meta: Mapping[str, Any], name: str, source: str, model_state: dict | None = None) -> Tokenizer:
     """Gemma 4's SentencePiece-style BPE: llama.cpp reads the merges and gives it pre-tokenizer
     ``gemma4`` whatever the file names (spaces as ``▁``, lines cut from newline runs, merges on the
     text itself with ``<0xE2>``-style byte fallback, BOS always added)."""
-    return _bpe(meta, name, source, llama_cpp.lookup("gemma4"), "gemma4")
+    return _bpe(meta, name, source, llama_cpp.lookup("gemma4"), "gemma4", model_state)
 
 
 #: the decoder of SentencePiece-style BPE (``▁`` for spaces, ``<0xE2>`` byte tokens)
@@ -547,11 +548,14 @@ _SPM_DECODER = {"type": "Sequence", "decoders": [
     {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]}
 
 
-def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCppPre, model_type: str) -> Tokenizer:
+def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCppPre, model_type: str,
+         model_state: dict | None = None) -> Tokenizer:
     """llama.cpp's BPE tokenizer for ``pre``: byte-level (GPT-2's stand-ins, ``gpt2``) or, where
-    ``pre`` turns byte encoding off, on the text itself with byte fallback (``gemma4``)."""
+    ``pre`` turns byte encoding off, on the text itself with byte fallback (``gemma4``). With
+    ``model_state`` (what the model's ``__getstate__`` gave for this file before) the merges are
+    not read: the model is restored from it."""
     tokens = _tokens(meta, source)
-    types = _corrected_types(tokens, _types(meta, len(tokens), source))
+    types = _types(meta, len(tokens), source)  # corrected by text where they are matched (_added_tokens)
     defaults = DEFAULT_IDS[model_type]
     if model_type == "gpt2":
         defaults = {**defaults, "bos_token": None if pre.no_bos else 11}
@@ -559,12 +563,16 @@ def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCp
     add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
     add_bos = pre.force_bos or (add_bos if add_bos is not None else bool(pre.add_bos))
     add_eos = bool(_flag(meta, "tokenizer.ggml.add_eos_token"))
-    vocab = dict(zip(tokens, range(len(tokens))))
-    if not pre.byte_encode and any(b not in vocab for b in bpe_model.BYTE_TOKENS):
-        # llama.cpp would drop only the missing bytes of a character; Hugging Face's fallback drops it all
-        raise _fail(source, "a BPE vocabulary on raw UTF-8 without all 256 <0xXX> byte tokens")
     kind = newline_runs_bpe.NewlineRunsBPE if pre.whole_newline_runs else bpe_model.BPE
-    model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
+    if model_state is not None:  # the model this file made before, as its pickling state (a cache's)
+        model = kind.__new__(kind)
+        model.__setstate__(model_state)
+    else:
+        vocab = dict(zip(tokens, range(len(tokens))))
+        if not pre.byte_encode and any(b not in vocab for b in bpe_model.BYTE_TOKENS):
+            # llama.cpp would drop only the missing bytes of a character; Hugging Face's fallback drops it all
+            raise _fail(source, "a BPE vocabulary on raw UTF-8 without all 256 <0xXX> byte tokens")
+        model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
     before = [ids["bos_token"]] if add_bos and "bos_token" in ids else []
     after = [ids["eos_token"]] if add_eos and "eos_token" in ids else []
     added = _added_tokens(meta, tokens, types)
@@ -686,9 +694,27 @@ def _bpe_pre(model: str, name: str | None) -> llama_cpp.LlamaCppPre | None:
         return None
 
 
-def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "GGUF file") -> Tokenizer:
+#: the builders that take a BPE model's saved state (:func:`tokenizer_from_metadata`)
+_RESTORABLE = frozenset({"gpt2", "gemma4"})
+
+
+def restorable(meta: Mapping[str, Any]) -> bool:
+    """Whether :func:`tokenizer_from_metadata` can restore this file's model from a saved state
+    (``model_state``) instead of building it from the merges: a BPE model (``gpt2``, ``gemma4``).
+
+    >>> restorable({"tokenizer.ggml.model": "gpt2"}), restorable({"tokenizer.ggml.model": "llama"})
+    (True, False)
+    """
+    return meta.get("tokenizer.ggml.model") in _RESTORABLE
+
+
+def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "GGUF file", *,
+                            model_state: dict | None = None) -> Tokenizer:
     """The tokenizer a GGUF file's metadata describes, as llama.cpp runs it. An unknown
-    ``tokenizer.ggml.model`` (or pre-tokenizer) is a one-line error naming it."""
+    ``tokenizer.ggml.model`` (or pre-tokenizer) is a one-line error naming it. ``model_state``
+    (for a :func:`restorable` file: its BPE model's ``__getstate__()`` from an earlier build, as a
+    cache keeps it) restores the model instead of building it, so ``tokenizer.ggml.merges`` is not
+    needed."""
     model = meta.get("tokenizer.ggml.model")
     if not isinstance(model, str):
         raise _fail(source, "it has no tokenizer.ggml.model (it holds no tokenizer)")
@@ -696,6 +722,8 @@ def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "G
     if builder is None:
         raise UnsupportedComponentError("model", model, "a GGUF tokenizer model tokscope does not know")
     try:
+        if model_state is not None and model in _RESTORABLE:
+            return builder(meta, name, source, model_state)
         return builder(meta, name, source)
     except UnsupportedComponentError:
         raise

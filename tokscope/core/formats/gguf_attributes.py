@@ -30,6 +30,8 @@ gives the added tokens for :class:`~..added_tokens.added_vocabulary.AddedVocabul
 
 from __future__ import annotations
 
+import re
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -74,8 +76,12 @@ def _string(meta: Mapping[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _indices(tokens: Sequence[str], text: str) -> list[int]:
-    """Every index of ``text`` in ``tokens`` (a C-speed scan per hit)."""
+def indices(tokens: Sequence[str], text: str) -> list[int]:
+    """Every index of ``text`` in ``tokens`` (a C-speed scan per hit).
+
+    >>> indices(("a", "b", "a"), "a"), indices(("a",), "z")
+    ([0, 2], [])
+    """
     out = []
     index = getattr(tokens, "index")
     start = 0
@@ -90,7 +96,7 @@ def _indices(tokens: Sequence[str], text: str) -> list[int]:
 
 def _last(tokens: Sequence[str], text: str) -> int | None:
     """The id llama.cpp's ``token_to_id`` gives ``text`` (the last token so spelled)."""
-    found = _indices(tokens, text)
+    found = indices(tokens, text)
     return found[-1] if found else None
 
 
@@ -102,26 +108,39 @@ def special_kinds(tokens: Sequence[str], types: Sequence[int]) -> dict[int, bool
     >>> special_kinds(["<unk>", "</s>", "x", "<|start|>"], [2, 4, 1, 3])
     {0: True, 1: True, 3: False}
     """
-    kinds: dict[int, bool] = {}
-    for i, kind in enumerate(types):
-        if kind == UNKNOWN or kind == CONTROL:
-            kinds[i] = True
-        elif kind == USER_DEFINED:
-            kinds[i] = False
-    present = END_OF_GENERATION.intersection(tokens)
+    kinds = {i: kind != USER_DEFINED for i, kind in _special_types(types)}
+    named = set(tokens) if len(tokens) > 64 else tokens  # one pass over a large vocabulary
+    present = END_OF_GENERATION.intersection(named)
     for text in present:
-        for i in _indices(tokens, text):
+        for i in indices(tokens, text):
             kinds[i] = True  # attr |= CONTROL
-    for text in ALWAYS_USER_DEFINED.intersection(tokens):
-        for i in _indices(tokens, text):
+    for text in ALWAYS_USER_DEFINED.intersection(named):
+        for i in indices(tokens, text):
             kinds[i] = False  # attr = USER_DEFINED
     if {"<|return|>", "<|call|>", "<|end|>"} <= present or {"<|calls|>", "<|flush|>", "<|end|>"} <= present:
-        for i in _indices(tokens, "<|end|>"):
+        for i in indices(tokens, "<|end|>"):
             kinds[i] = False
     if {"<|tool_response>", "</s>"} <= present:  # Gemma 4's </s> is plain text (attr = NORMAL)
-        for i in _indices(tokens, "</s>"):
+        for i in indices(tokens, "</s>"):
             kinds.pop(i, None)
     return dict(sorted(kinds.items()))
+
+
+#: a byte that is an unknown, control or user-defined type
+_SPECIAL_TYPE = re.compile(b"[\x02\x03\x04]")
+
+
+def _special_types(types: Sequence[int]) -> list[tuple[int, int]]:
+    """``(index, type)`` of every unknown, control or user-defined type, found at C speed.
+
+    >>> _special_types([1, 3, 1, 4, 300, 2])
+    [(1, 3), (3, 4), (5, 2)]
+    """
+    try:
+        blob = array("b", types).tobytes()
+    except (OverflowError, TypeError):  # a type beyond a byte (undefined in llama.cpp)
+        return [(i, k) for i, k in enumerate(types) if k in (UNKNOWN, CONTROL, USER_DEFINED)]
+    return [(m.start(), blob[m.start()]) for m in _SPECIAL_TYPE.finditer(blob)]
 
 
 def strip_flags(meta: Mapping[str, Any], tokens: Sequence[str], cached: Sequence[int]) -> dict[int, tuple[bool, bool]]:
