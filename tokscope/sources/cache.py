@@ -37,7 +37,7 @@ from typing import Any
 
 from ..version import __version__
 from ..core.added_tokens.specials import SpecialTokens
-from ..core.formats import gguf
+from ..core.formats import gguf, sentencepiece_model
 from ..core.formats import tokenizer_json as hf
 from ..core.formats.tokenizer_json_models import from_json as model_from_json
 from ..core.models.bpe import BPE
@@ -344,6 +344,8 @@ def _rebuild(meta: Any, reader: _Reader) -> Tokenizer:
         return hf.from_json(obj, name, model=model)
     if recipe == "gguf":
         return _gguf_from(meta, reader)
+    if recipe == "sentencepiece":
+        return _sentencepiece_from(meta, reader)
     raise ValueError("an unknown recipe")
 
 
@@ -589,3 +591,80 @@ def _gguf_from(described: Any, reader: _Reader) -> Tokenizer:
     facts = gguf.facts(meta, source)
     tokenizer.derived(GGUF_FACTS, lambda: facts)
     return tokenizer
+
+
+# ----- SentencePiece .model files -----------------------------------------------------------------
+#
+# A ``.model`` file is keyed by its bytes' sha256 like a tokenizer.json; its entry holds the parsed
+# ``ModelProto`` (pieces, scores, types, and the trainer's and normalizer's fields), so a second
+# load skips the protobuf parse and builds the tokenizer from the tables.
+
+_SPM = "spm-model"
+
+
+def cached_sentencepiece(path: Path, label: str) -> Tokenizer:
+    """The tokenizer of the SentencePiece ``.model`` file at ``path``
+    (:func:`~..core.formats.sentencepiece_model.from_model_bytes`), from the cache when it holds
+    the file's parse."""
+    data = read_source(path)
+    digest = hashlib.sha256(data).hexdigest()
+    entry = _entry(_SPM, digest)
+    tokenizer = _load(entry, _SPM, digest)
+    if tokenizer is not None:
+        tokenizer.name = label
+        return tokenizer
+    source = os.fspath(path)
+    proto = sentencepiece_model.parse(data, source)
+    tokenizer = sentencepiece_model.from_proto(proto, label, source)
+    tables = _Tables()
+    try:
+        described = {"recipe": "sentencepiece", "name": label, "source": source,
+                     "pieces": tables.strings(list(proto.pieces)),
+                     "scores": tables.add("B", _f32_bytes(proto.scores)),
+                     "types": tables.add("B", bytes(proto.types)),
+                     "trainer": _spec_fields(proto.trainer),
+                     "normalizer": {**_spec_fields(proto.normalizer, skip="precompiled_charsmap"),
+                                    "precompiled_charsmap": tables.add("B", proto.normalizer.precompiled_charsmap)}}
+    except (_Unfit, TypeError, ValueError, OverflowError):
+        return tokenizer
+    _write(entry, _SPM, digest, described, tables)
+    return tokenizer
+
+
+def _f32_bytes(scores: Any) -> bytes:
+    """Scores as float32 in this machine's byte order (what a ``.model`` file's parse holds)."""
+    values = scores if isinstance(scores, array) and scores.typecode == "f" else array("f", scores)
+    if values.itemsize != 4:
+        raise _Unfit("no 4-byte floats")
+    return values.tobytes()
+
+
+def _spec_fields(spec: Any, skip: str = "") -> dict[str, Any]:
+    return {name: getattr(spec, name) for name in spec.__dataclass_fields__ if name != skip}
+
+
+def _spec_from(kind: Any, fields: Any, extra: dict[str, Any] | None = None) -> Any:
+    """A trainer or normalizer spec from its fields, each of the type its default has."""
+    if not isinstance(fields, dict):
+        raise ValueError("a bad spec")
+    defaults = kind()
+    for name, value in fields.items():
+        if name not in kind.__dataclass_fields__ or type(value) is not type(getattr(defaults, name)):
+            raise ValueError("a bad spec field")
+    return kind(**fields, **(extra or {}))
+
+
+def _sentencepiece_from(described: Any, reader: _Reader) -> Tokenizer:
+    name, source = described["name"], described["source"]
+    if not isinstance(name, str) or not isinstance(source, str):
+        raise ValueError("a bad SentencePiece entry")
+    pieces = reader.strings(described["pieces"])
+    scores = array("f")
+    scores.frombytes(reader.get(described["scores"], bytes))  # this machine's byte order (the entry's key)
+    types = reader.get(described["types"], bytes)
+    normalizer = dict(described["normalizer"])
+    charsmap = reader.get(normalizer.pop("precompiled_charsmap"), bytes)
+    proto = sentencepiece_model.ModelProto(
+        pieces, scores, types, _spec_from(sentencepiece_model.TrainerSpec, described["trainer"]),
+        _spec_from(sentencepiece_model.NormalizerSpec, normalizer, {"precompiled_charsmap": charsmap}))
+    return sentencepiece_model.from_proto(proto, name, source)

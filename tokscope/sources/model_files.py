@@ -184,6 +184,11 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
     elif kind == "json":
         tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label))
+    elif kind == "spm":  # the protobuf parse is kept in the cache
+        try:
+            tokenizer = cache.cached_sentencepiece(path, label)
+        except TokenizerFileError as exc:
+            raise SourceError(str(exc)) from None
     elif fmt is not None and fmt.load is not None:
         tokenizer = _read_format(path, fmt, label)
     else:

@@ -278,12 +278,12 @@ def _top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]
 _RUN = re.compile(rb"(?:\x0a[\x07-\x7f]\x0a[\x00-\x7f][^\x15]*\x15....(?:\x18[\x00-\x7f])?)*", re.DOTALL)
 #: what lies between the texts of two pieces of such a run: the first one's score and type, the
 #: second one's two lengths
-_BETWEEN = re.compile(rb"\x15(....)(\x18[\x00-\x7f])?\x0a([\x07-\x7f])\x0a([\x00-\x7f])", re.DOTALL)
+_BETWEEN = re.compile(rb"\x15(....)(?:\x18([\x00-\x7f]))?\x0a([\x07-\x7f])\x0a([\x00-\x7f])", re.DOTALL)
 #: a closing header after a run, so that its last piece is followed like the others
 _SENTINEL = b"\x0a\x07\x0a\x00"
 #: a message's size over its text's length: 7 without a type field, 9 with one
 _OVERHEAD = bytes.maketrans(b"\x00\x01", b"\x07\x09")
-_NORMAL_TYPE = bytes((0x18, NORMAL))
+_NORMAL_TYPE = bytes((NORMAL,))
 _FLAGGED = re.compile(b"\x01")
 #: bytes a run is first looked for in, and at most (it doubles while whole windows read right)
 _WINDOW = (1 << 12, 1 << 22)
@@ -334,14 +334,14 @@ def _common_run(data: bytes, pos: int, window: int, pieces: list[str], score_byt
     score_bytes += b"".join(parts[1::5])
     typed = flags.count(1)
     if typed == len(kinds):  # every piece states its type (Mistral's v2 and later files)
-        types.extend(b"".join(kinds)[1::2])
+        types.extend(b"".join(kinds))
     elif typed * 8 < len(kinds):  # the few pieces with a type field (control, byte ...)
         start = len(types)
         types.extend(bytes((NORMAL,)) * len(kinds))
         for found in _FLAGGED.finditer(flags):
-            types[start + found.start()] = kinds[found.start()][1]
+            types[start + found.start()] = kinds[found.start()][0]
     else:
-        types.extend(b"".join([k or _NORMAL_TYPE for k in kinds])[1::2])
+        types.extend(b"".join([k or _NORMAL_TYPE for k in kinds]))
     grown = window * 2 if complete and limit - end < 256 else _WINDOW[0]
     return end, min(grown, _WINDOW[1])
 
