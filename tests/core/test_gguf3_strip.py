@@ -1,6 +1,7 @@
 """llama.cpp's strip attributes on GGUF special tokens (issue 19): Phi-3's tokens take the ASCII
 whitespace after them, ``<mask>`` of jina-v2/nomic-bert-moe and ``[MASK]`` of modern-bert the
-whitespace before them, when they are parsed as special tokens.
+whitespace before them, when they are parsed as special tokens; and the control bit llama.cpp
+gives fill-in-the-middle tokens by their text (deepseek-coder).
 
 There is no llama.cpp binary here: every expected answer below was **derived by hand from
 llama.cpp's code** (``src/llama-vocab.cpp`` of the llama-cpp-python 0.3.36 sdist):
@@ -34,7 +35,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gguf_files import llama_cpp_models  # noqa: E402,F401
+from gguf_files import copy_tokenizer, llama_cpp_models  # noqa: E402,F401
 
 from tokscope.core.formats import gguf, gguf_attributes  # noqa: E402
 from tokscope.core.formats.gguf_sentencepiece import tokenizer_from_gguf  # noqa: E402
@@ -209,3 +210,23 @@ def test_architecture_rule_comes_before_the_name():
 def test_missing_mask_is_skipped():
     tok, ids = _tiny_bpe("x", pre="jina-v2-de", extra=())
     assert _special(tok, "a <|end|>") == [ids["a"], ids["Ġ"], ids["<|end|>"]]
+
+
+# ----- fill-in-the-middle tokens: the control bit by text --------------------------------------------
+
+def test_deepseek_coder_fim_tokens_are_matched_only_as_special_tokens(llama_cpp_models, tmp_path):
+    """deepseek-coder's file makes its FIM tokens user-defined and names no FIM token id, so
+    llama.cpp finds them by text and gives them the control bit (``attr |= CONTROL``): parsed only
+    with parse_special. A file that names its prefix token keeps that one user-defined."""
+    path = llama_cpp_models / "ggml-vocab-deepseek-coder.gguf"
+    tok = _tok(path)
+    begin, hole, end = _ids(path, ["<｜fim▁begin｜>", "<｜fim▁hole｜>", "<｜fim▁end｜>"])
+    assert [_meta(path)["tokenizer.ggml.token_type"][i] for i in (begin, hole, end)] == [4, 4, 4]
+    text = "def f(x):<｜fim▁begin｜> return<｜fim▁hole｜>x<｜fim▁end｜>"
+    plain = tok.encode(text, disallowed_special=())
+    assert not {begin, hole, end} & set(plain) and tok.decode(plain) == text
+    # parsed as specials: the three fragments between them, each as its own text
+    assert _special(tok, text) == [*tok.encode("def f(x):"), begin, *tok.encode(" return"), hole, *tok.encode("x"), end]
+    named = gguf.load(copy_tokenizer(path, tmp_path / "named.gguf", tokenizer__ggml__fim_pre_token_id=begin))[0]
+    plain = named.encode(text, disallowed_special=())
+    assert begin in plain and hole not in plain and end not in plain

@@ -2,7 +2,9 @@
 
 llama.cpp gives each token attribute bits from its ``tokenizer.ggml.token_type``, then corrects
 them by the token's text (``llama_vocab::impl::load`` in ``src/llama-vocab.cpp``): a token that
-ends generation (``<|eot_id|>``, ``</s>`` ...) gains the control bit, gpt-oss's message markup
+ends generation (``<|eot_id|>``, ``</s>`` ...) gains the control bit, and so does a
+fill-in-the-middle token (``<｜fim▁begin｜>``, ``<fim_prefix>`` ...) of a role the file names no
+token for; gpt-oss's message markup
 becomes user-defined, Gemma 4's ``</s>`` normal, and the ``<|end|>`` of a vocabulary that also
 has ``<|return|>`` and ``<|call|>`` user-defined. Its "special tokens cache" is then every token
 with the control, user-defined or unknown bit; ``tokenizer_st_partition`` cuts those out of the
@@ -100,16 +102,65 @@ def _last(tokens: Sequence[str], text: str) -> int | None:
     return found[-1] if found else None
 
 
-def special_kinds(tokens: Sequence[str], types: Sequence[int]) -> dict[int, bool]:
+#: the fill-in-the-middle roles: the keys that name each one's token (the deprecated one too),
+#: and the texts llama.cpp looks for when none does, in its order
+FILL_IN_THE_MIDDLE: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.prefix_token_id"),
+     ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>", "<|code_prefix|>",
+      "<|prefix|>")),
+    (("tokenizer.ggml.fim_suf_token_id", "tokenizer.ggml.suffix_token_id"),
+     ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>", "<|code_suffix|>",
+      "<|suffix|>")),
+    (("tokenizer.ggml.fim_mid_token_id", "tokenizer.ggml.middle_token_id"),
+     ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>", "<|code_middle|>",
+      "<|middle|>")),
+    (("tokenizer.ggml.fim_pad_token_id",), ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]")),
+    (("tokenizer.ggml.fim_rep_token_id",), ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>")),
+    (("tokenizer.ggml.fim_sep_token_id",), ("<|file_sep|>",)),
+)
+
+
+def _fill_in_the_middle(meta: Mapping[str, Any], tokens: Sequence[str], named: Any) -> list[int]:
+    """The tokens llama.cpp gives the control bit as fill-in-the-middle tokens: for each role the
+    file names no token for (a key in range), the token it finds by text. Of several candidates
+    llama.cpp takes the first its hash map yields, which no file states; the first in its list is
+    taken here.
+
+    >>> _fill_in_the_middle({}, ["a", "<PRE>", "<｜fim▁begin｜>"], {"a", "<PRE>", "<｜fim▁begin｜>"})
+    [2]
+    >>> _fill_in_the_middle({"tokenizer.ggml.fim_pre_token_id": 1}, ["a", "<PRE>"], {"a", "<PRE>"})
+    []
+    """
+    n = len(tokens)
+    out = []
+    for keys, texts in FILL_IN_THE_MIDDLE:
+        if any(isinstance(meta.get(k), int) and not isinstance(meta.get(k), bool) and 0 <= meta[k] < n for k in keys):
+            continue
+        for text in texts:
+            if text in named:
+                found = _last(tokens, text)
+                if found is not None:
+                    out.append(found)
+                break
+    return out
+
+
+def special_kinds(tokens: Sequence[str], types: Sequence[int], meta: Mapping[str, Any] | None = None) -> dict[int, bool]:
     """llama.cpp's special-tokens cache after its corrections by text: ``{id: special}``, where
     ``special`` is whether the token has the control or unknown bit (matched only with
-    ``parse_special``), else it is user-defined (always matched).
+    ``parse_special``), else it is user-defined (always matched). With ``meta`` (the file's
+    metadata), the fill-in-the-middle tokens the file names no id for gain the control bit too.
 
     >>> special_kinds(["<unk>", "</s>", "x", "<|start|>"], [2, 4, 1, 3])
     {0: True, 1: True, 3: False}
+    >>> special_kinds(["<unk>", "<fim_prefix>"], [2, 4], {})
+    {0: True, 1: True}
     """
     kinds = {i: kind != USER_DEFINED for i, kind in _special_types(types)}
     named = set(tokens) if len(tokens) > 64 else tokens  # one pass over a large vocabulary
+    if meta is not None:
+        for i in _fill_in_the_middle(meta, tokens, named):
+            kinds[i] = True  # attr |= CONTROL
     present = END_OF_GENERATION.intersection(named)
     for text in present:
         for i in indices(tokens, text):
@@ -188,7 +239,7 @@ def matched_tokens(meta: Mapping[str, Any], tokens: Sequence[str], types: Sequen
     (:func:`special_kinds`) with its strip attributes (:func:`strip_flags`), matched on the raw
     text; ``contents`` spells each token in the text where that differs from ``tokens``
     (WordPiece's ``vocab.txt`` spelling)."""
-    kinds = special_kinds(tokens, types)
+    kinds = special_kinds(tokens, types, meta)
     flags = strip_flags(meta, tokens, list(kinds))
     spelled = tokens if contents is None else contents
     out = []
