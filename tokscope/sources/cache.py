@@ -38,6 +38,7 @@ from typing import Any
 
 from ..version import __version__
 from ..core.added_tokens.specials import SpecialTokens
+from ..core.formats import gguf, sentencepiece_model
 from ..core.formats import tokenizer_json as hf
 from ..core.formats.tokenizer_json_models import from_json as model_from_json
 from ..core.models.bpe import BPE
@@ -247,14 +248,17 @@ def _vocab_from(spec: Any, reader: _Reader) -> Any:
     return [[p, s] for p, s in zip(pieces, scores)]
 
 
-def _bpe_tables(model: BPE, tables: _Tables) -> dict:
-    """A BPE model as its pickling state gives it (vocabulary, merge arrays, options)."""
+def _bpe_tables(model: BPE, tables: _Tables, token_ids: dict | None = None) -> dict:
+    """A BPE model as its pickling state gives it (vocabulary, merge arrays, options); a
+    vocabulary equal to ``token_ids`` (a GGUF file's tokens by position) is kept as a mark only."""
     out: dict[str, Any] = {}
     for key, value in model.__getstate__().items():
         if isinstance(value, _SCALARS):
             out[key] = ["scalar", value]
         elif isinstance(value, array):
             out[key] = ["array", tables.add("", value)]
+        elif token_ids is not None and type(value) is dict and value == token_ids:
+            out[key] = ["token_ids", None]
         elif type(value) is dict:
             out[key] = ["vocab", _vocab_tables(value, tables)]
         else:
@@ -263,6 +267,14 @@ def _bpe_tables(model: BPE, tables: _Tables) -> dict:
 
 
 def _bpe_from(spec: Any, reader: _Reader) -> BPE:
+    model = BPE.__new__(BPE)
+    model.__setstate__(_bpe_state(spec, reader))
+    return model
+
+
+def _bpe_state(spec: Any, reader: _Reader, token_ids: Callable[[], dict] | None = None) -> dict[str, Any]:
+    """A BPE model's pickling state from its tables (see :func:`_bpe_tables`; ``token_ids`` gives
+    the vocabulary a mark stands for)."""
     state: dict[str, Any] = {}
     for key, (form, value) in spec.items():
         if form == "scalar":
@@ -273,11 +285,11 @@ def _bpe_from(spec: Any, reader: _Reader) -> BPE:
             state[key] = reader.get(value, array)
         elif form == "vocab":
             state[key] = _vocab_from(value, reader)
+        elif form == "token_ids" and token_ids is not None:
+            state[key] = token_ids()
         else:
             raise ValueError("a bad BPE field")
-    model = BPE.__new__(BPE)
-    model.__setstate__(state)
-    return model
+    return state
 
 
 def _is_plain_ranks(tokenizer: Tokenizer) -> bool:
@@ -331,6 +343,10 @@ def _rebuild(meta: Any, reader: _Reader) -> Tokenizer:
             model_obj["vocab"] = _vocab_from(spec["vocab"], reader)
             model = model_from_json(model_obj)
         return hf.from_json(obj, name, model=model)
+    if recipe == "gguf":
+        return _gguf_from(meta, reader)
+    if recipe == "sentencepiece":
+        return _sentencepiece_from(meta, reader)
     raise ValueError("an unknown recipe")
 
 
@@ -522,3 +538,236 @@ def _write(entry: Path, kind: str, digest: str, meta: dict, tables: _Tables) -> 
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+# ----- GGUF files ---------------------------------------------------------------------------------
+#
+# A GGUF file can be a model of many gigabytes, so it is never hashed: its entry is keyed by the
+# file's identity (real path, device, inode, size, modification time in nanoseconds), and a file
+# changed in any of those is read again. The entry holds the file's metadata (scalars in the JSON
+# line; token, score and type arrays, the merges and the charsmap as tables) and, for a BPE model,
+# the model's own tables (its vocabulary and merge arrays, as a tokenizer.json entry keeps them),
+# so neither the file nor its merge list is read again. The tokenizer and its facts are rebuilt
+# from that through :func:`~..core.formats.gguf.tokenizer_from_metadata` and
+# :func:`~..core.formats.gguf.facts`, as a first load builds them.
+
+#: the key of a cached GGUF tokenizer's :class:`~..core.formats.gguf.GGUFFacts` in
+#: :meth:`~..core.tokenizer.tokenizer.Tokenizer.derived`
+GGUF_FACTS = "sources.cache.gguf_facts"
+_GGUF = "gguf"
+#: numeric array types, and the table type each is kept as (``B`` tables come back as bytes)
+_GGUF_ARRAYS = {"b": "q", "B": "B", "h": "q", "H": "q", "i": "q", "I": "q", "l": "q", "L": "q", "q": "q",
+                "Q": "Q", "f": "d", "d": "d"}
+
+
+def gguf_digest(path: str, info: os.stat_result) -> str:
+    """The key of a GGUF file's entry: its real path and identity (never its bytes).
+
+    >>> info = os.stat_result((0o100644, 7, 1, 1, 0, 0, 10, 0, 0, 0))
+    >>> gguf_digest("/m.gguf", info) == gguf_digest("/m.gguf", info), len(gguf_digest("/m.gguf", info))
+    (True, 64)
+    """
+    ident = f"{os.path.realpath(path)}\0{info.st_dev}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}"
+    return hashlib.sha256(ident.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def cached_gguf(path: Path, label: str) -> tuple[Tokenizer, gguf.GGUFFacts]:
+    """The tokenizer of the GGUF file at ``path`` and its facts (:func:`~..core.formats.gguf.load`),
+    from the cache when the file is unchanged; read and kept there otherwise."""
+    name = os.fspath(path)
+    try:
+        before = os.stat(name)
+    except OSError:
+        before = None
+    digest = entry = None
+    if before is not None and stat.S_ISREG(before.st_mode):
+        digest = gguf_digest(name, before)
+        entry = _entry(_GGUF, digest)
+        tokenizer = _load(entry, _GGUF, digest)
+        if tokenizer is not None:
+            facts = tokenizer.derived(GGUF_FACTS, lambda: None)
+            if isinstance(facts, gguf.GGUFFacts):
+                tokenizer.name = label
+                return tokenizer, facts
+    meta = gguf.read_metadata(name)
+    tokenizer = gguf.tokenizer_from_metadata(meta, label, name)
+    facts = gguf.facts(meta, name)
+    if entry is not None and digest is not None:
+        try:
+            after = os.stat(name)
+        except OSError:
+            after = None
+        if after is not None and _identity(after) == _identity(before):  # not changed while it was read
+            _store_gguf(entry, digest, name, tokenizer, meta)
+    return tokenizer, facts
+
+
+def _store_gguf(entry: Path, digest: str, source: str, tokenizer: Tokenizer, meta: Any) -> None:
+    tables = _Tables()
+    try:
+        keep_model = gguf.restorable(meta) and isinstance(tokenizer.model, BPE)
+        fields: list[list] = []
+        for key, value in meta.items():
+            if keep_model and key == "tokenizer.ggml.merges":
+                continue  # the model's own tables replace them
+            fields.append([key, *_gguf_value(value, tables)])
+        described: dict[str, Any] = {"recipe": "gguf", "name": tokenizer.name, "source": source, "fields": fields}
+        if keep_model:
+            described["bpe"] = _bpe_tables(tokenizer.model, tables, _token_ids(meta))
+    except (_Unfit, TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
+        return
+    _write(entry, _GGUF, digest, described, tables)
+
+
+def _gguf_value(value: Any, tables: _Tables) -> list:
+    """A metadata value as ``[form, data]`` (see :func:`_gguf_field`)."""
+    if value is None or type(value) in (bool, int, float, str):
+        return ["scalar", value]
+    if isinstance(value, array):
+        kept = _GGUF_ARRAYS.get(value.typecode)
+        if kept is None:
+            raise _Unfit(f"an array of type {value.typecode}")
+        if kept == "B":
+            return ["array", value.typecode, tables.add("B", value.tobytes())]
+        return ["array", value.typecode, tables.add("", value if value.typecode == kept else array(kept, value))]
+    if type(value) is tuple and all(type(v) is str for v in value):
+        return ["strings", tables.strings(list(value))]
+    if type(value) is tuple and all(type(v) is bool for v in value):
+        return ["bools", list(value)]
+    raise _Unfit("a nested or mixed array")
+
+
+def _gguf_field(form: Any, data: list, reader: _Reader) -> Any:
+    """A metadata value from its ``[form, data]`` (the types the GGUF reader gives)."""
+    if form == "scalar":
+        value = data[0]
+        if value is not None and type(value) not in (bool, int, float, str):
+            raise ValueError("a bad scalar")
+        return value
+    if form == "array":
+        typecode, index = data
+        kept = _GGUF_ARRAYS.get(typecode) if isinstance(typecode, str) else None
+        if kept is None:
+            raise ValueError("a bad array type")
+        if kept == "B":
+            values = array("B")
+            values.frombytes(reader.get(index, bytes))
+            return values
+        table = reader.get(index, array)
+        if table.typecode != kept:
+            raise ValueError("a table of the wrong type")
+        return table if typecode == kept else array(typecode, table)
+    if form == "strings":
+        return tuple(reader.strings(data[0]))
+    if form == "bools":
+        if not isinstance(data[0], list) or not all(type(v) is bool for v in data[0]):
+            raise ValueError("a bad list of booleans")
+        return tuple(data[0])
+    raise ValueError("an unknown metadata form")
+
+
+def _token_ids(meta: Any) -> dict:
+    """``{token: id}`` of a GGUF file's tokens by position (the last of two same tokens wins)."""
+    tokens = meta.get("tokenizer.ggml.tokens")
+    if type(tokens) is not tuple:
+        raise ValueError("no tokens")
+    return dict(zip(tokens, range(len(tokens))))
+
+
+def _gguf_from(described: Any, reader: _Reader) -> Tokenizer:
+    name, source, fields = described["name"], described["source"], described["fields"]
+    if not isinstance(source, str) or not isinstance(fields, list):
+        raise ValueError("a bad GGUF entry")
+    meta: dict[str, Any] = {}
+    for key, form, *data in fields:
+        if not isinstance(key, str):
+            raise ValueError("a bad metadata key")
+        meta[key] = _gguf_field(form, data, reader)
+    state = _bpe_state(described["bpe"], reader, lambda: _token_ids(meta)) if "bpe" in described else None
+    if state is None and gguf.restorable(meta) and "tokenizer.ggml.merges" not in meta:
+        raise ValueError("a BPE entry without its model")
+    tokenizer = gguf.tokenizer_from_metadata(meta, name, source, model_state=state)
+    facts = gguf.facts(meta, source)
+    tokenizer.derived(GGUF_FACTS, lambda: facts)
+    return tokenizer
+
+
+# ----- SentencePiece .model files -----------------------------------------------------------------
+#
+# A ``.model`` file is keyed by its bytes' sha256 like a tokenizer.json; its entry holds the parsed
+# ``ModelProto`` (pieces, scores, types, and the trainer's and normalizer's fields), so a second
+# load skips the protobuf parse and builds the tokenizer from the tables.
+
+_SPM = "spm-model"
+
+
+def cached_sentencepiece(path: Path, label: str) -> Tokenizer:
+    """The tokenizer of the SentencePiece ``.model`` file at ``path``
+    (:func:`~..core.formats.sentencepiece_model.from_model_bytes`), from the cache when it holds
+    the file's parse."""
+    data = read_source(path)
+    digest = hashlib.sha256(data).hexdigest()
+    entry = _entry(_SPM, digest)
+    tokenizer = _load(entry, _SPM, digest)
+    if tokenizer is not None:
+        tokenizer.name = label
+        return tokenizer
+    source = os.fspath(path)
+    proto = sentencepiece_model.parse(data, source)
+    tokenizer = sentencepiece_model.from_proto(proto, label, source)
+    tables = _Tables()
+    try:
+        described = {"recipe": "sentencepiece", "name": label, "source": source,
+                     "pieces": tables.strings(list(proto.pieces)),
+                     "scores": tables.add("B", _f32_bytes(proto.scores)),
+                     "types": tables.add("B", bytes(proto.types)),
+                     "trainer": _spec_fields(proto.trainer),
+                     "normalizer": {**_spec_fields(proto.normalizer, skip="precompiled_charsmap"),
+                                    "precompiled_charsmap": tables.add("B", proto.normalizer.precompiled_charsmap)}}
+    except (_Unfit, TypeError, ValueError, OverflowError):
+        return tokenizer
+    _write(entry, _SPM, digest, described, tables)
+    return tokenizer
+
+
+def _f32_bytes(scores: Any) -> bytes:
+    """Scores as float32 in this machine's byte order (what a ``.model`` file's parse holds)."""
+    values = scores if isinstance(scores, array) and scores.typecode == "f" else array("f", scores)
+    if values.itemsize != 4:
+        raise _Unfit("no 4-byte floats")
+    return values.tobytes()
+
+
+def _spec_fields(spec: Any, skip: str = "") -> dict[str, Any]:
+    return {name: getattr(spec, name) for name in spec.__dataclass_fields__ if name != skip}
+
+
+def _spec_from(kind: Any, fields: Any, extra: dict[str, Any] | None = None) -> Any:
+    """A trainer or normalizer spec from its fields, each of the type its default has."""
+    if not isinstance(fields, dict):
+        raise ValueError("a bad spec")
+    defaults = kind()
+    for name, value in fields.items():
+        if name not in kind.__dataclass_fields__ or type(value) is not type(getattr(defaults, name)):
+            raise ValueError("a bad spec field")
+    return kind(**fields, **(extra or {}))
+
+
+def _sentencepiece_from(described: Any, reader: _Reader) -> Tokenizer:
+    name, source = described["name"], described["source"]
+    if not isinstance(name, str) or not isinstance(source, str):
+        raise ValueError("a bad SentencePiece entry")
+    pieces = reader.strings(described["pieces"])
+    scores = array("f")
+    scores.frombytes(reader.get(described["scores"], bytes))  # this machine's byte order (the entry's key)
+    types = reader.get(described["types"], bytes)
+    normalizer = dict(described["normalizer"])
+    charsmap = reader.get(normalizer.pop("precompiled_charsmap"), bytes)
+    proto = sentencepiece_model.ModelProto(
+        pieces, scores, types, _spec_from(sentencepiece_model.TrainerSpec, described["trainer"]),
+        _spec_from(sentencepiece_model.NormalizerSpec, normalizer, {"precompiled_charsmap": charsmap}))
+    return sentencepiece_model.from_proto(proto, name, source)

@@ -184,6 +184,11 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
     elif kind == "json":
         tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label))
+    elif kind == "spm":  # the protobuf parse is kept in the cache
+        try:
+            tokenizer = cache.cached_sentencepiece(path, label)
+        except TokenizerFileError as exc:
+            raise SourceError(str(exc)) from None
     elif fmt is not None and fmt.load is not None:
         tokenizer = _read_format(path, fmt, label)
     else:
@@ -222,12 +227,10 @@ def load_gguf(path: Path, *, name: str | None = None, model_id: str | None = Non
 
     def build() -> tuple[Tokenizer, gguf.GGUFFacts]:
         try:
-            return gguf.load(path, label)
+            return cache.cached_gguf(path, label)  # an unchanged file's tables come from the cache
         except TokscopeError as exc:
             raise SourceError(str(exc)) from None
 
-    # not kept in the disk cache: its entries hold data only (tables), and a GGUF tokenizer's stages
-    # are built from the file's metadata (the registry keeps it for the rest of the process)
     tokenizer, facts = build()
     tokenizer.name = label
     files = ModelFiles(path, None, model_id, dict(facts.chat_templates), facts.tokenizer_config(),

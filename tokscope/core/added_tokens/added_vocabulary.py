@@ -5,7 +5,9 @@
 and the ``normalized=True`` tokens (in their normalized form) are matched on it. Matching is
 leftmost-longest (HF's Aho-Corasick), and a match is then kept or dropped as HF's
 ``find_matches`` does: a ``single_word`` token needs no word character (the Rust ``regex`` crate's
-``\\w``) on either side, ``lstrip``/``rstrip`` take the whitespace before/after into the token.
+``\\w``) on either side, ``lstrip``/``rstrip`` take the whitespace before/after into the token
+(Unicode's ``White_Space``, or the characters given as ``strip``: llama.cpp strips only C's
+ASCII ``isspace``, which its GGUF tokenizers pass).
 A dropped match is not retried at a later start inside it (HF's iterator has moved past it).
 
 tokscope's special-token policy sits on top: :meth:`AddedVocabulary.split` matches a special
@@ -135,11 +137,22 @@ def _is_word(c: str) -> bool:
 
 
 class AddedVocabulary:
-    """The added tokens of a tokenizer, matched as HF matches them (see the module)."""
+    """The added tokens of a tokenizer, matched as HF matches them (see the module).
 
-    def __init__(self, tokens: Iterable[AddedToken], normalizer: Any = None) -> None:
+    >>> mask = AddedToken("<m>", 5, special=True, normalized=False, lstrip=True)
+    >>> [(p.text, i) for p, i in AddedVocabulary([mask]).split("a\u3000<m>", None, frozenset({"<m>"}))]
+    [('a', None), ('\u3000<m>', 5)]
+    >>> ascii_only = AddedVocabulary([mask], strip=frozenset(" \t"))
+    >>> [(p.text, i) for p, i in ascii_only.split("a\u3000 <m>", None, frozenset({"<m>"}))]
+    [('a\u3000', None), (' <m>', 5)]
+    """
+
+    def __init__(self, tokens: Iterable[AddedToken], normalizer: Any = None, *,
+                 strip: frozenset[str] = WHITESPACE) -> None:
         self.tokens: tuple[AddedToken, ...] = tuple(t for t in tokens if t.content)
         self.normalizer = normalizer
+        #: the characters ``lstrip``/``rstrip`` take beside a token
+        self.strip = strip
         raw: dict[str, AddedToken] = {}
         normalized: dict[str, AddedToken] = {}
         #: ``id -> the token as Hugging Face's ``id_to_token`` and ``decode`` write it``: a
@@ -162,13 +175,13 @@ class AddedVocabulary:
         self.special = frozenset(t.content for t in self.tokens if t.special)
 
     @classmethod
-    def from_json(cls, items: Any, normalizer: Any = None) -> AddedVocabulary:
+    def from_json(cls, items: Any, normalizer: Any = None, *, strip: frozenset[str] = WHITESPACE) -> AddedVocabulary:
         """The ``added_tokens`` list of a ``tokenizer.json``."""
         if items is None:
             items = []
         if not isinstance(items, list):
             raise TokenizerFileError("'added_tokens' must be a list")
-        return cls([AddedToken.from_json(item) for item in items], normalizer)
+        return cls([AddedToken.from_json(item) for item in items], normalizer, strip=strip)
 
     # ----- HF's find_matches -------------------------------------------------------------------
 
@@ -179,6 +192,7 @@ class AddedVocabulary:
         out: list[tuple[int, int, AddedToken | None]] = []
         start_offset = 0
         n = len(text)
+        space = self.strip
         for start, stop, token in trie.find(text):
             if token.special and token.content not in allowed_special:
                 continue
@@ -189,11 +203,11 @@ class AddedVocabulary:
                     continue
             if token.lstrip:
                 k = start
-                while k > 0 and text[k - 1] in WHITESPACE:
+                while k > 0 and text[k - 1] in space:
                     k -= 1
                 start = max(k, start_offset)
             if token.rstrip:
-                while stop < n and text[stop] in WHITESPACE:
+                while stop < n and text[stop] in space:
                     stop += 1
             if start_offset < start:
                 out.append((start_offset, start, None))

@@ -20,7 +20,8 @@ split by the regexes its ``tokenizer.ggml.pre`` names in llama.cpp's table,
 ``▁``, lines cut from newline runs, merges on the text itself with ``<0xE2>`` byte fallback, a
 newline run that is a token taken whole, BOS always added) and ``bert`` (WordPiece). Token types
 decide what is matched in the text first: control and unknown tokens are special tokens,
-user-defined ones always match (:data:`MATCHING`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
+user-defined ones always match, with llama.cpp's corrections by text and its strip attributes
+(:mod:`.gguf_attributes`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
 (``tokenizer.ggml.add_bos_token``/``add_eos_token``, else its default for the model and
 pre-tokenizer). ``add_space_prefix`` and ``remove_extra_whitespaces`` change nothing here, as in
 llama.cpp, where only SentencePiece models read them. The regexes run with full Unicode classes,
@@ -57,7 +58,7 @@ from ..models import bpe as bpe_model
 from ..models import newline_runs_bpe
 from ..models import wordpiece as wordpiece_model
 from ..pre_tokenizers import llama_cpp
-from . import gguf_sentencepiece
+from . import gguf_attributes, gguf_sentencepiece
 from ..text.display import safe_text
 from ..text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
@@ -335,13 +336,12 @@ def build_metadata(meta: Mapping[str, Any], *, version: int = 3, tensors: int = 
 # ----- GGUF -> Tokenizer ------------------------------------------------------------------------------
 
 #: ``tokenizer.ggml.token_type`` values, as llama.cpp numbers them
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = (gguf_attributes.NORMAL, gguf_attributes.UNKNOWN,
+                                                       gguf_attributes.CONTROL, gguf_attributes.USER_DEFINED,
+                                                       gguf_attributes.UNUSED, gguf_attributes.BYTE)
 #: llama.cpp's names of the token types
 GGUF_TYPE_NAMES = {0: "undefined", NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
                    UNUSED: "unused", BYTE: "byte"}
-#: how llama.cpp matches each type in text before the model runs: ``special`` (only where special
-#: tokens are allowed), ``always``, or never (None: the model alone makes them)
-MATCHING = {NORMAL: None, UNKNOWN: "special", CONTROL: "special", USER_DEFINED: "always", UNUSED: None, BYTE: None}
 
 #: the special-token ids a GGUF file may give, by the name of a tokenizer_config.json field
 SPECIAL_ID_KEYS = {
@@ -365,13 +365,9 @@ DEFAULT_IDS: dict[str, dict[str, int | None]] = {
 }
 
 #: tokens llama.cpp makes control tokens whatever the file says (they end generation)
-_END_OF_GENERATION = frozenset({
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
-    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
-    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[",
-})
+_END_OF_GENERATION = gguf_attributes.END_OF_GENERATION
 #: tokens llama.cpp always matches in text (gpt-oss's message markup)
-_ALWAYS_USER_DEFINED = frozenset({"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})
+_ALWAYS_USER_DEFINED = gguf_attributes.ALWAYS_USER_DEFINED
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,8 +451,8 @@ def _tokens(meta: Mapping[str, Any], source: str) -> tuple[str, ...]:
 
 
 def _types(meta: Mapping[str, Any], n: int, source: str) -> list[int]:
-    """Each token's type after llama.cpp's corrections by text (end-of-generation tokens are
-    control tokens; gpt-oss's markup is matched in text)."""
+    """Each token's type as the file gives it (llama.cpp's corrections by text are
+    :func:`_corrected_types` and, where tokens are matched, :mod:`.gguf_attributes`)."""
     raw = meta.get("tokenizer.ggml.token_type")
     if raw is None:
         types = [NORMAL] * n
@@ -485,12 +481,13 @@ def _special_ids(meta: Mapping[str, Any], n: int, defaults: Mapping[str, int | N
 
 def _corrected_types(tokens: tuple[str, ...], types: list[int]) -> list[int]:
     # llama.cpp keeps token attributes as bits; a type here stands for the same matching rule
-    for i, text in enumerate(tokens):
-        if text in _END_OF_GENERATION and types[i] != CONTROL:
-            types[i] = CONTROL
-        elif text in _ALWAYS_USER_DEFINED:
-            types[i] = USER_DEFINED
     present = _END_OF_GENERATION.intersection(tokens)
+    for text in present:
+        for i in gguf_attributes.indices(tokens, text):
+            types[i] = CONTROL
+    for text in _ALWAYS_USER_DEFINED.intersection(tokens):
+        for i in gguf_attributes.indices(tokens, text):
+            types[i] = USER_DEFINED
     if {"<|return|>", "<|call|>", "<|end|>"} <= present or {"<|calls|>", "<|flush|>", "<|end|>"} <= present:
         types[tokens.index("<|end|>")] = USER_DEFINED
     if {"<|tool_response>", "</s>"} <= present:  # Gemma 4's </s> is plain text
@@ -498,16 +495,13 @@ def _corrected_types(tokens: tuple[str, ...], types: list[int]) -> list[int]:
     return types
 
 
-def _added_tokens(tokens: tuple[str, ...], types: list[int]) -> list[dict[str, Any]]:
+def _added_tokens(meta: Mapping[str, Any], tokens: tuple[str, ...], types: list[int],
+                  contents: Sequence[str] | None = None, normalizer: Any = None) -> AddedVocabulary:
     """The tokens llama.cpp matches in text before the model runs: control and unknown tokens
-    (special: matched only where special tokens are allowed) and user-defined ones (always)."""
-    out = []
-    for i, kind in enumerate(types):
-        matched = MATCHING.get(kind)
-        if matched is not None:
-            out.append({"id": i, "content": tokens[i], "special": matched == "special", "normalized": False,
-                        "lstrip": False, "rstrip": False, "single_word": False})
-    return out
+    (special: matched only where special tokens are allowed) and user-defined ones (always), with
+    the strip attributes llama.cpp gives some models (:mod:`.gguf_attributes`)."""
+    added = gguf_attributes.matched_tokens(meta, tokens, types, contents)
+    return AddedVocabulary(added, normalizer, strip=gguf_attributes.C_SPACE)
 
 
 def _template(ids: Sequence[int], tokens: tuple[str, ...], after: Sequence[int] = ()) -> dict[str, Any] | None:
@@ -554,16 +548,16 @@ def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
 _NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
 
 
-def _gpt2(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+def _gpt2(meta: Mapping[str, Any], name: str, source: str, model_state: dict | None = None) -> Tokenizer:
     """Byte-level BPE: the merges of the file, the pre-tokenizer its ``tokenizer.ggml.pre`` names."""
-    return _bpe(meta, name, source, llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre")), "gpt2")
+    return _bpe(meta, name, source, llama_cpp.lookup(_string(meta, "tokenizer.ggml.pre")), "gpt2", model_state)
 
 
-def _gemma4(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
+def _gemma4(meta: Mapping[str, Any], name: str, source: str, model_state: dict | None = None) -> Tokenizer:
     """Gemma 4's SentencePiece-style BPE: llama.cpp reads the merges and gives it pre-tokenizer
     ``gemma4`` whatever the file names (spaces as ``▁``, lines cut from newline runs, merges on the
     text itself with ``<0xE2>``-style byte fallback, BOS always added)."""
-    return _bpe(meta, name, source, llama_cpp.lookup("gemma4"), "gemma4")
+    return _bpe(meta, name, source, llama_cpp.lookup("gemma4"), "gemma4", model_state)
 
 
 #: the decoder of SentencePiece-style BPE (``▁`` for spaces, ``<0xE2>`` byte tokens)
@@ -571,11 +565,14 @@ _SPM_DECODER = {"type": "Sequence", "decoders": [
     {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]}
 
 
-def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCppPre, model_type: str) -> Tokenizer:
+def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCppPre, model_type: str,
+         model_state: dict | None = None) -> Tokenizer:
     """llama.cpp's BPE tokenizer for ``pre``: byte-level (GPT-2's stand-ins, ``gpt2``) or, where
-    ``pre`` turns byte encoding off, on the text itself with byte fallback (``gemma4``)."""
+    ``pre`` turns byte encoding off, on the text itself with byte fallback (``gemma4``). With
+    ``model_state`` (what the model's ``__getstate__`` gave for this file before) the merges are
+    not read: the model is restored from it."""
     tokens = _tokens(meta, source)
-    types = _corrected_types(tokens, _types(meta, len(tokens), source))
+    types = _types(meta, len(tokens), source)  # corrected by text where they are matched (_added_tokens)
     defaults = DEFAULT_IDS[model_type]
     if model_type == "gpt2":
         defaults = {**defaults, "bos_token": None if pre.no_bos else 11}
@@ -583,15 +580,19 @@ def _bpe(meta: Mapping[str, Any], name: str, source: str, pre: llama_cpp.LlamaCp
     add_bos = _flag(meta, "tokenizer.ggml.add_bos_token")
     add_bos = pre.force_bos or (add_bos if add_bos is not None else bool(pre.add_bos))
     add_eos = bool(_flag(meta, "tokenizer.ggml.add_eos_token"))
-    vocab = dict(zip(tokens, range(len(tokens))))
-    if not pre.byte_encode and any(b not in vocab for b in bpe_model.BYTE_TOKENS):
-        # llama.cpp would drop only the missing bytes of a character; Hugging Face's fallback drops it all
-        raise _fail(source, "a BPE vocabulary on raw UTF-8 without all 256 <0xXX> byte tokens")
     kind = newline_runs_bpe.NewlineRunsBPE if pre.whole_newline_runs else bpe_model.BPE
-    model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
+    if model_state is not None:  # the model this file made before, as its pickling state (a cache's)
+        model = kind.__new__(kind)
+        model.__setstate__(model_state)
+    else:
+        vocab = dict(zip(tokens, range(len(tokens))))
+        if not pre.byte_encode and any(b not in vocab for b in bpe_model.BYTE_TOKENS):
+            # llama.cpp would drop only the missing bytes of a character; Hugging Face's fallback drops it all
+            raise _fail(source, "a BPE vocabulary on raw UTF-8 without all 256 <0xXX> byte tokens")
+        model = kind(vocab, _merges(meta, source), ignore_merges=pre.ignore_merges, byte_fallback=not pre.byte_encode)
     before = [ids["bos_token"]] if add_bos and "bos_token" in ids else []
     after = [ids["eos_token"]] if add_eos and "eos_token" in ids else []
-    added = AddedVocabulary.from_json(_added_tokens(tokens, types))
+    added = _added_tokens(meta, tokens, types)
     normalizer = None
     if pre.escape_whitespaces:
         normalizer = normalizers.from_json({"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"})
@@ -636,13 +637,12 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
                                       max_input_chars_per_word=2**31 - 1)
     before = [ids["bos_token"]] if "bos_token" in ids else []
     after = [ids["sep_token"]] if "sep_token" in ids else []
-    added = [dict(item, content=pieces[item["id"]]) for item in _added_tokens(tokens, types)]
     normalizer = normalizers.from_json({"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
                                         "strip_accents": lowercase if strip_accents is None else strip_accents,
                                         "lowercase": lowercase})
     return Tokenizer.from_stages(name, model=model, normalizer=normalizer,
                                  pre_tokenizer=pre_tokenizers.BertPreTokenizer(),
-                                 added_tokens=AddedVocabulary.from_json(added, normalizer),
+                                 added_tokens=_added_tokens(meta, tokens, types, pieces, normalizer),
                                  post_processor=processors.from_json(_template(before, pieces, after)),
                                  decoder=decoders.from_json({"type": "WordPiece", "prefix": "##", "cleanup": True}))
 
@@ -713,9 +713,27 @@ def _bpe_pre(model: str, name: str | None) -> llama_cpp.LlamaCppPre | None:
         return None
 
 
-def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "GGUF file") -> Tokenizer:
+#: the builders that take a BPE model's saved state (:func:`tokenizer_from_metadata`)
+_RESTORABLE = frozenset({"gpt2", "gemma4"})
+
+
+def restorable(meta: Mapping[str, Any]) -> bool:
+    """Whether :func:`tokenizer_from_metadata` can restore this file's model from a saved state
+    (``model_state``) instead of building it from the merges: a BPE model (``gpt2``, ``gemma4``).
+
+    >>> restorable({"tokenizer.ggml.model": "gpt2"}), restorable({"tokenizer.ggml.model": "llama"})
+    (True, False)
+    """
+    return meta.get("tokenizer.ggml.model") in _RESTORABLE
+
+
+def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "GGUF file", *,
+                            model_state: dict | None = None) -> Tokenizer:
     """The tokenizer a GGUF file's metadata describes, as llama.cpp runs it. An unknown
-    ``tokenizer.ggml.model`` (or pre-tokenizer) is a one-line error naming it."""
+    ``tokenizer.ggml.model`` (or pre-tokenizer) is a one-line error naming it. ``model_state``
+    (for a :func:`restorable` file: its BPE model's ``__getstate__()`` from an earlier build, as a
+    cache keeps it) restores the model instead of building it, so ``tokenizer.ggml.merges`` is not
+    needed."""
     model = meta.get("tokenizer.ggml.model")
     if not isinstance(model, str):
         raise _fail(source, "it has no tokenizer.ggml.model (it holds no tokenizer)")
@@ -723,6 +741,8 @@ def tokenizer_from_metadata(meta: Mapping[str, Any], name: str, source: str = "G
     if builder is None:
         raise UnsupportedComponentError("model", model, "a GGUF tokenizer model tokscope does not know")
     try:
+        if model_state is not None and model in _RESTORABLE:
+            return builder(meta, name, source, model_state)
         return builder(meta, name, source)
     except UnsupportedComponentError:
         raise

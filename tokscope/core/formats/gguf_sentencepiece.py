@@ -7,7 +7,9 @@ tokenizer: BPE by score over characters, ``<0xNN>`` byte tokens for what no toke
 ``.remove_extra_whitespaces``, ``.precompiled_charsmap``, ``.bos_token_id`` ...). llama.cpp is
 the reference; it differs from the sentencepiece library in ways kept here: user-defined tokens
 are cut out of the raw text first (always), control and unknown tokens only when special tokens
-are allowed (``parse_special``); each stretch between them gets its own space prefix; SPM joins
+are allowed (``parse_special``), with llama.cpp's corrections by text and its strip attributes
+(:mod:`.gguf_attributes`: Phi-3's tokens take the spaces after them); each stretch between them
+gets its own space prefix; SPM joins
 symbols into any token (control ones too) and spells every other symbol in byte tokens; UGM adds
 scores in double precision and scores a user-defined token 0. Token types: 1 normal, 2 unknown,
 3 control, 4 user-defined, 5 unused, 6 byte.
@@ -25,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..added_tokens.added_vocabulary import AddedToken, AddedVocabulary
+from ..added_tokens.added_vocabulary import AddedVocabulary
 from ..decoders.sentencepiece import SentencePieceDecoder
 from ..models.sentencepiece_bpe import SentencePieceBPE
 from ..models.sentencepiece_pieces import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, Pieces
@@ -35,6 +37,7 @@ from ..normalizers.sentencepiece import LlamaCppUgmNormalizer, SentencePieceNorm
 from ..processors import TemplateProcessing
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
+from . import gguf_attributes
 
 PREFIX = "tokenizer.ggml."
 #: the GGUF token types (llama.cpp's ``LLAMA_TOKEN_TYPE_*``) this reads; 0 is "undefined"
@@ -90,14 +93,11 @@ def tokenizer_from_gguf(metadata: Mapping[str, Any], name: str) -> Tokenizer:
     tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]  # as llama.cpp names an empty token
     scores = _list(metadata, "scores", n, (int, float)) or [0.0] * n
     raw_types = _list(metadata, "token_type", n, int) or [1] * n
-    undefined = {i for i, t in enumerate(raw_types) if t not in TYPES}
     types = [TYPES.get(t, CONTROL) for t in raw_types]
     unk = _token_id(metadata, "unknown_token_id", n)
     table = Pieces(tokens, [float(s) for s in scores], types, byte_fallback=False, strict=False, unk_id=unk)
     ugm = model == "t5"
     add_prefix = _flag(metadata, "add_space_prefix", not ugm)
-    user = [i for i in table.by_type.get(USER_DEFINED, ())]
-    specials = [i for t in (CONTROL, UNKNOWN) for i in table.by_type.get(t, ()) if i not in undefined]
     if ugm:
         blob = _get(metadata, "precompiled_charsmap")
         charsmap = CharsMap(bytes(blob)) if blob is not None and len(blob) else None
@@ -109,13 +109,8 @@ def tokenizer_from_gguf(metadata: Mapping[str, Any], name: str) -> Tokenizer:
         normalizer = SentencePieceNormalizer(None, add_dummy_prefix=add_prefix, remove_extra_whitespaces=False,
                                              name="llama.cpp SPM")
         kind = SentencePieceBPE(table, llama_cpp=True)
-    general = str(metadata.get("general.name", "")).lower()
-    rstrip = "phi-3" in general or "phi3" in general  # llama.cpp strips spaces after Phi-3's special tokens
-    plain = {"<unk>", "<s>", "<|endoftext|>"}
-    added = [AddedToken(tokens[i], i, special=False, normalized=False, rstrip=rstrip) for i in user]
-    added += [AddedToken(tokens[i], i, special=True, normalized=False,
-                         rstrip=rstrip and (tokens[i] not in plain or tokens[i] == "</s>")) for i in specials]
-    vocabulary = AddedVocabulary(added, normalizer)
+    added = gguf_attributes.matched_tokens(metadata, tokens, raw_types)
+    vocabulary = AddedVocabulary(added, normalizer, strip=gguf_attributes.C_SPACE)
     decoder = SentencePieceDecoder(control=[tokens[i] for i in table.by_type.get(CONTROL, ())],
                                    unknown=[tokens[i] for i in table.by_type.get(UNKNOWN, ())], strip_prefix=add_prefix)
     bos = _token_id(metadata, "bos_token_id", n)

@@ -27,10 +27,12 @@ Control pieces (``<s>``, ``</s>``) are special tokens: refused in a text unless 
 
 from __future__ import annotations
 
+import operator
 import re
 import struct
 import sys
 from array import array
+from itertools import repeat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,12 +119,20 @@ def _fields(data: bytes, start: int, end: int) -> Iterator[tuple[int, int, Any]]
     varint, ``(start, end)`` for a length-delimited field, the raw 4 or 8 bytes otherwise."""
     pos = start
     while pos < end:
-        key, pos = _varint(data, pos)
+        key = data[pos]  # one-byte varints (nearly every key and length) read inline
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = _varint(data, pos)
         number, wire = key >> 3, key & 7
         if wire == 0:
             value, pos = _varint(data, pos)
         elif wire == 2:
-            length, pos = _varint(data, pos)
+            length = data[pos] if pos < end else 0x80
+            if length < 0x80:
+                pos += 1
+            else:
+                length, pos = _varint(data, pos)
             if pos + length > end:
                 raise _Truncated
             value = (pos, pos + length)
@@ -161,12 +171,24 @@ def _text(data: bytes, span: tuple[int, int], what: str) -> str:
 _FLOAT = struct.Struct("<f")
 
 
+class _NotUtf8(Exception):
+    pass
+
+
+def _piece_text(raw: bytes) -> str:
+    """A piece's text; bytes that are not UTF-8 are :class:`_NotUtf8` (the library refuses them)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _NotUtf8 from None
+
+
 def _piece_fields(data: bytes, start: int, end: int) -> tuple[str, bytes, int]:
     """One ``SentencePiece`` message read field by field (the slow path)."""
     piece, score, kind = "", b"\0\0\0\0", NORMAL
     for number, wire, value in _fields(data, start, end):
         if number == 1 and wire == 2:
-            piece = data[value[0]:value[1]].decode("utf-8", "surrogateescape")
+            piece = _piece_text(data[value[0]:value[1]])
         elif number == 2 and wire == 5:
             score = value
         elif number == 3 and wire == 0:
@@ -188,8 +210,9 @@ def _top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]
     append_type = types.append
     n = len(data)
     pos = 0
+    window = _WINDOW[0]
     while pos < n:
-        pos = _common_run(data, pos, pieces, score_bytes, types)
+        pos, window = _common_run(data, pos, window, pieces, score_bytes, types)
         if pos >= n:
             break
         if data[pos] == 0x0A and pos + 1 < n and data[pos + 1] < 0x80:
@@ -205,13 +228,13 @@ def _top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]
                 if k < 0x80 and p + 5 <= end and data[p] == 0x15:
                     rest = end - p - 5
                     if rest == 0:
-                        append_piece(data[start + 2:p].decode("utf-8", "surrogateescape"))
+                        append_piece(_piece_text(data[start + 2:p]))
                         score_bytes += data[p + 1:p + 5]
                         append_type(NORMAL)
                         pos = end
                         continue
                     if rest == 2 and data[p + 5] == 0x18 and data[p + 6] < 0x80:
-                        append_piece(data[start + 2:p].decode("utf-8", "surrogateescape"))
+                        append_piece(_piece_text(data[start + 2:p]))
                         score_bytes += data[p + 1:p + 5]
                         append_type(data[p + 6])
                         pos = end
@@ -250,35 +273,94 @@ def _top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]
     return pieces, scores, types, trainer, normalizer
 
 
-#: a piece message in the usual layout (one-byte lengths; a piece holding the byte 0x15 does not
-#: match and is read field by field)
-_COMMON = re.compile(rb"(\x0a([\x07-\x7f])\x0a([\x00-\x7f])([^\x15]*)\x15(....)(?:\x18([\x00-\x7f]))?)", re.DOTALL)
+#: a run of piece messages in the usual layout: ``0a <size> 0a <length> <text> 15 <float>
+#: [18 <type>]`` with one-byte lengths (where it ends is found at C speed)
+_RUN = re.compile(rb"(?:\x0a[\x07-\x7f]\x0a[\x00-\x7f][^\x15]*\x15....(?:\x18[\x00-\x7f])?)*", re.DOTALL)
+#: what lies between the texts of two pieces of such a run: the first one's score and type, the
+#: second one's two lengths
+_BETWEEN = re.compile(rb"\x15(....)(?:\x18([\x00-\x7f]))?\x0a([\x07-\x7f])\x0a([\x00-\x7f])", re.DOTALL)
+#: a closing header after a run, so that its last piece is followed like the others
+_SENTINEL = b"\x0a\x07\x0a\x00"
+#: a message's size over its text's length: 7 without a type field, 9 with one
+_OVERHEAD = bytes.maketrans(b"\x00\x01", b"\x07\x09")
+_NORMAL_TYPE = bytes((NORMAL,))
+_FLAGGED = re.compile(b"\x01")
+#: bytes a run is first looked for in, and at most (it doubles while whole windows read right)
+_WINDOW = (1 << 12, 1 << 22)
 
 
-def _common_run(data: bytes, pos: int, pieces: list[str], score_bytes: bytearray, types: list[int]) -> int:
-    """Read the run of pieces in the usual layout from ``pos`` in one regex pass (a file written
-    by SentencePiece puts its pieces first); returns where the run ends (``pos`` when the piece
-    there is not in the usual layout). Each match must start where the last one ended and its
-    lengths must agree with its parts, else the run stops there."""
-    found = _COMMON.findall(data, pos)
-    good = 0
-    at = pos
-    startswith = data.startswith
-    for whole, size, n, text, _, kind in found:
-        if size[0] + 2 != len(whole) or n[0] != len(text) or not startswith(whole, at):
-            break
-        at += len(whole)
-        good += 1
-    if not good:
-        return pos
-    del found[good:]
-    texts = b"\x00".join([f[3] for f in found]).decode("utf-8", "surrogateescape").split("\x00")
-    if len(texts) != good:
-        return pos
-    pieces.extend(texts)
-    score_bytes += b"".join([f[4] for f in found])
-    types.extend([f[5][0] if f[5] else NORMAL for f in found])
-    return at
+def _common_run(data: bytes, pos: int, window: int, pieces: list[str], score_bytes: bytearray,
+                types: list[int]) -> tuple[int, int]:
+    """Read the run of pieces in the usual layout from ``pos`` (a file written by SentencePiece
+    puts its pieces first), looking at most ``window`` bytes ahead; returns where the run read
+    ends (``pos`` when the piece there is not in that layout) and the next window. The run's end
+    is one regex match; its texts, scores, types and lengths one ``split`` of it; every length
+    the file states is then checked against what the split found, as whole byte strings (no step
+    per piece in Python), and the pieces are kept up to the first that differs (a text holding
+    the byte 0x15, a NUL, or what looks like the next header is read by the caller, field by
+    field). The window grows while whole windows read right and shrinks after a piece that did
+    not, so a file of such pieces is never scanned again and again."""
+    limit = min(len(data), pos + window)
+    end = _RUN.match(data, pos, limit).end()
+    if end == pos:
+        return pos, _WINDOW[0]
+    parts = _BETWEEN.split(data[pos + 4:end] + _SENTINEL)
+    texts = parts[0::5]
+    texts.pop()  # what follows the last separator: the sentinel's empty rest, when the run reads right
+    kinds = parts[2::5]
+    stated_sizes = bytes((data[pos + 1],)) + b"".join(parts[3::5][:-1])
+    stated_lengths = bytes((data[pos + 3],)) + b"".join(parts[4::5][:-1])
+    # a text too long for a one-byte length, or holding a NUL (the texts are joined by NULs
+    # below), counts as 240 bytes: more than any piece of the run states
+    try:
+        lengths = bytes(map(len, texts))
+    except ValueError:
+        lengths = bytes(map(min, map(len, texts), repeat(240)))
+    blob = b"\x00".join(texts)
+    if blob.count(0) != len(texts) - 1:
+        nul = bytes(map(operator.contains, texts, repeat(b"\x00"))).find(1)
+        lengths = lengths[:nul] + b"\xf0" + lengths[nul + 1:]
+    flags = bytes(map(bool, kinds))
+    sizes = bytes(map(operator.add, lengths, flags.translate(_OVERHEAD)))
+    complete = lengths == stated_lengths and sizes == stated_sizes
+    if not complete:
+        good = _agreeing(lengths, stated_lengths, sizes, stated_sizes)
+        if not good:
+            return pos, _WINDOW[0]
+        texts, kinds, parts, flags = texts[:good], kinds[:good], parts[:5 * good], flags[:good]
+        end = pos + sum(stated_sizes[:good]) + 2 * good
+        blob = b"\x00".join(texts)
+    pieces.extend(_piece_text(blob).split("\x00"))
+    score_bytes += b"".join(parts[1::5])
+    typed = flags.count(1)
+    if typed == len(kinds):  # every piece states its type (Mistral's v2 and later files)
+        types.extend(b"".join(kinds))
+    elif typed * 8 < len(kinds):  # the few pieces with a type field (control, byte ...)
+        start = len(types)
+        types.extend(bytes((NORMAL,)) * len(kinds))
+        for found in _FLAGGED.finditer(flags):
+            types[start + found.start()] = kinds[found.start()][0]
+    else:
+        types.extend(b"".join([k or _NORMAL_TYPE for k in kinds]))
+    grown = window * 2 if complete and limit - end < 256 else _WINDOW[0]
+    return end, min(grown, _WINDOW[1])
+
+
+def _agreeing(a: bytes, b: bytes, c: bytes, d: bytes) -> int:
+    """How many leading positions ``a`` agrees with ``b`` and ``c`` with ``d`` (a binary search
+    of whole-prefix comparisons).
+
+    >>> _agreeing(b"abcd", b"abxd", b"wxyz", b"wxyz")
+    2
+    """
+    lo, hi = 0, min(len(a), len(b), len(c), len(d))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid] and c[:mid] == d[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _field_end(data: bytes, pos: int) -> int:
@@ -327,23 +409,13 @@ def parse(data: bytes, source: str = "the SentencePiece model") -> ModelProto:
                     normalizer["precompiled_charsmap"] = data[v[0]:v[1]]
     except (_Truncated, IndexError, struct.error):
         raise TokenizerFileError(f"{source} is not a SentencePiece model (truncated or not protobuf)") from None
+    except _NotUtf8:
+        raise TokenizerFileError(f"{source} has a piece that is not UTF-8") from None
     except TokenizerFileError as exc:
         raise TokenizerFileError(f"{source} is not a SentencePiece model ({str(exc).replace('the SentencePiece model ', '')})") from None
-    if any("\udc80" <= c <= "\udcff" for c in _surrogates(pieces)):
-        raise TokenizerFileError(f"{source} has a piece that is not UTF-8")
     if not pieces:
         raise TokenizerFileError(f"{source} is not a SentencePiece model (it has no pieces)")
     return ModelProto(pieces, scores, types, TrainerSpec(**trainer), NormalizerSpec(**normalizer))
-
-
-def _surrogates(pieces: list[str]) -> str:
-    """The characters of the pieces that may be bytes that were not UTF-8 (decoded as lone
-    surrogates): found by one search over the pieces joined, not a loop over them."""
-    joined = "".join(pieces)
-    return "".join(_LONE.findall(joined)) if _LONE.search(joined) else ""
-
-
-_LONE = re.compile("[\udc80-\udcff]")
 
 
 def looks_like(head: bytes) -> bool:

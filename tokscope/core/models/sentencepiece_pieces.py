@@ -25,6 +25,8 @@ NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 MATCHABLE = frozenset({NORMAL, USER_DEFINED})
 SPACE = "\u2581"
 _NOT_NORMAL = re.compile(b"[^\x01]")
+#: the bytes of the known types (NORMAL to BYTE)
+_TYPE_BYTES = bytes(range(1, 7))
 
 
 def byte_piece(b: int) -> str:
@@ -50,7 +52,9 @@ class Pieces:
         n = len(pieces)
         if not (n == len(scores) == len(types)):
             raise TokenizerFileError("the SentencePiece model's pieces, scores and types differ in number")
-        if any(not isinstance(t, int) or not NORMAL <= t <= BYTE for t in set(types)):
+        valid = (isinstance(types, bytes) and not types.translate(None, _TYPE_BYTES)) or all(
+            isinstance(t, int) and NORMAL <= t <= BYTE for t in set(types))
+        if not valid:
             bad = next(i for i, t in enumerate(types) if not isinstance(t, int) or not NORMAL <= t <= BYTE)
             raise TokenizerFileError(f"the SentencePiece model's piece {bad} has an unknown type {types[bad]!r}")
         self.pieces = list(pieces)
