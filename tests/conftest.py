@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from tokscope.sources import registry
+# The tests never read or write the user's own recovery files and saved tokenizers: a recovery
+# file left by a crashed explorer would open a dialog in every app test. Set before tokscope is
+# imported, so the explorer's subprocesses and pytest-xdist's workers inherit it too.
+for _var in ("TOKSCOPE_STATE_DIR", "TOKSCOPE_DATA_DIR"):
+    os.environ.setdefault(_var, tempfile.mkdtemp(prefix=f"tokscope-tests-{_var[9:-4].lower()}-"))
+
+from tokscope.sources import registry  # noqa: E402
 
 OPENAI = ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 
