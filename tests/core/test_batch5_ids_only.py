@@ -147,3 +147,21 @@ def test_cut_points_are_those_of_the_rule():
     want = [i for i in range(1, len(word))
             if word[i - 1] + word[i] not in crossing and word[i - 1] in vocab and word[i] in vocab]
     assert model._cut_points(word) == want == [2, 5, 8, 9]
+
+
+@settings(SMALL_FUZZ, max_examples=40)
+@given(texts=st.lists(texts_st, min_size=1, max_size=6), limit=st.sampled_from([1, 3, 256]))
+def test_whitespace_chunks_as_strings_are_its_aligned_chunks(texts, limit):
+    """Whitespace's string path (its word class grown over the texts seen, started again past
+    the limit) cuts exactly the chunks of its aligned path, text after text."""
+    from tokscope.core.pre_tokenizers import whitespace
+    from tokscope.core.text.normalized import NormalizedText
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(whitespace, "SEEN_MAX", limit)
+        mp.setattr(whitespace, "_seen", [frozenset(), None])
+        pre = whitespace.Whitespace()
+        for text in texts:
+            text = fix_surrogates(text)
+            want = [c.text for c in pre.pre_tokenize([NormalizedText.identity(text)])]
+            assert pre.split_str(text) == want, text
