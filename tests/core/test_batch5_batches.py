@@ -295,3 +295,19 @@ def test_ctrl_c_is_one_keyboard_interrupt_and_no_worker_is_left():
         time.sleep(0.1)
     else:
         pytest.fail("a worker process outlived the interrupted batch")
+
+
+_MARK: list[int] = []
+
+
+def _marked(x):
+    """1 in a forked worker (it inherits the test's mark), 0 in a spawned one."""
+    return len(_MARK)
+
+
+def test_asked_for_processes_where_fork_is_unsafe_the_workers_are_spawned(monkeypatch):
+    monkeypatch.setattr(batches, "fork_context", lambda: None)  # as with another thread running
+    monkeypatch.setattr(sys.modules[__name__], "_MARK", [1])
+    got = batches.map_in_processes(_marked, list(range(40)), 2, size=lambda x: 1)
+    assert len(got) == 40 and 0 in got  # the worker's slices came from a spawned process
+    assert multiprocessing.active_children() == []

@@ -241,7 +241,7 @@ def map_in_processes(fn: Callable[[Any], Any], items: Sequence[Any], processes: 
                      *, size: Callable[[Any], int] = len) -> list[Any]:
     """``[fn(item) for item in items]`` worked by ``processes`` processes, this one among them
     (see the module docstring). ``context`` is a multiprocessing context (default: ``fork``
-    where it is safe, else the platform's default, whose workers are sent ``fn`` pickled)."""
+    where it is safe, else ``spawn``, whose workers are sent ``fn`` pickled)."""
     import multiprocessing
     from multiprocessing.connection import wait
 
@@ -249,7 +249,7 @@ def map_in_processes(fn: Callable[[Any], Any], items: Sequence[Any], processes: 
     bounds = slices(items, max(1, processes) * SLICES_PER_PROCESS, size)
     if processes < 2 or len(bounds) < 2:
         return [fn(item) for item in items]
-    context = context or fork_context() or multiprocessing.get_context()
+    context = context or fork_context() or multiprocessing.get_context("spawn")
     forked = context.get_start_method() == "fork"
     results: list[list[Any] | None] = [None] * len(bounds)
     workers: list[_Worker] = []
