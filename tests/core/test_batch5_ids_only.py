@@ -165,3 +165,28 @@ def test_whitespace_chunks_as_strings_are_its_aligned_chunks(texts, limit):
             text = fix_surrogates(text)
             want = [c.text for c in pre.pre_tokenize([NormalizedText.identity(text)])]
             assert pre.split_str(text) == want, text
+
+
+def test_a_bpe_subclass_that_rewrites_its_tokens_keeps_its_rule_on_the_ids_path():
+    """NewlineRunsBPE (llama.cpp's Gemma 4 rule) answers ids by its rule; a subclass that rewrites
+    ``_tokenize`` alone takes the ids of its own tokens."""
+    from tokscope.core.models.newline_runs_bpe import NewlineRunsBPE
+
+    vocab = {"\n": 0, "\n\n\n": 1, "a": 2, "aa": 3, "\n\n": 4}
+    model = NewlineRunsBPE(vocab, ["a a"])
+    for word in ["\n\n\n", "\n\n", "\n" * 7, "aaa", "a\n\n\n"]:
+        assert model.tokenize_ids(word) == [t for t, _, _ in NewlineRunsBPE(vocab, ["a a"]).tokenize(word)], word
+    assert model.tokenize_ids("\n\n\n") == [1]
+
+    class Reversed(BPE):
+        def _tokenize(self, text):
+            return list(reversed(super()._tokenize(text)))
+
+    rev = Reversed(vocab, ["a a"])
+    assert rev.tokenize_ids("aaa") == [2, 3] == [t for t, _, _ in Reversed(vocab, ["a a"]).tokenize("aaa")]
+
+    class Upper(BPE):
+        def tokenize(self, text):
+            return [(t + 100, s, e) for t, s, e in super().tokenize(text)]
+
+    assert Upper(vocab, ["a a"]).tokenize_ids("aaa") == [103, 102]

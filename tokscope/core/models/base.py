@@ -91,6 +91,16 @@ class ChunkCache:
 
     _cache: dict[str, Tokens]
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that rewrites how a chunk is tokenized (``tokenize`` or ``_tokenize``) but
+        not its ids-only twin takes the ids of its own tokens, so the ids-only path never skips
+        its rule."""
+        super().__init_subclass__(**kwargs)
+        if "tokenize" in cls.__dict__ and "tokenize_ids" not in cls.__dict__:
+            cls.tokenize_ids = _ids_of_tokens  # type: ignore[method-assign]
+        elif "_tokenize" in cls.__dict__ and "_tokenize_ids" not in cls.__dict__:
+            cls._tokenize_ids = ChunkCache._tokenize_ids  # type: ignore[method-assign]
+
     def forget(self) -> None:
         """Empty the caches (also how a model starts them)."""
         self._cache = {}
@@ -157,3 +167,9 @@ class ChunkCache:
         state["_cache"] = {}  # caches are not kept in a pickle
         state["_ids_cache"] = {}
         return state
+
+
+def _ids_of_tokens(model: Any, text: str) -> list[int]:
+    """The ids of ``model.tokenize(text)``."""
+    return [t[0] for t in model.tokenize(text)]
+
