@@ -34,8 +34,6 @@ from __future__ import annotations
 import argparse
 import gc
 import multiprocessing
-import os
-import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -43,6 +41,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.text.display import safe_text
+from ..core.tokenizer.batches import death as _death
+from ..core.tokenizer.batches import serve_quietly, start_quietly
+from ..core.tokenizer.batches import usable_cpus as _cpus
 from ..core.text.errors import DisallowedSpecialError, TokscopeError
 from ..inputs.text_input import InputError, read_input
 from ..inputs.walk import Found, walk
@@ -118,11 +119,7 @@ def _init_worker(tokenizers: list[Any], settings: Settings, in_child: bool) -> N
     """Keep the tokenizers and settings for the jobs to come (once per worker)."""
     if in_child:
         # Ctrl+C reaches the whole process group: the main process stops the pool, a worker says nothing
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        for name in ("SIGTERM", "SIGHUP"):
-            number = getattr(signal, name, None)
-            if number is not None:
-                signal.signal(number, signal.SIG_DFL)
+        serve_quietly()
     _WORKER["tokenizers"] = tokenizers
     _WORKER["settings"] = settings
 
@@ -387,13 +384,6 @@ def _start_method() -> str:
     return "spawn"
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> None:
     files = sum(1 for e in run.entries if e.counted)
     total = sum(e.size or 0 for e in run.entries if e.counted) or 1
@@ -427,8 +417,7 @@ def _execute(run: _Run, workers: int, parallel: bool, method: str, bar: Any) -> 
 
 def _serve(conn: Any, tokenizers: list[Any], settings: Settings) -> None:
     """A worker process: count each batch the main process sends, until it sends None."""
-    _init_worker(tokenizers, settings, True)
-    _unblock_interrupt()  # started with Ctrl+C blocked (see _start_quietly); ignored from here on
+    _init_worker(tokenizers, settings, True)  # started with Ctrl+C blocked (start_quietly); ignored from here on
     while True:
         try:
             batch = conn.recv()
@@ -444,46 +433,11 @@ def _serve(conn: Any, tokenizers: list[Any], settings: Settings) -> None:
         conn.send(results)
 
 
-def _death(code: int | None) -> str:
-    """How a worker process ended, for a message.
-
-    >>> _death(-9), _death(1)
-    ('killed by SIGKILL', 'exit code 1')
-    """
-    if code is not None and code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"
-
-
 @dataclass(slots=True)
 class _Worker:
     process: Any
     conn: Any
     batch: list[tuple] | None = None
-
-
-def _start_quietly(process: Any) -> None:
-    """Start a worker with Ctrl+C blocked, so a SIGINT sent to the whole process group before the
-    worker ignores it cannot kill it: the main process alone says "interrupted" (exit 130),
-    never "a worker process died". The worker unblocks it once it ignores it."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:
-        process.start()
-        return
-    mask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        process.start()
-    finally:
-        mask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-def _unblock_interrupt() -> None:
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is not None:
-        mask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _run_workers(run: _Run, workers: int, ctx: Any, progress: Any) -> None:
@@ -495,7 +449,7 @@ def _run_workers(run: _Run, workers: int, ctx: Any, progress: Any) -> None:
     def start() -> _Worker:
         mine, theirs = ctx.Pipe()
         process = ctx.Process(target=_serve, args=(theirs, run.tokenizers, run.settings), daemon=True)
-        _start_quietly(process)
+        start_quietly(process)
         theirs.close()
         return _Worker(process, mine)
 

@@ -12,8 +12,8 @@
 ...     def _tokenize(self, text):
 ...         return [(ord(c), i, i + 1) for i, c in enumerate(text)]
 >>> m = Upper()
->>> m.tokenize("ab"), m.recall("ab")
-([(97, 0, 1), (98, 1, 2)], ((97, 0, 1), (98, 1, 2)))
+>>> m.tokenize("ab"), m.recall("ab"), m.tokenize_ids("abc")
+([(97, 0, 1), (98, 1, 2)], ((97, 0, 1), (98, 1, 2)), [97, 98, 99])
 """
 
 from __future__ import annotations
@@ -91,9 +91,20 @@ class ChunkCache:
 
     _cache: dict[str, Tokens]
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that rewrites how a chunk is tokenized (``tokenize`` or ``_tokenize``) but
+        not its ids-only twin takes the ids of its own tokens, so the ids-only path never skips
+        its rule."""
+        super().__init_subclass__(**kwargs)
+        if "tokenize" in cls.__dict__ and "tokenize_ids" not in cls.__dict__:
+            cls.tokenize_ids = _ids_of_tokens  # type: ignore[method-assign]
+        elif "_tokenize" in cls.__dict__ and "_tokenize_ids" not in cls.__dict__:
+            cls._tokenize_ids = ChunkCache._tokenize_ids  # type: ignore[method-assign]
+
     def forget(self) -> None:
-        """Empty the cache (also how a model starts one)."""
+        """Empty the caches (also how a model starts them)."""
         self._cache = {}
+        self._ids_cache: dict[str, list[int]] = {}
 
     def recall(self, text: str) -> Tokens | None:
         """The cached tokens of ``text``, or ``None``."""
@@ -123,7 +134,42 @@ class ChunkCache:
     def _tokenize(self, text: str) -> list[tuple[int, int, int]]:
         raise NotImplementedError
 
+    def tokenize_ids(self, text: str) -> list[int]:
+        """The ids of one chunk, ``[t[0] for t in tokenize(text)]``, with no offsets worked out
+        where the model can skip them (its ``_tokenize_ids``). The chunk's ids are not kept here:
+        the tokenizer's ids-only path keeps each chunk's ids itself; tokens cached by
+        :meth:`tokenize` are used."""
+        if not text:
+            return []
+        hit = self._cache.get(text)
+        if hit is not None:
+            return [t[0] for t in hit]
+        return self._tokenize_ids(text)
+
+    def _tokenize_ids(self, text: str) -> list[int]:
+        return [t[0] for t in self._tokenize(text)]
+
+    def recall_ids(self, text: str) -> list[int] | None:
+        """The ids kept by :meth:`remember_ids` for ``text``, or ``None`` (the ids-only twin of
+        :meth:`recall`, for the parts of a long chunk the model cuts itself)."""
+        return self._ids_cache.get(text)
+
+    def remember_ids(self, text: str, ids: list[int]) -> list[int]:
+        """Keep ``ids`` as ``text``'s when ``text`` is short enough (bounded as :meth:`remember`)."""
+        if len(text) < CACHE_MAX_CHARS:
+            if len(self._ids_cache) >= CACHE_CAPACITY:
+                self._ids_cache.clear()
+            self._ids_cache[text] = ids
+        return ids
+
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_cache"] = {}  # caches are not kept in a pickle
+        state["_ids_cache"] = {}
         return state
+
+
+def _ids_of_tokens(model: Any, text: str) -> list[int]:
+    """The ids of ``model.tokenize(text)``."""
+    return [t[0] for t in model.tokenize(text)]
+

@@ -37,7 +37,7 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
 from typing import Any, NamedTuple
 
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
@@ -427,6 +427,55 @@ class BPE(ChunkCache, VocabLookups):
             return out
         return _with_offsets(word, ids, ends)
 
+    # ----- ids only -----------------------------------------------------------------------------
+
+    def _tokenize_ids(self, text: str) -> list[int]:
+        """:meth:`_tokenize` without offsets: the same cuts, merges and ids, no byte-to-character
+        arithmetic (what the ids-only encode needs).
+
+        >>> m = BPE({"▁": 0, "a": 1, "b": 2, "▁a": 3, "<unk>": 4}, ["▁ a"], unk_token="<unk>")
+        >>> m.tokenize_ids("▁ab😀"), [t for t, _, _ in m.tokenize("▁ab😀")]
+        ([3, 2, 4], [3, 2, 4])
+        """
+        if self.ignore_merges:
+            whole = self._vocab.get(text)
+            if whole is not None:
+                return [whole]
+        if len(text) >= CUT_THRESHOLD and self._plain and not self.ignore_merges and not self._always_heap:
+            cuts = self._cut_points(text)
+            if cuts:
+                return self._ids_cut(text, cuts)
+        return self._ids_word(text)
+
+    def _ids_word(self, word: str) -> list[int]:
+        """:meth:`_encode_word`'s ids alone."""
+        if self._plain:
+            ids = list(map(self._vocab.get, word))
+            if None in ids:
+                ids = self._symbols_plain(word, ids)[0]
+        else:
+            ids = self._symbols_slow(word)[0]
+        if len(ids) >= HEAP_THRESHOLD or self._always_heap:
+            self._merge_heap(ids)
+        else:
+            self._merge_scan(ids)
+        return ids  # type: ignore[return-value]
+
+    def _ids_cut(self, word: str, cuts: list[int]) -> list[int]:
+        """:meth:`_tokenize_cut`'s ids alone: each part's ids from the ids cache or merged."""
+        out: list[int] = []
+        extend = out.extend
+        recall = self.recall_ids
+        start = 0
+        for end in [*cuts, len(word)]:
+            piece = word[start:end]
+            ids = recall(piece)
+            if ids is None:
+                ids = self.remember_ids(piece, self._ids_word(piece))
+            extend(ids)
+            start = end
+        return out
+
     def _symbols(self, word: str) -> tuple[list[int], list[int] | None]:
         """The symbols of ``word`` before any merge, and each one's length in bytes, as Hugging
         Face's ``merge_word`` builds them; ``None`` for the lengths when every character of the word
@@ -659,17 +708,19 @@ class BPE(ChunkCache, VocabLookups):
         or suffix, with two tokens of one id (ids then no longer spell their tokens), nor when a
         character would be dropped (Hugging Face's offsets then shift)."""
         vocab = self._vocab
-        if self.unk_token is None or self.unk_token not in vocab:
+        missing = {ch for ch in set(word) if ch not in vocab}
+        if missing and (self.unk_token is None or self.unk_token not in vocab):
             byte_ids = self._byte_ids
-            for ch in set(word):
-                if ch not in vocab and not (self.byte_fallback and all(byte_ids[b] is not None for b in _utf8(ch))):
+            for ch in missing:
+                if not (self.byte_fallback and all(byte_ids[b] is not None for b in _utf8(ch))):
                     return []
         crossing = self._crossing_pairs()
-        return [
-            i
-            for i, (a, b) in enumerate(zip(word, word[1:]), 1)
-            if a + b not in crossing and a in vocab and b in vocab
-        ]
+        # one pass in C: each position's pair, whether a merged token holds it
+        held = map(crossing.__contains__, map(operator.add, word, word[1:]))
+        cuts = list(compress(range(1, len(word)), map(operator.not_, held)))
+        if missing:
+            cuts = [i for i in cuts if word[i - 1] not in missing and word[i] not in missing]
+        return cuts
 
     def _tokenize_cut(self, word: str, cuts: list[int]) -> list[tuple[int, int, int]]:
         out: list[tuple[int, int, int]] = []

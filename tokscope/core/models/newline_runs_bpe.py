@@ -9,6 +9,8 @@ list does not reach the vocabulary's newline tokens); every other word is merged
 >>> model = NewlineRunsBPE({"\\n": 0, "\\n\\n\\n": 1, "a": 2, "aaa": 3}, [])
 >>> [t for t, _, _ in model.tokenize("\\n\\n\\n")], [t for t, _, _ in model.tokenize("aaa")]
 ([1], [2, 2, 2])
+>>> model.tokenize_ids("\\n\\n\\n"), model.tokenize_ids("aaa")
+([1], [2, 2, 2])
 >>> model.replay("\\n\\n\\n").whole_word
 True
 """
@@ -36,6 +38,13 @@ class NewlineRunsBPE(BPE):
             if whole is not None:
                 return [(whole, 0, len(text))]
         return super()._tokenize(text)
+
+    def _tokenize_ids(self, text: str) -> list[int]:
+        if _newlines_only(text):
+            whole = self.token_to_id(text)
+            if whole is not None:
+                return [whole]
+        return super()._tokenize_ids(text)
 
     def replay(self, word: str, *, limit: int = REPLAY_LIMIT) -> BPEReplay:
         if _newlines_only(word):

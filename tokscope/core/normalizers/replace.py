@@ -38,9 +38,25 @@ class Replace(NormalizerBase):
         return text.replace_matches(self._onig.find_matches(t), self.content)
 
     def normalize_str(self, text: str) -> str:
+        """The text :meth:`normalize` gives, without the alignment (the ids-only path).
+
+        >>> Replace(" {2,}", " ", regex=True).normalize_str("a   b  c d")
+        'a b c d'
+        """
         if self._plain:
             return text.replace(self.pattern, self.content)
-        return self.normalize(NormalizedText.identity(text)).text
+        content = self.content
+        out: list[str] = []
+        last = 0
+        for s, e, is_match in self._onig.find_matches(text):
+            if is_match and (s < e or content):  # the matches replace_matches replaces
+                out.append(text[last:s])
+                out.append(content)
+                last = e
+        if not out:
+            return text
+        out.append(text[last:])
+        return "".join(out)
 
     def safe_start(self, text: str, pos: int) -> bool:
         n = len(self.pattern)

@@ -3,6 +3,7 @@ r"""Whitespace (``\w+|[^\w\s]+``) and WhitespaceSplit (on white space), as Huggi
 
 from __future__ import annotations
 
+import regex
 
 from ..text.unicode import WHITESPACE, RangeSet, char_class, table
 from ..text.normalized import NormalizedText
@@ -30,9 +31,41 @@ class Whitespace(PreTokenizerBase):
 
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
         t = split.text
-        word = table("RX_WORD").class_for(t)
-        if word is None:
-            pattern = compiled_regex("[^" + WS_CLASS[1:] + "+")
-        else:
-            pattern = compiled_regex(f"{word}+|[^{word[1:-1]}{WS_CLASS[1:-1]}]+")
-        return slices(split, [m.span() for m in pattern.finditer(t)])
+        return slices(split, [m.span() for m in _word_pattern(t).finditer(t)])
+
+    def split_str(self, text: str, first: bool = True) -> list[str]:
+        """The chunks as strings (the ids-only path: no alignment is built).
+
+        >>> Whitespace().split_str("Hi, wörld!")
+        ['Hi', ',', 'wörld', '!']
+        """
+        return _word_pattern(text).findall(text)
+
+
+#: The word ranges the pattern of :func:`_word_pattern` holds, and that pattern.
+_seen: list = [frozenset(), None]
+#: More ranges than this make a slow class: the ranges seen start again from one text's.
+SEEN_MAX = 256
+
+
+def _word_pattern(text: str):
+    r"""``\w+|[^\w\s]+`` with ``\w`` cut down to the word ranges seen so far, ``text``'s among
+    them: exact on ``text`` (a character of another range is in none of them), and compiled only
+    when a text brings a new range (a class per text made a compile per short text in many
+    scripts).
+
+    >>> _word_pattern("ab").findall("ab, c") == _word_pattern("日本").findall("ab, c") == ["ab", ",", "c"]
+    True
+    """
+    present = table("RX_WORD").present(text)
+    if not present:
+        return compiled_regex("[^" + WS_CLASS[1:] + "+")
+    seen, pattern = _seen
+    if pattern is None or not seen.issuperset(present):
+        seen = seen.union(present)
+        if len(seen) > SEEN_MAX:
+            seen = frozenset(present)
+        word = char_class(tuple(sorted(seen)))
+        pattern = regex.compile(f"{word}+|[^{word[1:-1]}{WS_CLASS[1:-1]}]+")
+        _seen[:] = [seen, pattern]
+    return pattern

@@ -7,9 +7,9 @@ results, errors included. It is built only on the tokenizer's public methods (``
 ``token_bytes``, ``ranks``, ``special_tokens`` ...), so it serves every kind of tokenizer where the
 tiktoken concept applies:
 
-* everywhere: the batch methods (a loop for a small batch, worker processes for a big one when
-  CPUs are idle, never threads: the work is Python's; ``num_processes=N``, tokscope's own keyword,
-  asks for N processes),
+* everywhere: the batch methods (a plain loop for a small batch, worker processes for a big one
+  where they can be forked, never threads: the work is Python's; :mod:`.batches` decides and runs
+  them; ``num_processes=N``, tokscope's own keyword, asks for N processes),
   ``decode_single_token_bytes``, ``decode_tokens_bytes``, ``eot_token``, ``is_special_token``,
   ``encode_single_token`` (for kinds other than byte-level BPE: an added token's text, or bytes
   that exactly one token stands for);
@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import bisect
 import operator
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..models.ranks import merge
+from . import batches
 
 if TYPE_CHECKING:
     from ..added_tokens.specials import AllowedSpecial, DisallowedSpecial
@@ -100,32 +101,43 @@ class TiktokenAPI:
     # ----- batches -------------------------------------------------------------------------------
 
     def _batch(self, method: str, items: Iterable[Any], kwargs: dict[str, Any], num_processes: int | None,
-               mp_context: Any, check: Callable[[Any], Any] | None = None) -> list[Any]:
+               mp_context: Any, check: Callable[[Any], Any] | None = None, auto: bool = True) -> list[Any]:
         """``method`` on each item: in a plain loop, or in worker processes when asked
-        (``num_processes``) or when the batch is big enough to gain from them (:func:`worth_processes`).
-        Never in threads: the work is Python's, and threads would wait on each other for the
-        interpreter lock (tiktoken's ``num_threads`` is accepted and has no effect)."""
+        (``num_processes``; 0 for one per usable CPU) or, with ``auto``, when the batch is big
+        enough to gain from them (:func:`~.batches.plan`). Never in threads: the work is Python's,
+        and threads would wait on each other for the interpreter lock (tiktoken's ``num_threads``
+        is accepted and has no effect)."""
         items = list(items)
         if check is not None:
             for item in items:
                 check(item)
+        fn = getattr(self, method)
         if num_processes is None:
-            if not worth_processes(items, mp_context):
-                fn = getattr(self, method)
-                return [fn(item, **kwargs) for item in items]
-            num_processes = 0
-        return _in_processes(self, method, items, kwargs, num_processes, mp_context)
+            processes = 1
+            if auto:
+                forks = (mp_context is None and batches.fork_context() is not None) or (
+                    mp_context is not None and mp_context.get_start_method() == "fork")
+                processes = batches.plan(chars=sum(map(len, items)), items=len(items), cpus=batches.idle_cpus(),
+                                         forks=forks)
+        else:
+            processes = num_processes or batches.usable_cpus()
+        if processes < 2 or len(items) < 2:
+            return [fn(item, **kwargs) for item in items]
+        return batches.map_in_processes(partial(fn, **kwargs), items, processes, mp_context)
 
     def encode_ordinary_batch(self, text: Iterable[str], *, num_threads: int = 8, num_processes: int | None = None,
                               mp_context: Any = None) -> list[list[int]]:
         """:meth:`encode_ordinary` of each text: in a plain loop for a small batch, in worker
-        processes (one per CPU, this process one of them) for a big one (:func:`worth_processes`).
+        processes (one per usable CPU, this process one of them) for a big one
+        (:func:`~.batches.plan`: by the batch's characters and the idle CPUs this process may use;
+        only where workers can be forked, so they inherit the tokenizer and nothing is pickled).
 
-        ``num_processes`` (tokscope's own; 0 for one per CPU) asks for worker processes whatever
-        the size. Each worker gets the tokenizer once (inherited through ``fork`` where there is
-        one, else pickled); the texts go in contiguous slices of about equal length.
-        ``num_threads`` is accepted as tiktoken's and has no effect: the encoder's work is Python's,
-        so threads would only wait on each other for the interpreter lock."""
+        ``num_processes`` (tokscope's own; 0 for one per usable CPU) asks for worker processes
+        whatever the size, started by ``mp_context`` if given (workers that are not forked are sent
+        the tokenizer pickled). A worker's error is raised here; Ctrl+C stops the workers and is
+        one ``KeyboardInterrupt`` here. ``num_threads`` is accepted as tiktoken's and has no
+        effect: the encoder's work is Python's, so threads would only wait on each other for the
+        interpreter lock."""
         del num_threads  # accepted as tiktoken's; see _batch
         return self._batch("encode_ordinary", text, {}, num_processes, mp_context, _check_str)
 
@@ -158,15 +170,16 @@ class TiktokenAPI:
 
     def decode_batch(self, batch: Iterable[Sequence[int]], *, errors: str = "replace", num_threads: int = 8,
                      num_processes: int | None = None, mp_context: Any = None) -> list[str]:
-        """:meth:`decode` of each list of ids (in worker processes when asked, or for a big batch)."""
+        """:meth:`decode` of each list of ids, in a plain loop (in worker processes when asked:
+        decoding is a join of bytes, cheaper than sending the texts back)."""
         del num_threads
-        return self._batch("decode", batch, {"errors": errors}, num_processes, mp_context)
+        return self._batch("decode", batch, {"errors": errors}, num_processes, mp_context, auto=False)
 
     def decode_bytes_batch(self, batch: Iterable[Sequence[int]], *, num_threads: int = 8,
                            num_processes: int | None = None, mp_context: Any = None) -> list[bytes]:
-        """:meth:`decode_bytes` of each list of ids (in worker processes when asked, or for a big batch)."""
+        """:meth:`decode_bytes` of each list of ids, in a plain loop (in worker processes when asked)."""
         del num_threads
-        return self._batch("decode_bytes", batch, {}, num_processes, mp_context)
+        return self._batch("decode_bytes", batch, {}, num_processes, mp_context, auto=False)
 
     # ----- single tokens ---------------------------------------------------------------------------
 
@@ -352,129 +365,6 @@ class TiktokenAPI:
             if len(unstable) - size > 0 and char is not None and char in _WHITE_SPACE:
                 completions.add(tuple(self._bpe(unstable[:-size]) + self._bpe(unstable[-size:])))
         return ids, [list(c) for c in sorted(completions)]
-
-
-# ----- worker processes ------------------------------------------------------------------------------
-
-_worker_tokenizer: Any = None
-
-
-def _install(tokenizer: Any) -> None:
-    global _worker_tokenizer
-    _worker_tokenizer = tokenizer
-
-
-def _work(method: str, kwargs: dict[str, Any], items: list[Any]) -> list[Any]:
-    fn = getattr(_worker_tokenizer, method)
-    return [fn(item, **kwargs) for item in items]
-
-
-def _slices(items: list[Any], parts: int) -> list[list[Any]]:
-    """``items`` cut into at most ``parts`` contiguous slices of about equal total length.
-
-    >>> [len(s) for s in _slices(["a" * 10, "b", "c", "d" * 10, "e"], 2)]
-    [3, 2]
-    """
-    total = sum(map(len, items)) or 1
-    out: list[list[Any]] = []
-    current: list[Any] = []
-    size = 0
-    for item in items:
-        current.append(item)
-        size += len(item)
-        if size * parts >= total * (len(out) + 1) and len(out) < parts - 1:
-            out.append(current)
-            current = []
-    if current:
-        out.append(current)
-    return out
-
-
-#: A batch of fewer characters (or ids) than this is encoded in a plain loop: below it, starting
-#: a pool (fork, and the results sent back) costs more than the loop saves (see bench/README.md)
-PROCESS_BATCH = 1 << 20
-#: ... and this many where workers must be started afresh and sent the tokenizer (no fork)
-PROCESS_BATCH_SPAWN = 16 << 20
-
-
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def _idle_cpus() -> int:
-    """CPUs this process may use that nothing else keeps busy (the load average of the last
-    minute taken off): a worker on a busy CPU only takes turns with this process."""
-    cpus = _cpus()
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # no load average here: count every CPU
-        return cpus
-    return max(0, min(cpus, int(cpus - load + 1)))  # + 1: this process's own share of the load
-
-
-def _fork_context() -> Any:
-    """``fork`` where there is one and this process runs no other thread (a fork then is safe);
-    None otherwise (the platform's default: workers start afresh)."""
-    import multiprocessing
-    import threading
-
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return None
-
-
-def worth_processes(items: Sequence[Any], mp_context: Any = None) -> bool:
-    """Whether a batch gains from worker processes: more than one idle CPU (:func:`_idle_cpus`),
-    and more characters (or ids) in all than :data:`PROCESS_BATCH` (:data:`PROCESS_BATCH_SPAWN`
-    without ``fork``).
-
-    >>> worth_processes(["a few", "short texts"])
-    False
-    """
-    if len(items) < 2 or _idle_cpus() < 2:
-        return False
-    forks = (mp_context or _fork_context()) is not None and (
-        mp_context is None or mp_context.get_start_method() == "fork")
-    return sum(map(len, items)) >= (PROCESS_BATCH if forks else PROCESS_BATCH_SPAWN)
-
-
-def _in_processes(tokenizer: Any, method: str, items: list[Any], kwargs: dict[str, Any], num_processes: int,
-                  mp_context: Any) -> list[Any]:
-    """``method`` on each item in ``num_processes`` processes (0: one per CPU), this one among
-    them: it takes its share of the slices itself while the workers take the rest."""
-    import gc
-    from concurrent.futures import ProcessPoolExecutor
-
-    if not items:
-        return []
-    workers = max(1, min(num_processes or _idle_cpus(), len(items)))
-    parts = _slices(items, 4 * workers)
-    context = mp_context or _fork_context()
-    forked = context is not None and context.get_start_method() == "fork"
-    fn = getattr(tokenizer, method)
-    if forked:
-        gc.freeze()  # a forked worker's collector would otherwise touch (and so copy) every inherited object
-    try:
-        if forked:
-            _install(tokenizer)  # what the forked workers inherit
-            pool = ProcessPoolExecutor(max(1, workers - 1), mp_context=context)
-        else:
-            pool = ProcessPoolExecutor(max(1, workers - 1), mp_context=context, initializer=_install,
-                                       initargs=(tokenizer,))
-        with pool:
-            mine = len(parts) // workers  # this process's share, the first slices
-            futures = [pool.submit(_work, method, kwargs, part) for part in parts[mine:]]
-            out = [fn(item, **kwargs) for part in parts[:mine] for item in part]
-            for future in futures:
-                out.extend(future.result())
-    finally:
-        if forked:
-            gc.unfreeze()
-            _install(None)
-    return out
 
 
 def _starting_with(sorted_bytes: list[bytes], prefix: bytes) -> Iterable[bytes]:

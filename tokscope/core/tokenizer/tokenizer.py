@@ -685,8 +685,7 @@ class Tokenizer(TiktokenAPI):
         extend = out.extend
         cache = self._ids_cache
         get = cache.get
-        tokenize = self.model.tokenize
-        ids_of = getattr(self.model, "encode_ids", None)  # a model that gives the ids without offsets
+        chunk_ids = self._chunk_ids_function()
         for part, token_id, offset in parts:
             if token_id is not None:
                 out.append(token_id)
@@ -696,13 +695,25 @@ class Tokenizer(TiktokenAPI):
             for chunk in (pre.split_str(part, offset == 0) if pre is not None else (part,)):
                 ids = get(chunk)
                 if ids is None:
-                    ids = tuple(ids_of(chunk)) if ids_of is not None else tuple([t[0] for t in tokenize(chunk)])
+                    ids = chunk_ids(chunk)
                     if len(chunk) <= IDS_CACHE_MAX_LEN:
                         if len(cache) >= IDS_CACHE_LIMIT:
                             cache.clear()
                         cache[chunk] = ids
                 extend(ids)
         return out
+
+    def _chunk_ids_function(self) -> Callable[[str], Sequence[int]]:
+        """The model's ids of one chunk, with no offsets where the model can skip them
+        (``encode_ids`` or ``tokenize_ids``; byte-level BPE from ranks: its ``encode_chunk``)."""
+        model = self.model
+        found = getattr(model, "encode_ids", None) or getattr(model, "tokenize_ids", None)
+        if found is not None:
+            return found
+        if isinstance(model, RanksBPE):
+            return model.encode_chunk
+        tokenize = model.tokenize
+        return lambda chunk: [t[0] for t in tokenize(chunk)]
 
     def _encode_aligned(self, text: str, allowed: frozenset[str]) -> list[int]:
         """The ids through the aligned stages (what pieces are made of); the reference of the
