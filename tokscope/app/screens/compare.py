@@ -26,6 +26,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -50,10 +51,12 @@ from ...core.text.display import safe_text, token_label
 from ...core.document.document import SPECIAL, Document
 from ...core.text.errors import CancelledError
 from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
+from ..fit import first_fit
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
 from ..widgets.editor import Editor
+from ..widgets.table import WholeColumnsTable
 from ..widgets.token_view import palette_kind
 from .base import ViewScreen, view_bindings
 from .dialogs import short_name
@@ -105,10 +108,8 @@ def info_line(chars: int, agree: str | None, room: int) -> str:
     length = f"{chars:,} ch"
     if agree is None:
         return length
-    for line in (f"cuts agree {agree} · {length}", f"agree {agree} · {length}", f"cuts agree {agree}"):
-        if len(line) <= room:
-            return line
-    return f"agree {agree}"
+    return first_fit([f"cuts agree {agree} · {length}", f"agree {agree} · {length}", f"cuts agree {agree}",
+                      f"agree {agree}"], room)
 
 
 def _num(value: float | None) -> str:
@@ -230,7 +231,7 @@ class CompareScreen(ViewScreen):
         with Horizontal(id="cmp-panes"):
             for name in self._initial_names()[:MAX_ON_SCREEN]:
                 yield self._new_box(self._new_slot(name))
-        table = DataTable(id="cmp-stats", cursor_type="row", zebra_stripes=True)
+        table = WholeColumnsTable(id="cmp-stats", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="cmp-note")
         yield Footer(compact=True, show_command_palette=False)
@@ -675,11 +676,16 @@ class CompareScreen(ViewScreen):
         agree = _pct(self.result.agreed_share) if self.result is not None and len(self.result.stats) > 1 else None
         label.update(Text(info_line(len(self.text), agree, label.size.width or 30)))
         first = safe_text(self.result_slots[0].tokenizer.name) if self.result_slots else "the first"
+        ends = [(f": a cut {first} does not make · ", ": pieces overlapping the one you picked in another pane"),
+                (f": a cut {first} does not make · ", ": overlaps the piece you picked"),
+                (f": not cut by {first} · ", ": overlaps your pick")]
+        width = self.query_one("#cmp-note", Static).size.width or 80
+        cut_end, reversed_end = next((e for e in ends if cell_len("cut" + e[0] + "reversed" + e[1]) <= width), ends[-1])
         note = Text()
         note.append("cut", style="bold #ffd27f")
-        note.append(f": a cut {first} does not make · ")
+        note.append(cut_end)
         note.append("reversed", style="reverse bold")
-        note.append(": pieces overlapping the one you picked in another pane")
+        note.append(reversed_end)
         self.query_one("#cmp-note", Static).update(note)
 
     @on(Input.Changed)
