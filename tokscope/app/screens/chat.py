@@ -195,6 +195,8 @@ class ChatScreen(ViewScreen):
         self._filling = False  # set while the screen itself changes a widget (no feedback loop)
         self._choices: list[tuple[str, str]] = []
         self._widths = (2, 9, 5, 9)  # the message list's columns (see _column_widths)
+        #: why the screen opened on the example instead of the explorer's text (shown until it changes)
+        self._start_note = ""
 
     # ----- composition -----------------------------------------------------------------------
 
@@ -249,6 +251,9 @@ class ChatScreen(ViewScreen):
         own = getattr(app, "source", "sample") != "sample" or getattr(app, "modified", False)
         if own and text.strip() and len(text) <= MAX_START_TEXT:
             return ChatDraft.from_text(text)
+        if own and text.strip():
+            self._start_note = too_long_note(len(text))
+            self.notify(self._start_note, severity="warning", timeout=10, markup=False)
         return ChatDraft.example()
 
     def on_resize(self) -> None:
@@ -551,6 +556,8 @@ class ChatScreen(ViewScreen):
                                     f"{count.total:,} tok{short}{busy}", f"{count.total:,} tok{short}",
                                     f"{count.total:,} tok"], info.size.width or 80)))
         out = Text()
+        if self._start_note:
+            out.append(f"! {self._start_note}\n", style="bold")
         out.append(summary_line(count))
         out.append("\n" + fit_line(result.windows, count.total))
         if not count.exact and not any(w.kind == "not-special" for w in count.warnings):
@@ -678,6 +685,7 @@ class ChatScreen(ViewScreen):
         self.notify(f"Brought back the conversation as it was before it was {what}.")
 
     def _set_draft(self, draft: ChatDraft, current: int = 0) -> None:
+        self._start_note = ""
         self.draft = draft
         app: Any = self.app
         if hasattr(app, "chat_draft"):
@@ -863,6 +871,16 @@ class ChatScreen(ViewScreen):
             return
         self._cancel.set()
         self.dismiss()
+
+
+def too_long_note(chars: int) -> str:
+    """Why the chat opened on the example conversation: the explorer's text is too long for a message.
+
+    >>> too_long_note(1_000_000)
+    "The explorer's text (1,000,000 characters) is over the 200,000-character limit for a chat message: this is the example conversation (Ctrl+O opens one)"
+    """
+    return (f"The explorer's text ({chars:,} characters) is over the {MAX_START_TEXT:,}-character limit for a chat "
+            "message: this is the example conversation (Ctrl+O opens one)")
 
 
 def _empty_doc(tokenizer: Any) -> Document:
