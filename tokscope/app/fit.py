@@ -48,8 +48,8 @@ def fit_label(label: str, number: str, width: int, *, short: str | None = None, 
     for form in (label, short):
         if form is not None and cell_len(form) + gap <= room:
             return form + " " * (room - cell_len(form)) + number
-    return cut(short if short is not None and cell_len(short) < cell_len(label) else label, room - gap) + \
-        " " * gap + number
+    head = cut(short if short is not None and cell_len(short) < cell_len(label) else label, room - gap)
+    return head + " " * (room - cell_len(head)) + number  # a wide character cut leaves a cell more
 
 
 def first_fit(forms: Sequence[str], width: int) -> str:

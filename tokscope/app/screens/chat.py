@@ -68,6 +68,9 @@ MAX_START_TEXT = 200_000
 #: the largest conversation file the screen opens (the explorer's own limit)
 MAX_JSON_BYTES = 8 * 1024 * 1024
 
+#: the warnings' pointer to the Python API for ChatML's assumed ids, and what this screen offers instead
+PYTHON_HINT, SCREEN_HINT = "ChatMLFormat(assume_ids=True)", "the format chatml-ids (Ctrl+F)"
+
 #: the keys, for the help screen (F1) and the README
 CHAT_KEYS = [
     ("Ctrl+N", "new message after the selected one (user after assistant, assistant after user)"),
@@ -152,7 +155,7 @@ class ChatScreen(ViewScreen):
     #chat-prompt:focus { border: round $accent; }
     #chat-notes { height: 4; padding: 0 1; }
     #chat-notes:focus { background: $boost; }
-    ChatScreen.-tall #chat-notes { height: 6; }
+    ChatScreen.-tall #chat-notes { height: auto; min-height: 6; max-height: 40%; }
     ChatScreen.-narrow #chat-left { width: 32; }
     ChatScreen.-narrow #chat-format { width: 16; }
     ChatScreen.-short #chat-content { height: 4; }
@@ -571,7 +574,7 @@ class ChatScreen(ViewScreen):
         for warning in count.warnings:
             out.append("\n")
             out.append("! ", style="bold")
-            out.append(safe_text(warning.message))
+            out.append(safe_text(warning.message).replace(PYTHON_HINT, SCREEN_HINT))
         notes.update(out)
 
     # ----- events ------------------------------------------------------------------------------
