@@ -15,7 +15,7 @@ from textual.widgets import DataTable
 
 from helpers import idle, settle
 from tokscope.app.app import ExplorerApp
-from tokscope.app.fit import cut, first_fit, fit_label
+from tokscope.app.fit import cut, first_fit
 from tokscope.app.screens.compare import info_line
 from tokscope.app.screens.insights import embedding_line
 from tokscope.app.widgets.status import status_text
@@ -35,15 +35,14 @@ labels = st.text(st.characters(codec="utf-8", exclude_categories=("C", "Z", "M")
 
 @pytest.mark.parametrize("width", WIDTHS)
 @settings(max_examples=60, deadline=None)
-@given(label=labels, number=numbers, room=st.integers(1, 40))
-def test_fit_label_keeps_the_number_whole(width, label, number, room):
-    room = min(room, width)
-    line = fit_label(label, number, room)
-    assert line.endswith(number)  # never cut, even when wider than the room
-    if cell_len(number) <= room:
-        assert cell_len(line) == room
-        shown = line[: len(line) - len(number)].rstrip()
-        assert shown == "" or shown == label or shown.endswith("…") and label.startswith(shown[:-1])
+@given(label=labels, number=numbers, short=labels)
+def test_a_label_gives_way_and_the_number_stays_whole(width, label, number, short):
+    # a label and a number offered in whole forms, the label shortened (only a label is ever cut)
+    forms = [f"{label} {number}", f"{cut(short, width // 4)} {number}", number]
+    line = first_fit(forms, width)
+    assert line in forms and line.endswith(number)
+    assert cell_len(line) <= width or line == number
+    assert cell_len(cut(label, width // 4)) <= width // 4
 
 
 @pytest.mark.parametrize("width", WIDTHS)

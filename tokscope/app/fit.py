@@ -1,9 +1,10 @@
 """Labels and numbers in a given width: a number is never cut, its label gives way.
 
-Every screen that puts a figure in a narrow place (the chat's message list, the compare and
-insights lines, the status line) goes through these two helpers, so ``15,033`` can never show as
-``15,03``: :func:`fit_label` for one label and one number, :func:`first_fit` for a line offered in
-several forms, longest first.
+Every screen that puts a figure in a narrow place (the chat's message list and titles, compare's
+lines and pane titles, insights' embedding line, the status line) goes through these helpers, so
+``15,033`` can never show as ``15,03``: :func:`first_fit` takes a line offered in several whole
+forms (the labels shortening, then figures left out whole), :func:`number_width` sizes a column
+for its widest number, and only labels are ever :func:`cut`.
 """
 
 from __future__ import annotations
@@ -26,30 +27,6 @@ def cut(text: str, width: int) -> str:
     if cell_len(text) <= width:
         return text
     return set_cell_size(text, width - 1).rstrip() + ELLIPSIS if width > 1 else ELLIPSIS
-
-
-def fit_label(label: str, number: str, width: int, *, short: str | None = None, gap: int = 1) -> str:
-    """``label`` and ``number`` in exactly ``width`` cells, the label on the left and the number
-    whole on the right: the label gives way to ``short``, then is cut with an ellipsis, then is left
-    out. A number wider than ``width`` comes back whole (the caller gives it more room).
-
-    >>> fit_label("tokens", "15,033", 16), fit_label("assistant", "15,033", 14)
-    ('tokens    15,033', 'assist… 15,033')
-    >>> fit_label("assistant", "15,033", 14, short="asst"), fit_label("user", "1,234,567", 10)
-    ('asst    15,033', ' 1,234,567')
-    >>> fit_label("role", "123,456,789", 5)
-    '123,456,789'
-    """
-    room = width - cell_len(number)
-    if room < 0:
-        return number
-    if room < gap + 1:
-        return " " * room + number
-    for form in (label, short):
-        if form is not None and cell_len(form) + gap <= room:
-            return form + " " * (room - cell_len(form)) + number
-    head = cut(short if short is not None and cell_len(short) < cell_len(label) else label, room - gap)
-    return head + " " * (room - cell_len(head)) + number  # a wide character cut leaves a cell more
 
 
 def first_fit(forms: Sequence[str], width: int) -> str:

@@ -51,7 +51,7 @@ from ...core.text.display import safe_text, token_label
 from ...core.document.document import SPECIAL, Document
 from ...core.text.errors import CancelledError
 from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
-from ..fit import first_fit
+from ..fit import first_fit, title_room
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
@@ -349,10 +349,16 @@ class CompareScreen(ViewScreen):
         if not self.side_by_side or slot.error is not None:
             return ""
         if slot.chat is not None and slot.chat.count is not None:
-            return f"{slot.chat.count.total:,} tok · {slot.chat.count.format}"
+            total = f"{slot.chat.count.total:,}"
+            return first_fit([f"{total} tok · {slot.chat.count.format}", f"{total} tok", total], self._title_room(slot))
         if slot.doc is None:
             return "loading…"
-        return f"{len(slot.doc.ids):,} tokens"
+        total = f"{len(slot.doc.ids):,}"
+        return first_fit([f"{total} tokens", f"{total} tok", total], self._title_room(slot))
+
+    def _title_room(self, slot: Slot) -> int:
+        """The cells a pane's border title has (side by side, a narrow pane's count is never cut)."""
+        return title_room(self._box(slot)) if self.query(f"#box-{slot.key}") else 80
 
     def _show_title(self, slot: Slot) -> None:
         box = self._box(slot)
@@ -398,6 +404,7 @@ class CompareScreen(ViewScreen):
         self.set_class(self.app.size.width < 80, "-narrow")
         self.call_after_refresh(self._update_info)
         self._apply_layout()
+        self.call_after_refresh(self._apply_layout)  # the titles again, in the panes' new widths
         self.call_after_refresh(self._relayout_if_needed)
 
     def _relayout_if_needed(self) -> None:
