@@ -15,17 +15,18 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 
 
-def cut_spans(widths: Sequence[int], fixed: int, scroll_x: int, visible: int) -> list[tuple[int, int]]:
-    """The spans ``(start, end)`` of the view (in cells) that hold part of a column only: columns
-    of ``widths`` (their padding included), the first ``fixed`` always at the left, the others
-    scrolled by ``scroll_x`` in a view of ``visible`` cells.
+def cut_spans(widths: Sequence[int], fixed: int, scroll_x: int, visible: int, padding: int = 1) -> list[tuple[int, int]]:
+    """The spans ``(start, end)`` of the view (in cells) that hold part of a column's text only:
+    columns of ``widths`` (``padding`` cells each side included), the first ``fixed`` always at the
+    left, the others scrolled by ``scroll_x`` in a view of ``visible`` cells. A column whose
+    padding alone is out of view is whole.
 
-    >>> cut_spans([10, 8, 8, 8], 1, 0, 30)  # the fourth column starts at 26: 4 of its 8 cells show
+    >>> cut_spans([10, 8, 8, 8], 1, 0, 30)  # the fourth column's text starts at 27: 3 of its 6 cells show
     [(26, 30)]
     >>> cut_spans([10, 8, 8, 8], 1, 3, 30)  # scrolled 3 cells: the second column lost its start
-    [(10, 15), (23, 30)]
-    >>> cut_spans([10, 8], 1, 0, 30)
-    []
+    [(10, 15)]
+    >>> cut_spans([10, 8, 8], 1, 0, 25), cut_spans([10, 8], 1, 0, 30)  # only a padding cell out of view
+    ([], [])
     """
     fixed_width = sum(widths[:fixed])
     spans = []
@@ -33,9 +34,11 @@ def cut_spans(widths: Sequence[int], fixed: int, scroll_x: int, visible: int) ->
     for width in widths[fixed:]:
         start, end = x - scroll_x, x + width - scroll_x
         x += width
+        text_start, text_end = start + padding, end - padding
         shown_start, shown_end = max(start, fixed_width), min(end, visible)
-        if shown_start < shown_end and (shown_start, shown_end) != (start, end):
-            spans.append((shown_start, shown_end))
+        if shown_start >= shown_end or (text_start >= fixed_width and text_end <= visible):
+            continue  # out of view, or its whole text in view
+        spans.append((shown_start, shown_end))
     return spans
 
 
@@ -54,6 +57,6 @@ class WholeColumnsTable(DataTable):
         strip = super().render_line(y)
         widths = [column.get_render_width(self) for column in self.ordered_columns]
         visible = min(strip.cell_length, self.scrollable_content_region.width or strip.cell_length)
-        for start, end in cut_spans(widths, self.fixed_columns, round(self.scroll_x), visible):
+        for start, end in cut_spans(widths, self.fixed_columns, round(self.scroll_x), visible, self.cell_padding):
             strip = blank(strip, start, end)
         return strip
