@@ -30,7 +30,6 @@ from ...core.explain.vocab_search import VocabResult, search_vocab
 from ..messages import EncodingChanged
 from ..render import token_text
 from ..widgets.form import Select
-from ..widgets.table import WholeColumnsTable
 from .base import ViewScreen, view_bindings
 
 #: rows put in the table at most (the status line gives the full count)
@@ -89,7 +88,7 @@ class VocabScreen(ViewScreen):
             yield Select(MODES, value=mode, allow_blank=False, id="voc-mode")
             yield Input(query, placeholder=PLACEHOLDERS[mode], id="voc-query")
             yield Select(SORTS, value="id", allow_blank=False, id="voc-sort")
-        table = WholeColumnsTable(id="voc-table", cursor_type="row", zebra_stripes=True)
+        table = DataTable(id="voc-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="voc-status")
         yield Footer(compact=True, show_command_palette=False)
