@@ -141,3 +141,23 @@ async def test_every_screens_footer_is_whole(key, size):
             right = k.region.right
         shown = {k.key_display for k in keys}
         assert ("esc" in shown) if key else {"^q", "f3", "f5", "f12"} <= shown
+
+
+async def test_keys_typed_fast_answer_a_dialog_once():
+    # "llama3" typed while a dialog was up: its first letter answered it, the second answered again
+    # and closed the explorer's own screen (ScreenStackError, a traceback)
+    from textual import events
+
+    app = ExplorerApp("Hello", encoding="o200k_base", palette="truecolor")
+    answers: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.push_screen(ChoiceDialog("Recovered edits", "Restore them?",
+                                     [("restore", "Restore"), ("discard", "Discard them"), ("later", "Keep for later")]),
+                        answers.append)
+        await pilot.pause()
+        for ch in "llama3":
+            app.post_message(events.Key(ch, ch))
+        await pilot.pause(0.2)
+        assert answers == ["later"]
+        assert len(app.screen_stack) == 1 and app.is_running
