@@ -161,3 +161,18 @@ async def test_keys_typed_fast_answer_a_dialog_once():
         await pilot.pause(0.2)
         assert answers == ["later"]
         assert len(app.screen_stack) == 1 and app.is_running
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_training_forms_name_field_keeps_room(size):
+    from textual.widgets import Input
+
+    app = ExplorerApp("Hello", encoding="o200k_base", palette="truecolor")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("f8")
+        await pilot.pause()
+        name = app.screen.query_one("#tr-name", Input)
+        assert name.region.width >= 12, name.region
+        buttons = list(app.screen.query(Button))
+        assert all(b.region.right <= size[0] for b in buttons if b.display)
