@@ -104,3 +104,20 @@ async def test_a_table_wider_than_its_view_never_draws_part_of_a_column():
             assert set(drawn[0].split()) <= header, (x, drawn[0])
             for i, line in enumerate(drawn[1:1 + table.row_count]):
                 assert set(line.split()) <= {w for c in cells[i] for w in c.split()}, (x, line)
+
+
+async def test_compares_chat_table_widens_for_a_long_figure():
+    from tokscope.app.chat_model import ChatDraft
+
+    app = ExplorerApp("Hello", encoding="o200k_base", palette="truecolor")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        chat = ChatDraft.from_text("tok " * 1_200_000)  # over a million tokens: 9 characters
+        app.open_view("compare", chat=chat, chat_formats={})
+        await idle(pilot, timeout=120)
+        await pilot.pause()
+        table = app.screen.query_one("#cmp-stats", DataTable)
+        first = [str(cell) for cell in table.get_row_at(0)]
+        total = first[2]
+        assert len(total.replace(",", "")) >= 7, first
+        assert total in "\n".join(lines_of(table))

@@ -248,10 +248,13 @@ class CompareScreen(ViewScreen):
         editor.border_title = "text (Escape: back to the panes)"
         table = self.query_one("#cmp-stats", DataTable)
         if self.chat is not None:
-            # fixed widths: rows come in as the panes finish, and a width fitted to the first ones would cut later ones
-            for label, width in (("encoding", 14), ("format", 13), ("tokens", 7), ("content", 7), ("overhead", 8),
-                                 ("tools", 6), ("ctx left", 9), ("in $", 10), ("in xN", 10)):
-                table.add_column(label, width=width)
+            # at least these widths (the layout stays as rows come in as the panes finish), and wider
+            # for a longer figure (a fixed width cut 1,234,567 tokens to 1,234,5)
+            table.add_column("encoding", width=14)  # names are labels: a long one is cut, never a figure
+            table.add_column("format", width=13)
+            for label, width in (("tokens", 7), ("content", 7), ("overhead", 8), ("tools", 6), ("ctx left", 9),
+                                 ("in $", 10), ("in xN", 10)):
+                table.add_column(label.ljust(width))
             for hidden in ("#cmp-out-label", "#cmp-price-out"):
                 self.query_one(hidden).display = False
         else:
