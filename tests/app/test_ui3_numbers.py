@@ -125,3 +125,31 @@ async def test_compares_chat_table_widens_for_a_long_figure():
         total = first[2]
         assert len(total.replace(",", "")) >= 7, first
         assert total in "\n".join(lines_of(table))
+
+
+
+async def test_a_long_names_pane_title_keeps_its_count_whole(tmp_path):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel()
+    tok.train_from_iterator(["hello world " * 20], trainers.BpeTrainer(
+        vocab_size=270, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    folder = tmp_path / "a-very-long-model-folder-name-for-testing-titles"
+    folder.mkdir()
+    tok.save(str(folder / "tokenizer.json"))
+    text = "Some text to count, with numbers 12345 and words.\n" * 3000
+    app = ExplorerApp(text, encoding=str(folder), palette="truecolor")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot, timeout=60)
+        await pilot.press("f5")
+        screen = app.screen
+        for _ in range(600):
+            await pilot.pause(0.2)
+            if screen.result_slots and all(s.doc is not None for s in screen.slots):
+                break
+        await pilot.pause()
+        box = screen.query_one(f"#box-{screen.slots[0].key}")
+        title = str(box.border_title)
+        count = f"{len(screen.slots[0].doc.ids):,}"
+        assert count in title and cell_len(title) <= box.outer_size.width - 6, title

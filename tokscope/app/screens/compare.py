@@ -340,12 +340,22 @@ class CompareScreen(ViewScreen):
             return Text(f"{k}. {name}")
         if slot.error is not None:
             return Text(f"{k}. {name} (failed)")
+        if slot.chat is not None and slot.chat.count is None:
+            return Text(f"{k}. {name}")
+        if slot.doc is None and slot.chat is None:
+            return Text(f"{k}. {name} (loading…)")
+        # a long name gives way to the count (Textual cuts a title at its end)
+        room = self._title_room(slot)
         if slot.chat is not None:
             count = slot.chat.count
-            return Text(f"{k}. {name} · {count.total:,} tokens · {count.format}")
-        if slot.doc is None:
-            return Text(f"{k}. {name} (loading…)")
-        return Text(f"{k}. {name} · {len(slot.doc.ids):,} tokens")
+            tail = [f" · {count.total:,} tokens · {count.format}", f" · {count.total:,} tokens", f" · {count.total:,} tok"]
+        else:
+            tail = [f" · {len(slot.doc.ids):,} tokens", f" · {len(slot.doc.ids):,} tok"]
+        forms = [f"{k}. {name}{end}" for end in tail]
+        forms += [f"{k}. {short_name(name, room - len(f'{k}. ') - len(end))}{end}" for end in tail[-1:]
+                  if room - len(f"{k}. ") - len(end) >= 8]
+        forms.append(f"{k}.{tail[-1].removeprefix(' ·')}")
+        return Text(first_fit(forms, room))
 
     def _subtitle(self, slot: Slot) -> str:
         """Under a pane side by side: its count (and the chat format), or what it is waiting for."""
