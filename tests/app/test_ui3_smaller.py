@@ -176,3 +176,25 @@ async def test_the_training_forms_name_field_keeps_room(size):
         assert name.region.width >= 12, name.region
         buttons = list(app.screen.query(Button))
         assert all(b.region.right <= size[0] for b in buttons if b.display)
+
+
+async def test_compare_from_training_leaves_the_explorers_encoding(tmp_path, monkeypatch):
+    from textual.widgets import Input
+
+    from tokscope.app.screens.compare import CompareScreen
+
+    monkeypatch.setenv("TOKSCOPE_DATA_DIR", str(tmp_path))
+    app = ExplorerApp("the cat sat on the mat, the cat ate the rat. " * 40, encoding="o200k_base",
+                      palette="truecolor")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("f8")
+        await pilot.pause()
+        app.screen.query_one("#tr-size", Input).value = "300"
+        app.screen.query_one("#tr-name", Input).value = "mine"
+        await pilot.press("ctrl+r")
+        await idle(pilot)
+        await pilot.press("f5")
+        await idle(pilot)
+        assert isinstance(app.screen, CompareScreen) and app.screen.slots[0].name == "mine"
+        assert app.tokenizer.name == "o200k_base"  # the explorer's own encoding is untouched
