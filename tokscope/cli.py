@@ -118,7 +118,9 @@ COMMANDS: dict[str, Callable[[], Any]] = {
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {safe_text(message)} (see --help)\n")
+        # every command's errors start "tokscope: error:" (a subcommand's prog is "tokscope train")
+        helped = f"{self.prog} --help" if self.prog != PROG else "--help"
+        self.exit(2, f"{PROG}: error: {safe_text(message)} (see {helped})\n")
 
     def _print_message(self, message: str, file: Any = None) -> None:  # noqa: PLW3201 - argparse's hook
         # argparse writes --help, --version and usage here and ignores a failed write: a help that

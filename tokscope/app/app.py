@@ -200,6 +200,20 @@ class ExplorerApp(App):
         self._failure: str | None = None
         #: a tokenizer whose pattern ran out of the UI thread's time: edits go to the worker
         self._slow: Tokenizer | None = None
+        #: the toasts on screen: (message, severity) -> when it goes (one of each is shown)
+        self._toasts: dict[tuple[str, str], float] = {}
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Textual's toast, not shown again while the same one is still up (a key pressed twice,
+        or two screens telling the same news, stack one toast, not two)."""
+        now = time.monotonic()
+        key = (f"{title}\n{message}", str(severity))
+        self._toasts = {k: end for k, end in self._toasts.items() if end > now}
+        if key in self._toasts:
+            return
+        self._toasts[key] = now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # ----- composition -----------------------------------------------------------------------
 

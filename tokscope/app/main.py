@@ -125,11 +125,16 @@ def _reopen_tty() -> None:
 
 
 def _check_encoding(name: str) -> None:
+    """Refuse ``-e NAME`` before the explorer starts when it names nothing, or a file or folder
+    that cannot be loaded (loaded here, it is the app's from the registry's cache)."""
     from ..sources import registry
+    from ..sources.model_files import is_tokenizer_path
 
     try:
         registry.check(name)
-    except registry.SourceError as exc:
+        if is_tokenizer_path(name):
+            registry.load(name)
+    except TokscopeError as exc:
         raise StartupProblem(str(exc)) from None
 
 

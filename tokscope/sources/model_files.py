@@ -23,7 +23,7 @@ from ..core.text.errors import TokenizerFileError, TokscopeError
 from ..core.tokenizer.tokenizer import Tokenizer
 from . import cache, open_models
 from .builtin import SourceError
-from .hub import cache_root_of, tokenizer_file
+from .hub import cache_root_of, is_model_id, tokenizer_file
 from .regular_files import is_within, read_regular
 
 #: files larger than this are refused before they are read
@@ -126,6 +126,43 @@ def folder_facts(folder: Path, within: Path | None = None) -> tuple[dict[str, st
     return templates, config, context, jinja
 
 
+#: folder names that say nothing of the model in them
+GENERIC_FOLDERS = frozenset({
+    "models", "model", "tokenizer", "tokenizers", "snapshots", "files", "data", "tmp", "temp", "downloads",
+    "download", "weights", "checkpoints", "checkpoint", "original", "hub", "cache", "assets", "out", "output",
+})
+
+
+def folder_label(folder: Path, file_name: str, config: dict[str, Any]) -> str:
+    """The name of a tokenizer read from a model folder: the model id its hub-cache path or its own
+    ``tokenizer_config.json`` (``name_or_path``) gives, else the folder's name; a folder whose name
+    says nothing of the model (``models``, a commit hash) is named with the file after it.
+
+    >>> folder_label(Path("/c/hub/models--acme--tiny/snapshots/0123abcd"), "tokenizer.json", {})
+    'acme/tiny'
+    >>> folder_label(Path("/home/me/models"), "tokenizer.json", {"name_or_path": "acme/cfg-tiny"})
+    'acme/cfg-tiny'
+    >>> folder_label(Path("/home/me/models"), "tokenizer.json", {"name_or_path": "/home/me/ckpt/run-3"})
+    'models/tokenizer.json'
+    >>> folder_label(Path("/m/llama-3"), "tokenizer.json", {})
+    'llama-3'
+    """
+    parts = folder.parts
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
+        org, _, model = parts[-3].removeprefix("models--").partition("--")
+        if org and model:
+            return f"{org}/{model}"
+    for key in ("name_or_path", "_name_or_path"):
+        value = config.get(key)
+        if isinstance(value, str) and is_model_id(value) and not value.startswith((".", "~", "/")):
+            return value
+    name = folder.name
+    hashed = len(name) >= 7 and all(c in "0123456789abcdef" for c in name)
+    if not name or name.lower() in GENERIC_FOLDERS or hashed:
+        return f"{name or folder}/{file_name}" if name else file_name
+    return name
+
+
 def _sniff(path: Path) -> sniff.FileFormat | None:
     """The format of a file by its first bytes (:func:`tokscope.core.formats.sniff.format_of`)."""
     try:
@@ -179,7 +216,9 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         return load_gguf(path, name=name or model_id, model_id=model_id)
     if size > MAX_FILE_BYTES:
         raise SourceError(f"{safe_text(path)} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for tokenizer files")
-    label = name or model_id or (folder.name if folder is not None and path.name in sniff.FOLDER_FILES else path.stem)
+    facts = folder_facts(folder, within) if folder is not None else ({}, {}, None, None)
+    label = name or model_id or (folder_label(folder, path.name, facts[1]) if folder is not None
+                                 and path.name in sniff.FOLDER_FILES else path.stem)
     if kind == "ranks":
         tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
     elif kind == "json":
@@ -195,7 +234,7 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"{safe_text(path)} is not a tokenizer file tokscope can read (tokenizer.json, tekken.json, "
                           f"a SentencePiece .model, or a known model's tokenizer.model)")
     tokenizer.name = label
-    templates, config, context, jinja = folder_facts(folder, within) if folder is not None else ({}, {}, None, None)
+    templates, config, context, jinja = facts
     files = ModelFiles(path, folder, model_id, templates, config, context, jinja)
     tokenizer.derived(MODEL_FILES, lambda: files)  # a fresh tokenizer: kept with it from here on
     return tokenizer

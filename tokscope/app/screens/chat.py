@@ -49,6 +49,7 @@ from ..chat_model import (
     summary_line,
 )
 from ..command_list import CommandList
+from ..fit import cut, first_fit, number_width, title_room
 from ..messages import EncodingChanged
 from ..render import MODES, TEXT, layout
 from ..widgets.chat_view import ChatPromptView, legend
@@ -66,6 +67,9 @@ WIDE = 110
 MAX_START_TEXT = 200_000
 #: the largest conversation file the screen opens (the explorer's own limit)
 MAX_JSON_BYTES = 8 * 1024 * 1024
+
+#: the warnings' pointer to the Python API for ChatML's assumed ids, and what this screen offers instead
+PYTHON_HINT, SCREEN_HINT = "ChatMLFormat(assume_ids=True)", "the format chatml-ids (Ctrl+F)"
 
 #: the keys, for the help screen (F1) and the README
 CHAT_KEYS = [
@@ -151,7 +155,7 @@ class ChatScreen(ViewScreen):
     #chat-prompt:focus { border: round $accent; }
     #chat-notes { height: 4; padding: 0 1; }
     #chat-notes:focus { background: $boost; }
-    ChatScreen.-tall #chat-notes { height: 6; }
+    ChatScreen.-tall #chat-notes { height: auto; min-height: 6; max-height: 40%; }
     ChatScreen.-narrow #chat-left { width: 32; }
     ChatScreen.-narrow #chat-format { width: 16; }
     ChatScreen.-short #chat-content { height: 4; }
@@ -193,6 +197,9 @@ class ChatScreen(ViewScreen):
         self._undo: list[tuple[ChatDraft, int, str]] = []
         self._filling = False  # set while the screen itself changes a widget (no feedback loop)
         self._choices: list[tuple[str, str]] = []
+        self._widths = (2, 9, 5, 9)  # the message list's columns (see _column_widths)
+        #: why the screen opened on the example instead of the explorer's text (shown until it changes)
+        self._start_note = ""
 
     # ----- composition -----------------------------------------------------------------------
 
@@ -228,10 +235,7 @@ class ChatScreen(ViewScreen):
         self.draft = draft
         self.current = min(getattr(app, "chat_current", 0), len(draft.messages) - 1) if draft.messages else 0
         table = self.query_one("#chat-messages", DataTable)
-        table.add_column("#", key="n", width=2)
-        table.add_column("role", key="role", width=9)
-        table.add_column("tok", key="tok", width=5)
-        table.add_column("text", key="text", width=self._text_width())
+        self._add_columns(table)
         self._filling = True
         self.query_one("#chat-gen", Checkbox).value = draft.generation
         self._filling = False
@@ -250,11 +254,25 @@ class ChatScreen(ViewScreen):
         own = getattr(app, "source", "sample") != "sample" or getattr(app, "modified", False)
         if own and text.strip() and len(text) <= MAX_START_TEXT:
             return ChatDraft.from_text(text)
+        if own and text.strip():
+            self._start_note = too_long_note(len(text))
+            self.notify(self._start_note, severity="warning", timeout=10, markup=False)
         return ChatDraft.example()
 
     def on_resize(self) -> None:
         self._sizes()
         self.call_after_refresh(self._relayout_if_needed)
+        self.call_after_refresh(self._refit_list)
+
+    def _refit_list(self) -> None:
+        if not self.is_attached or not self.table.columns:
+            return
+        if self._column_widths() != self._widths:
+            self._fill_table()
+        self._editor_titles()
+        self._prompt_titles()
+        if self.result is not None:
+            self._status()
 
     def _sizes(self) -> None:
         width, height = self.app.size
@@ -287,12 +305,33 @@ class ChatScreen(ViewScreen):
     def tokenizer(self) -> Any:
         return getattr(self.app, "tokenizer", None)
 
+    def _column_widths(self, counts: dict[int, Any] | None = None) -> tuple[int, int, int, int]:
+        """The message list's columns (number, role, tokens, preview) in the list's width: the
+        token and message numbers whole (``15,033`` never shows as ``15,03``), the role and the
+        preview giving way to them."""
+        counts = self._message_counts() if counts is None else counts
+        n = len(self.draft.messages)
+        numbers = number_width([str(n)], 1) + 1  # and the warning mark
+        tokens = number_width([f"{m.tokens:,}" for m in counts.values()], 5)
+        width = self.app.size.width
+        # the list's border and scrollbar take 3 cells, each column's padding 2
+        room = (48 if width >= WIDE else 36 if width >= 80 else 32) - 3 - 8 - numbers - tokens
+        role = max(4, min(9, room - 4))
+        return numbers, role, tokens, max(3, room - role)
+
+    def _add_columns(self, table: DataTable) -> None:
+        self._widths = widths = self._column_widths()
+        for (key, label), width in zip((("n", "#"), ("role", "role"), ("tok", "tok"), ("text", "text")), widths):
+            table.add_column(cut(label, width), key=key, width=width)
+
     def _fill_table(self) -> None:
         """Every message as a row (after a change to the list itself); the cursor on ``current``."""
         table = self.table
         self._filling = True
         try:
-            table.clear()
+            table.clear(columns=self._column_widths() != self._widths)
+            if not table.columns:
+                self._add_columns(table)
             counts = self._message_counts()
             for k, message in enumerate(self.draft.messages):
                 table.add_row(*self._row(k, message, counts), key=str(k))
@@ -316,20 +355,14 @@ class ChatScreen(ViewScreen):
 
     def _row(self, k: int, message: dict[str, Any], counts: dict[int, Any]) -> list[Any]:
         role = message.get("role")
-        role_text = Text(safe_text(role if isinstance(role, str) else "?")[:9])
+        _, role_width, _, text_width = self._widths
+        role_text = Text(cut(safe_text(role if isinstance(role, str) else "?"), role_width))
         if isinstance(role, str) and role not in ROLES:
             role_text.stylize("bold #ffd27f")
         m = counts.get(k)
         tok = f"{m.tokens:,}" if m is not None else "…"
         mark = "!" if k in self._warned() else ""
-        width = self._text_width()
-        return [Text(f"{k + 1}{mark}"), role_text, Text(tok, justify="right"), Text(preview(message, width))]
-
-    def _text_width(self) -> int:
-        """The preview column's width: what the list's width leaves (its border, three columns,
-        their padding and a scrollbar take 27 cells)."""
-        width = self.app.size.width
-        return (48 if width >= WIDE else 36 if width >= 80 else 32) - 27
+        return [Text(f"{k + 1}{mark}"), role_text, Text(tok, justify="right"), Text(preview(message, text_width))]
 
     def _update_row(self, k: int) -> None:
         if not 0 <= k < len(self.draft.messages):
@@ -375,7 +408,9 @@ class ChatScreen(ViewScreen):
         elif not m.rendered:
             editor.border_subtitle = Text("not in the rendering")
         else:
-            editor.border_subtitle = Text(f"{m.tokens:,} tokens · {m.content_tokens:,} content")
+            editor.border_subtitle = Text(first_fit(
+                [f"{m.tokens:,} tokens · {m.content_tokens:,} content", f"{m.tokens:,} tok · {m.content_tokens:,} content",
+                 f"{m.tokens:,} tokens", f"{m.tokens:,} tok"], title_room(editor)))
 
     # ----- counting ----------------------------------------------------------------------------
 
@@ -427,7 +462,9 @@ class ChatScreen(ViewScreen):
             prompt.set_doc(empty, [0], prompt.layout_width, self.mode)
             prompt.set_kinds("")
         counts = self._message_counts()
-        if counts:
+        if counts and self._column_widths(counts) != self._widths:
+            self._fill_table()  # a count wider than its column: the columns are laid out again
+        elif counts:
             for k in range(len(self.draft.messages)):
                 self._update_row(k)
         self._editor_titles()
@@ -456,7 +493,8 @@ class ChatScreen(ViewScreen):
             prompt.border_title = Text("rendered prompt · failed (see below)")
             prompt.border_subtitle = ""
             return
-        title = Text(f"rendered prompt · {count.total:,} tokens")
+        total = f"{count.total:,}"
+        forms = [f"rendered prompt · {total} tokens", f"prompt · {total} tokens", f"{total} tokens", f"{total} tok"]
         index = prompt.selected if index is None else index
         if index is not None and index < count.total:
             owner = next((s for s in count.spans if s.start <= index < s.end), None)
@@ -464,8 +502,10 @@ class ChatScreen(ViewScreen):
             if owner is not None:
                 where = (f" · msg {owner.message + 1}" if owner.kind == "message" and owner.message is not None
                          else " · before the msgs" if owner.kind == "prefix" else " · gen prompt")
-            title = Text(f"{index + 1}/{count.total:,} · id {count.ids[index]} · {prompt.kind_of(index)}{where}")
-        prompt.border_title = title
+            at, token_id, kind = f"{index + 1}/{total}", f"id {count.ids[index]}", prompt.kind_of(index)
+            forms = [f"{at} · {token_id} · {kind}{where}", f"{at} · {token_id} · {kind}", f"{at} · {token_id}",
+                     token_id]
+        prompt.border_title = Text(first_fit(forms, title_room(prompt)))
         doc = result.doc
         specials = doc is not None and any(flags & SPECIAL for flags in doc.flags)
         prompt.border_subtitle = legend(prompt, count.kinds, specials)
@@ -514,8 +554,13 @@ class ChatScreen(ViewScreen):
         notes.set_class(False, "-error")
         warnings = len(count.warnings)
         warned = f" · {warnings} warning{'s' if warnings != 1 else ''} ↓" if warnings else ""
-        info.update(Text(f"{count.total:,} tokens · {name}{warned}{busy}"))
+        short = f" · {warnings} warn ↓" if warnings else ""
+        info.update(Text(first_fit([f"{count.total:,} tokens · {name}{warned}{busy}", f"{count.total:,} tokens{warned}{busy}",
+                                    f"{count.total:,} tok{short}{busy}", f"{count.total:,} tok{short}",
+                                    f"{count.total:,} tok"], info.size.width or 80)))
         out = Text()
+        if self._start_note:
+            out.append(f"! {self._start_note}\n", style="bold")
         out.append(summary_line(count))
         out.append("\n" + fit_line(result.windows, count.total))
         if not count.exact and not any(w.kind == "not-special" for w in count.warnings):
@@ -529,7 +574,7 @@ class ChatScreen(ViewScreen):
         for warning in count.warnings:
             out.append("\n")
             out.append("! ", style="bold")
-            out.append(safe_text(warning.message))
+            out.append(safe_text(warning.message).replace(PYTHON_HINT, SCREEN_HINT))
         notes.update(out)
 
     # ----- events ------------------------------------------------------------------------------
@@ -643,6 +688,7 @@ class ChatScreen(ViewScreen):
         self.notify(f"Brought back the conversation as it was before it was {what}.")
 
     def _set_draft(self, draft: ChatDraft, current: int = 0) -> None:
+        self._start_note = ""
         self.draft = draft
         app: Any = self.app
         if hasattr(app, "chat_draft"):
@@ -828,6 +874,16 @@ class ChatScreen(ViewScreen):
             return
         self._cancel.set()
         self.dismiss()
+
+
+def too_long_note(chars: int) -> str:
+    """Why the chat opened on the example conversation: the explorer's text is too long for a message.
+
+    >>> too_long_note(1_000_000)
+    "The explorer's text (1,000,000 characters) is over the 200,000-character limit for a chat message: this is the example conversation (Ctrl+O opens one)"
+    """
+    return (f"The explorer's text ({chars:,} characters) is over the {MAX_START_TEXT:,}-character limit for a chat "
+            "message: this is the example conversation (Ctrl+O opens one)")
 
 
 def _empty_doc(tokenizer: Any) -> Document:

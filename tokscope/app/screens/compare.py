@@ -26,6 +26,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -50,10 +51,12 @@ from ...core.text.display import safe_text, token_label
 from ...core.document.document import SPECIAL, Document
 from ...core.text.errors import CancelledError
 from ..chat_model import AUTO, ChatDraft, ChatResult, count_draft
+from ..fit import first_fit, title_room
 from ..render import TEXT, layout, relayout, row_of, token_text
 from ..widgets.chat_view import ChatPromptView, legend
 from ..widgets.compare_view import ComparePane
 from ..widgets.editor import Editor
+from ..widgets.table import WholeColumnsTable
 from ..widgets.token_view import palette_kind
 from .base import ViewScreen, view_bindings
 from .dialogs import short_name
@@ -105,10 +108,8 @@ def info_line(chars: int, agree: str | None, room: int) -> str:
     length = f"{chars:,} ch"
     if agree is None:
         return length
-    for line in (f"cuts agree {agree} · {length}", f"agree {agree} · {length}", f"cuts agree {agree}"):
-        if len(line) <= room:
-            return line
-    return f"agree {agree}"
+    return first_fit([f"cuts agree {agree} · {length}", f"agree {agree} · {length}", f"cuts agree {agree}",
+                      f"agree {agree}"], room)
 
 
 def _num(value: float | None) -> str:
@@ -230,7 +231,7 @@ class CompareScreen(ViewScreen):
         with Horizontal(id="cmp-panes"):
             for name in self._initial_names()[:MAX_ON_SCREEN]:
                 yield self._new_box(self._new_slot(name))
-        table = DataTable(id="cmp-stats", cursor_type="row", zebra_stripes=True)
+        table = WholeColumnsTable(id="cmp-stats", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="cmp-note")
         yield Footer(compact=True, show_command_palette=False)
@@ -247,10 +248,13 @@ class CompareScreen(ViewScreen):
         editor.border_title = "text (Escape: back to the panes)"
         table = self.query_one("#cmp-stats", DataTable)
         if self.chat is not None:
-            # fixed widths: rows come in as the panes finish, and a width fitted to the first ones would cut later ones
-            for label, width in (("encoding", 14), ("format", 13), ("tokens", 7), ("content", 7), ("overhead", 8),
-                                 ("tools", 6), ("ctx left", 9), ("in $", 10), ("in xN", 10)):
-                table.add_column(label, width=width)
+            # at least these widths (the layout stays as rows come in as the panes finish), and wider
+            # for a longer figure (a fixed width cut 1,234,567 tokens to 1,234,5)
+            table.add_column("encoding", width=14)  # names are labels: a long one is cut, never a figure
+            table.add_column("format", width=13)
+            for label, width in (("tokens", 7), ("content", 7), ("overhead", 8), ("tools", 6), ("ctx left", 9),
+                                 ("in $", 10), ("in xN", 10)):
+                table.add_column(label.ljust(width))
             for hidden in ("#cmp-out-label", "#cmp-price-out"):
                 self.query_one(hidden).display = False
         else:
@@ -336,22 +340,38 @@ class CompareScreen(ViewScreen):
             return Text(f"{k}. {name}")
         if slot.error is not None:
             return Text(f"{k}. {name} (failed)")
+        if slot.chat is not None and slot.chat.count is None:
+            return Text(f"{k}. {name}")
+        if slot.doc is None and slot.chat is None:
+            return Text(f"{k}. {name} (loading…)")
+        # a long name gives way to the count (Textual cuts a title at its end)
+        room = self._title_room(slot)
         if slot.chat is not None:
             count = slot.chat.count
-            return Text(f"{k}. {name} · {count.total:,} tokens · {count.format}")
-        if slot.doc is None:
-            return Text(f"{k}. {name} (loading…)")
-        return Text(f"{k}. {name} · {len(slot.doc.ids):,} tokens")
+            tail = [f" · {count.total:,} tokens · {count.format}", f" · {count.total:,} tokens", f" · {count.total:,} tok"]
+        else:
+            tail = [f" · {len(slot.doc.ids):,} tokens", f" · {len(slot.doc.ids):,} tok"]
+        forms = [f"{k}. {name}{end}" for end in tail]
+        forms += [f"{k}. {short_name(name, room - len(f'{k}. ') - len(end))}{end}" for end in tail[-1:]
+                  if room - len(f"{k}. ") - len(end) >= 8]
+        forms.append(f"{k}.{tail[-1].removeprefix(' ·')}")
+        return Text(first_fit(forms, room))
 
     def _subtitle(self, slot: Slot) -> str:
         """Under a pane side by side: its count (and the chat format), or what it is waiting for."""
         if not self.side_by_side or slot.error is not None:
             return ""
         if slot.chat is not None and slot.chat.count is not None:
-            return f"{slot.chat.count.total:,} tok · {slot.chat.count.format}"
+            total = f"{slot.chat.count.total:,}"
+            return first_fit([f"{total} tok · {slot.chat.count.format}", f"{total} tok", total], self._title_room(slot))
         if slot.doc is None:
             return "loading…"
-        return f"{len(slot.doc.ids):,} tokens"
+        total = f"{len(slot.doc.ids):,}"
+        return first_fit([f"{total} tokens", f"{total} tok", total], self._title_room(slot))
+
+    def _title_room(self, slot: Slot) -> int:
+        """The cells a pane's border title has (side by side, a narrow pane's count is never cut)."""
+        return title_room(self._box(slot)) if self.query(f"#box-{slot.key}") else 80
 
     def _show_title(self, slot: Slot) -> None:
         box = self._box(slot)
@@ -397,6 +417,7 @@ class CompareScreen(ViewScreen):
         self.set_class(self.app.size.width < 80, "-narrow")
         self.call_after_refresh(self._update_info)
         self._apply_layout()
+        self.call_after_refresh(self._apply_layout)  # the titles again, in the panes' new widths
         self.call_after_refresh(self._relayout_if_needed)
 
     def _relayout_if_needed(self) -> None:
@@ -675,11 +696,16 @@ class CompareScreen(ViewScreen):
         agree = _pct(self.result.agreed_share) if self.result is not None and len(self.result.stats) > 1 else None
         label.update(Text(info_line(len(self.text), agree, label.size.width or 30)))
         first = safe_text(self.result_slots[0].tokenizer.name) if self.result_slots else "the first"
+        ends = [(f": a cut {first} does not make · ", ": pieces overlapping the one you picked in another pane"),
+                (f": a cut {first} does not make · ", ": overlaps the piece you picked"),
+                (f": not cut by {first} · ", ": overlaps your pick")]
+        width = self.query_one("#cmp-note", Static).size.width or 80
+        cut_end, reversed_end = next((e for e in ends if cell_len("cut" + e[0] + "reversed" + e[1]) <= width), ends[-1])
         note = Text()
         note.append("cut", style="bold #ffd27f")
-        note.append(f": a cut {first} does not make · ")
+        note.append(cut_end)
         note.append("reversed", style="reverse bold")
-        note.append(": pieces overlapping the one you picked in another pane")
+        note.append(reversed_end)
         self.query_one("#cmp-note", Static).update(note)
 
     @on(Input.Changed)

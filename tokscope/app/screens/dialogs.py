@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -27,6 +28,19 @@ class Dialog(ModalScreen):
     quits from a dialog too (a modal screen hides the app's keys)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "app.quit", "Quit", show=False)]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answered = False
+
+    def dismiss(self, result=None) -> AwaitComplete:
+        """Close with ``result``, once: keys typed fast (``llama3`` after a dialog took ``l``) reach
+        the dialog after its answer, and a second dismissal would answer again and close the
+        screen under it (Textual pops the top screen)."""
+        if self.answered or self.app.screen is not self:
+            return AwaitComplete()
+        self.answered = True
+        return super().dismiss(result)
 
     def on_mount(self) -> None:
         self.mount(TooSmall(*DIALOG_MIN))

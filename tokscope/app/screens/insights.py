@@ -31,6 +31,7 @@ from ...core.insights import stats as geo
 from ...core.text.display import safe_text
 from ...core.text.errors import CancelledError, TokscopeError
 from ...core.tokenizer.tokenizer import fix_surrogates
+from ..fit import first_fit
 from ..messages import DocChanged, EncodingChanged
 from ..render import token_text
 from ..widgets.form import RadioSet
@@ -132,7 +133,7 @@ def embedding_line(n_vocab: int, width: int, millions: float, megabytes: float, 
              f"{sizes} = {millions:,.1f} M ({megabytes:,.0f} MB fp16)",
              f"{millions:,.1f} M params ({megabytes:,.0f} MB fp16)",
              f"{millions:,.1f} M params"]
-    return next((form for form in forms if len(form) <= room), forms[-1])
+    return first_fit(forms, room)
 
 
 class InsightsScreen(ViewScreen):

@@ -22,6 +22,7 @@ from ...core.insights.compare import DEFAULT_COMPARE, MAX_ON_SCREEN, bar
 from ...core.text.display import safe_text
 from ...core.insights.languages import LanguageTable
 from ...core.tokenizer.tokenizer import Tokenizer
+from ..widgets.table import WholeColumnsTable
 from .base import ViewScreen, view_bindings
 from .dialogs import short_name
 
@@ -98,7 +99,7 @@ class LanguagesScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield Static("counting…", id="lang-note")
         with Horizontal(id="lang-body"):
-            yield DataTable(id="lang-table", cursor_type="row", zebra_stripes=True)
+            yield WholeColumnsTable(id="lang-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="lang-chart-box"):
                 yield Static("", id="lang-chart")
         passage = VerticalScroll(Static("", id="lang-passage-text", markup=False), id="lang-passage")

@@ -144,6 +144,7 @@ class TrainScreen(ViewScreen):
     TrainScreen Input:focus { background: #2c3e50; text-style: bold; }
     TrainScreen Select:focus > SelectCurrent { background: #2c3e50; text-style: bold; }
     TrainScreen Button:focus { text-style: bold reverse; }
+    TrainScreen.-narrow Button { min-width: 0; }
     TrainScreen.-short .tr-row { margin-bottom: 0; }
     TrainScreen.-short #tr-status { height: 2; }
     TrainScreen.-short #tr-results { min-height: 3; }
@@ -258,6 +259,7 @@ class TrainScreen(ViewScreen):
         self.query_one("#tr-files", Input).focus()  # typing a path goes into the corpus field
         self.set_interval(POLL_INTERVAL, self._drain)
         self.set_class(self.app.size.height < 30, "-short")
+        self._fit_buttons()
         kept = getattr(self.app, "trained", None)
         if isinstance(kept, Trained):
             self._restore(kept)
@@ -289,6 +291,19 @@ class TrainScreen(ViewScreen):
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.height < 30, "-short")
+        self._fit_buttons()
+
+    #: the buttons' labels, with their keys and (below 80 columns, where the footer shows the keys) without
+    BUTTON_LABELS = {"tr-train": ("Train ^R", "Train"), "tr-save": ("Save ^S", "Save"), "tr-open": ("Open ^O", "Open"),
+                     "tr-compare": ("Compare F5", "Compare")}
+
+    def _fit_buttons(self) -> None:
+        """Below 80 columns the buttons are as wide as their short labels: the name field keeps room."""
+        narrow = self.app.size.width < 80
+        self.set_class(narrow, "-narrow")
+        for key, (wide, short) in self.BUTTON_LABELS.items():
+            for button in self.query(f"#{key}"):
+                button.label = short if narrow else wide
 
     def _keep_settings(self) -> None:
         """Remember the form for the next visit (in the app: the screen goes when it closes)."""

@@ -7,6 +7,7 @@ from textual.widgets import Static
 
 from ...core.text.display import safe_text
 from ...core.document.document import Document
+from ..fit import cut, first_fit
 
 
 def status_text(doc: Document | None, state: str, width: int = 80) -> str:
@@ -24,12 +25,10 @@ def status_text(doc: Document | None, state: str, width: int = 80) -> str:
             f"{s.chars_per_token:.2f} chars/tok", f"{s.tokens_per_word:.2f} tok/word"]
     short = [f"{s.tokens:,} tok", f"{s.chars:,} ch", f"{s.bytes:,} B", f"{s.words:,} w",
              f"{s.chars_per_token:.2f} ch/tok", f"{s.tokens_per_word:.2f} tok/w"]
-    for parts, sep in ((long, " │ "), (short, "│")):
-        for keep in range(len(parts), -1, -1):
-            line = " " + sep.join([name, *parts[:keep], state])
-            if cell_len(line) <= width:
-                return line
-    return (" " + state)[:width]
+    forms = [" " + sep.join([name, *parts[:keep], state])
+             for parts, sep in ((long, " │ "), (short, "│")) for keep in range(len(parts), -1, -1)]
+    line = first_fit(forms, width)
+    return line if cell_len(line) <= width else cut(" " + state, width)
 
 
 class StatusLine(Static):
