@@ -148,7 +148,7 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
         _print_ranks(c, words, pairs=pairs, variants=variants, w=w)
         return
     if c.method == "added":
-        w(f"  why: {safe_text(c.summary)}\n")
+        w(f"  why: {words.summary}\n")
         return
     if words.form is not None:
         w(f'  form (what the model saw): "{safe_text(words.form)}"\n')
@@ -167,7 +167,7 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
         pieces = "  ".join(f"{labels.quoted(t)} {t}" for t in c.tokens)
     w(f"  pieces: {pieces}\n" if c.tokens else "  pieces: none\n")
     if words.summary:
-        w(f"  why: {safe_text(words.summary)}\n")
+        w(f"  why: {words.summary}\n")  # inert already (the core's)
     if c.trees:
         drawn = [t for t in c.trees if t.children]
         if drawn:

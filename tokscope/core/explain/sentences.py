@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..text.byte_alphabet import CHAR_TO_BYTE
 from ..text.display import hex_label, safe_text
-from .facts import token_facts
+from .facts import fallback_byte, token_facts
 from .why import DETAIL_LIMIT, ChunkWhy
 
 if TYPE_CHECKING:
@@ -204,12 +204,14 @@ def _capped(label: str, texts: list[str], what: str) -> list[Sentence]:
 def byte_fallback_sentences(tokenizer: Tokenizer, tokens: tuple[int, ...]) -> list[Sentence]:
     """Byte fallback, from the tokens themselves (any kind): each run of byte tokens with the text
     it spells."""
+    if not getattr(tokenizer.model, "byte_fallback", False):
+        return []
     runs: list[list[int]] = []
     previous = False
     bytes_of: dict[int, int | None] = {}
     for t in tokens:
         if t not in bytes_of:
-            bytes_of[t] = None if tokenizer.is_added(t) else token_facts(tokenizer, t).byte
+            bytes_of[t] = fallback_byte(tokenizer, t)
         b = bytes_of[t]
         if b is None:
             previous = False
