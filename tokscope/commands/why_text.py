@@ -1,6 +1,8 @@
 """Why a text splits as it does, as plain text and ``--json``: the one renderer of
 :class:`~tokscope.core.explain.why.ChunkWhy` for ``explain`` and ``tree`` (the explorer's why
-screen draws the same data, :mod:`tokscope.app.widgets.why_pane`).
+screen draws the same data, :mod:`tokscope.app.widgets.why_pane`). Every sentence is the core's
+(:mod:`tokscope.core.explain.sentences`), the same the why screen shows: this module lays them
+out as ``label: sentence`` lines beside the tokens, steps and trees.
 
 What each kind shows, from the core's :class:`~tokscope.core.explain.why.ChunkWhy`:
 
@@ -27,7 +29,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.explain.facts import token_facts
-from ..core.explain.sentences import CUT_OFF, Sentence, WhySentences, cutoff_words, fact_words, why_sentences
+from ..core.explain.sentences import CUT_OFF, Sentence, WhySentences, cutoff_words, why_sentences
+from ..core.explain.sentences import fact_words  # noqa: F401  (tree's facts line reads it here)
 from ..core.explain.why import NBEST
 from ..core.text.display import hex_label, quoted, safe_text, token_label
 

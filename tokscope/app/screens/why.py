@@ -6,7 +6,9 @@ only when it is expanded. Under it, on ``u``, the tokens that use the cursor's t
 parent ("used in"; the first time for an encoding the whole index is built in a worker, with
 progress). Right: the chunk holding the selected piece (or the token's own spelling when it was
 picked from the vocabulary) explained by :func:`tokscope.core.explain.why.explain_chunk` for every
-kind and drawn by :mod:`tokscope.app.widgets.why_pane`; ``n``/``p`` step through a merge replay.
+kind, worded by :mod:`tokscope.core.explain.sentences` (the command line's words) and drawn by
+:mod:`tokscope.app.widgets.why_pane`; ``n``/``p`` step through a merge replay, ``b``/``e`` go to
+its ends, ``a`` expands the whole tree.
 The cut-off box re-runs the replay with only ranks below N (the core's ``max_rank``; byte-level BPE
 from ranks only). Keys that do not apply to the kind are hidden.
 

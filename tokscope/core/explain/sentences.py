@@ -425,7 +425,7 @@ def token_sentences(tokenizer: Tokenizer, token_id: int) -> tuple[Sentence, ...]
     if not tokenizer.ranks:
         facts = fact_words(tokenizer, token_id)
         if facts:
-            out.append(Sentence("", ", ".join(facts)))
+            out.append(Sentence("facts", ", ".join(facts)))
     if is_unreachable(tokenizer, token_id):
         out.append(Sentence("unreachable", UNREACHABLE))
     return tuple(out)

@@ -19,6 +19,10 @@ model's kind:
 * any other model (a kind defined elsewhere through :mod:`.pipeline`'s protocols): the tokens
   the model gave, with ``method`` ``"model"``.
 
+The words both shells say about a :class:`ChunkWhy` (the steps' notes, why merging or matching
+stops, missing characters, the lattice's search) are worked out from it by
+:mod:`.sentences`.
+
 Added and special tokens are their own chunks (``method`` ``"added"``). A rank cut-off
 (``max_rank``) applies to byte-level BPE from ranks only; another kind raises
 :class:`~.errors.NotForThisKindError` naming it.
