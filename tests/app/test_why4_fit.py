@@ -7,8 +7,6 @@ What is on the screen is read from the rendered frame."""
 from __future__ import annotations
 
 import io
-import sys
-from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
@@ -16,10 +14,9 @@ from rich.console import Console
 from textual.widgets import Input, Static
 from textual.widgets._footer import FooterKey
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))  # hf_files lives with the core tests
-
-import hf_files
 from helpers import idle
+from test_why_kinds import files, path_of  # noqa: F401  (fixture: the tokenizer.json files)
+from test_why_kinds import open_why as open_why_of
 
 from tokscope.app.app import ExplorerApp
 from tokscope.app.screens.why import WhyScreen
@@ -28,25 +25,8 @@ from tokscope.core.explain.sentences import NO_CUTOFF
 SIZES = [(80, 24), (60, 16)]
 
 
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hf")
-    out = {}
-    for name in ("bert", "llama2"):
-        try:
-            out[name] = str(hf_files.save(name, folder))
-        except hf_files.Missing as exc:
-            out[name] = exc
-    return out
-
-
 def encoding_of(files, name: str) -> str:
-    if name == "gpt2":
-        return name
-    found = files[name]
-    if isinstance(found, Exception):
-        pytest.skip(str(found))
-    return found
+    return name if name == "gpt2" else path_of(files, name)
 
 
 def screen_rows(app) -> list[str]:
@@ -108,15 +88,9 @@ def cut_lines(app, screen: WhyScreen) -> list[str]:
 
 
 async def open_why(pilot) -> WhyScreen:
-    app = pilot.app
+    """The why screen of the first piece of the text."""
     await idle(pilot)
-    app.select_piece(0)
-    await pilot.pause()
-    app.token_view.focus()
-    await pilot.press("f3")
-    await idle(pilot)
-    assert isinstance(app.screen, WhyScreen)
-    return app.screen
+    return await open_why_of(pilot, pilot.app.doc.ids[0])
 
 
 def footer_keys(screen: WhyScreen) -> set[str]:

@@ -15,17 +15,14 @@ own. The tokenizer files are built at test time (``tests/core/hf_files.py``, ``t
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))  # hf_files lives with the core tests
-
-import hf_files
 from helpers import idle
 from spm_files import trained_spm  # noqa: F401  (fixture)
+from test_why_kinds import files, open_why, path_of  # noqa: F401  (fixture: the tokenizer.json files)
 
 from tokscope.app.app import ExplorerApp
 from tokscope.app.screens.why import WhyScreen
@@ -35,25 +32,6 @@ from tokscope.core.explain.why import explain_text, explain_token
 from tokscope.sources import registry
 
 ROOT = Path(__file__).resolve().parents[2] / "tokscope"
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hf")
-    out = {}
-    for name in ("bert", "llama2", "t5", "wordlevel"):
-        try:
-            out[name] = str(hf_files.save(name, folder))
-        except hf_files.Missing as exc:
-            out[name] = exc
-    return out
-
-
-def path_of(files, name: str) -> str:
-    found = files[name]
-    if isinstance(found, Exception):
-        pytest.skip(str(found))
-    return found
 
 
 def cli_text(capsys, *argv: str) -> str:
@@ -79,13 +57,7 @@ async def screen_texts(encoding: str, text: str, max_rank: int | None = None) ->
         firsts = {}
         for index in range(len(app.doc.ids)):
             firsts.setdefault(app.doc.chunk_of(index), index)
-        app.select_piece(0)
-        await pilot.pause()
-        app.token_view.focus()
-        await pilot.press("f3")
-        await idle(pilot)
-        screen = app.screen
-        assert isinstance(screen, WhyScreen)
+        screen = await open_why(pilot, app.doc.ids[0])
         if max_rank is not None:
             screen.set_cutoff(max_rank)
             await idle(pilot)
@@ -107,11 +79,7 @@ async def screen_token(encoding: str, text: str, token_id: int) -> str:
     app = ExplorerApp(text, encoding=encoding, palette="truecolor")
     async with app.run_test(size=(100, 30)) as pilot:
         await idle(pilot)
-        app.select_piece(0)
-        await pilot.pause()
-        app.token_view.focus()
-        await pilot.press("f3")
-        await idle(pilot)
+        await open_why(pilot, app.doc.ids[0])
         app.open_token(token_id, source="test")
         await idle(pilot)
         screen = app.screen
@@ -119,7 +87,7 @@ async def screen_token(encoding: str, text: str, token_id: int) -> str:
         return pane(screen)
 
 
-def core_sentences(tok, text: str, max_rank: int | None = None) -> set[str]:
+def core_sentences(tok, text: str, max_rank: int | None) -> set[str]:
     found = explain_text(tok, text, max_rank=max_rank)
     out = {s for c in found.chunks for s in why_sentences(tok, c).sentences()}
     if tok.ranks:
@@ -140,68 +108,45 @@ def assert_same(sentences: set[str], cli: str, screen: str, must: tuple[str, ...
 # ----- every kind -------------------------------------------------------------------------------------
 
 
+async def explained_both_ways(capsys, encoding: str, text: str, *options: str) -> tuple[set[str], str, str]:
+    """The core's sentences about ``text``, what the command line printed, what the screen showed."""
+    tok = registry.load(encoding)
+    max_rank = int(options[options.index("--max-rank") + 1]) if "--max-rank" in options else None
+    sentences = core_sentences(tok, text, max_rank)
+    cli = cli_text(capsys, "explain", "-e", encoding, text, "--no-variants", *options)
+    return sentences, cli, await screen_texts(encoding, text, max_rank)
+
+
+#: (family of tests/core/hf_files.py, text, fragments the kind's sentences hold)
+FAMILIES = [
+    ("llama2", "hello 🦜 x", ("its UTF-8 bytes ‹f0 9f a6 9c› are 4 byte tokens", "(the lowest)", "symbols")),
+    ("bert", "tokenizers ☃ " + "a" * 120, ("greedy longest match from the left", "longer not in the vocabulary",
+                                           'no match at character 0: "☃" is not in the vocabulary',
+                                           "more than max_input_chars_per_word (100)")),
+    ("t5", "unbelievable ☃", ("the best of all segmentations scores", "above the next best",
+                              "an unknown piece scored", "none: no other segmentation was found")),
+    ("wordlevel", "the zzqqxx", ("is an entry of the vocabulary", "so it is the unknown token")),
+]
+
+
 async def test_byte_level_bpe_from_ranks_under_a_cut_off(capsys):
-    text = "a tokenization zq x"
-    tok = registry.load("cl100k_base")
-    sentences = core_sentences(tok, text, max_rank=300)
-    cli = cli_text(capsys, "explain", "-e", "cl100k_base", text, "--max-rank", "300", "--no-variants")
-    shown = await screen_texts("cl100k_base", text, max_rank=300)
-    assert_same(sentences, cli, shown, ("because of the cut-off", "(the lowest)", "ranks below 300",
-                                        "a single byte: nothing to merge", "single bytes"))
+    found = await explained_both_ways(capsys, "cl100k_base", "a tokenization zq x", "--max-rank", "300")
+    assert_same(*found, ("because of the cut-off", "(the lowest)", "ranks below 300",
+                         "a single byte: nothing to merge", "single bytes"))
 
 
-async def test_bpe_from_a_merge_list_with_byte_fallback(capsys, files):
-    path = path_of(files, "llama2")
-    text = "hello 🦜 x"
-    tok = registry.load(path)
-    sentences = core_sentences(tok, text)
-    cli = cli_text(capsys, "explain", "-e", path, text, "--no-variants")
-    shown = await screen_texts(path, text)
-    assert_same(sentences, cli, shown, ("its UTF-8 bytes ‹f0 9f a6 9c› are 4 byte tokens", "(the lowest)", "symbols"))
-
-
-async def test_wordpiece_greedy_steps_and_why_a_word_is_unknown(capsys, files):
-    path = path_of(files, "bert")
-    text = "tokenizers ☃ " + "a" * 120
-    tok = registry.load(path)
-    sentences = core_sentences(tok, text)
-    cli = cli_text(capsys, "explain", "-e", path, text, "--no-variants")
-    shown = await screen_texts(path, text)
-    assert_same(sentences, cli, shown, ("greedy longest match from the left", "longer not in the vocabulary",
-                                        'no match at character 0: "☃" is not in the vocabulary',
-                                        "more than max_input_chars_per_word (100)"))
-
-
-async def test_unigram_lattice_unknown_and_next_best(capsys, files):
-    path = path_of(files, "t5")
-    text = "unbelievable ☃"
-    tok = registry.load(path)
-    sentences = core_sentences(tok, text)
-    cli = cli_text(capsys, "explain", "-e", path, text, "--no-variants")
-    shown = await screen_texts(path, text)
-    assert_same(sentences, cli, shown, ("the best of all segmentations scores", "above the next best",
-                                        "an unknown piece scored", "none: no other segmentation was found"))
+@pytest.mark.parametrize(("family", "text", "must"), FAMILIES, ids=[f[0] for f in FAMILIES])
+async def test_every_kind_of_tokenizer_json(capsys, files, family, text, must):
+    """BPE from a merge list with byte fallback (Llama 2), WordPiece (BERT: greedy steps, an unknown
+    word, a word too long), Unigram (T5: an unknown character, the next-best search), WordLevel."""
+    assert_same(*await explained_both_ways(capsys, path_of(files, family), text), must)
 
 
 async def test_sentencepiece_bpe_by_score_with_byte_fallback(capsys, trained_spm):  # noqa: F811
     path = str(trained_spm("bpe_byte_fallback"))
-    text = "the cat 𓀀"
-    tok = registry.load(path)
-    assert tok.model.kind == "sentencepiece-bpe"
-    sentences = core_sentences(tok, text)
-    cli = cli_text(capsys, "explain", "-e", path, text, "--no-variants")
-    shown = await screen_texts(path, text)
-    assert_same(sentences, cli, shown, ("the highest-scoring piece first", "are 4 byte tokens"))
-
-
-async def test_wordlevel_entry_or_unknown(capsys, files):
-    path = path_of(files, "wordlevel")
-    tok = registry.load(path)
-    text = "the zzqqxx"
-    sentences = core_sentences(tok, text)
-    cli = cli_text(capsys, "explain", "-e", path, text, "--no-variants")
-    shown = await screen_texts(path, text)
-    assert_same(sentences, cli, shown, ("is an entry of the vocabulary", "so it is the unknown token"))
+    assert registry.load(path).model.kind == "sentencepiece-bpe"
+    found = await explained_both_ways(capsys, path, "the cat 𓀀")
+    assert_same(*found, ("the highest-scoring piece first", "are 4 byte tokens"))
 
 
 async def test_a_vocabulary_entry_on_its_own(capsys, files):

@@ -32,7 +32,7 @@ def files(tmp_path_factory):
     """``name -> path`` of the families these tests open (a family whose package is missing skips)."""
     folder = tmp_path_factory.mktemp("hf")
     out = {}
-    for name in ("bert", "llama2", "t5"):
+    for name in ("bert", "llama2", "t5", "wordlevel"):
         try:
             out[name] = hf_files.save(name, folder)
         except hf_files.Missing as exc:
