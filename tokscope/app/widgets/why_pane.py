@@ -147,7 +147,7 @@ def render_explanation(c: ChunkExplanation, words: WhySentences, position: int, 
     out.append(f"  [{c.chunk.start}:{c.chunk.end}] {words.what}\n")
     out.append(f"cut-off: {cut}\n", style="dim")
     out.append_text(sentences_text(words.notes))
-    if c.replayed and not c.steps and len(c.bytes) > 1:
+    if not c.chunk.special and c.replayed and not c.steps and len(c.bytes) > 1:  # no merge applies
         out.append("parts  ")
         out.append_text(parts_text(c.parts))
         out.append("\n")
