@@ -32,7 +32,7 @@ def files(tmp_path_factory):
     """``name -> path`` of the families these tests open (a family whose package is missing skips)."""
     folder = tmp_path_factory.mktemp("hf")
     out = {}
-    for name in ("bert", "llama2", "t5"):
+    for name in ("bert", "llama2", "t5", "wordlevel"):
         try:
             out[name] = hf_files.save(name, folder)
         except hf_files.Missing as exc:
@@ -174,9 +174,9 @@ async def test_llama2_byte_fallback_shows_the_bytes_and_why(files):
         w = screen.why
         assert w.method == "BPE" and [s.kind for s in w.bpe.initial].count("byte") == 4
         text = pane_text(screen)
-        shown = " ".join(f"‹{b:02x}›" for b in "🦜".encode())
-        ids = " ".join(map(str, byte_ids))
-        assert f"missing 🦜 is not in the vocabulary, so it fell back to its UTF-8 bytes: {shown} (tokens {ids})" in text
+        # the command line's sentence (tokscope.core.explain.sentences), then each byte token with its id
+        assert 'byte fallback "🦜" is not in the vocabulary: its UTF-8 bytes ‹f0 9f a6 9c› are 4 byte tokens' in text
+        assert "  ".join(f"‹{b:02x}› {t}" for b, t in zip("🦜".encode(), byte_ids)) in text
         assert "<0x" not in text.split("why")[0]  # the bytes in the one notation, not the vocabulary's names
         assert "model saw ▁🦜" in text  # the normalizer's ▁
         assert str(screen.query_one(MergeTree).root.label) == f"{byte_ids[0]} ‹f0› byte"
@@ -295,7 +295,7 @@ async def test_t5_unknown_character_is_an_unknown_piece_with_its_score(files):
         screen = await open_why(pilot, (await ready(pilot)).unknown_id)
         u = screen.why.unigram
         text = pane_text(screen)
-        assert f"missing ☃ is not in the vocabulary: an unknown piece scored {u.unk_score:.3f}" in text
+        assert f'unknown "☃" is not in the vocabulary: an unknown piece scored {u.unk_score:.3f}' in text
         assert "byte fallback" not in text  # T5 has none
         assert "next   none: no other segmentation was found" in text
 

@@ -54,7 +54,7 @@ def test_explain_plain_has_numbered_steps(capsys):
     code, out, err = run(capsys, "explain", "-e", "gpt2", "hello")
     assert code == 0
     assert "chunk 1: \"hello\"" in out and "letters" in out
-    assert "  1. \"" in out and "(rank " in out
+    assert '  1. "h" + "e" -> "he"  rank 258 (the lowest)' in out  # the merge step in the why screen's words
     assert "why: \"hello\" is one token: id 31373." in out
     assert "variants:" in out and "\" Hello\"" in out
 

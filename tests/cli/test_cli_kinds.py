@@ -159,7 +159,7 @@ def test_explain_plain_every_kind(capsys, path_of, name):
     assert set(ordinary) <= {METHOD[name], "added"}
     assert out.count("  pieces: ") == ordinary.count(METHOD[name]) > 0 and "  why: " in out
     if name in BPE:
-        assert re.search(r"^ +1\. .* -> .* \(rank \d+\)", out, re.MULTILINE)
+        assert re.search(r"^ +1\. .* -> .*  rank \d+ \(the lowest\)", out, re.MULTILINE)
         assert "merge trees (each token by its lowest-rank merge):" in out
     if "variants:" in ok(capsys, "explain", "-e", path, "hello"):
         assert "variants:" not in out
@@ -217,7 +217,7 @@ def test_a_paragraph_chunk_lists_its_merges_without_every_pair(capsys, path_of):
     path = path_of("llama2")
     text = "the keeper of the lighthouse " * 12
     out = ok(capsys, "explain", "-e", path, text, "--no-variants")
-    steps = re.findall(r"^ +\d+\. .* \(rank \d+\)   (.*)$", out, re.MULTILINE)
+    steps = re.findall(r"^ +\d+\. .*  rank \d+ \(the lowest\)   (.*)$", out, re.MULTILINE)
     assert steps and all(s.startswith("at symbol ") for s in steps[:5])
     doc = json.loads(ok(capsys, "explain", "-e", path, text, "--json"))
     bpe = doc["chunks"][0]["bpe"]

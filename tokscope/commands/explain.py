@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from ..core.explain.merge_trees import is_unreachable, resolve_token
+from ..core.explain.sentences import cutoff_words, token_sentences
 from ..core.explain.why import NBEST, explain_text, explain_token
 from ..core.text.display import quoted, safe_text
 from ..core.text.errors import NotForThisKindError
@@ -132,14 +133,9 @@ def explain_one_token(tokenizer: Any, args: argparse.Namespace) -> int:
     out = sys.stdout
     label = quoted(tokenizer.token_bytes(token_id)) if found.ranks is not None else labels.quoted(token_id)
     kind = "" if tokenizer.ranks else f" ({safe_text(tokenizer.kind)})"
-    cut = "" if args.max_rank is None else f", cut-off: ranks below {args.max_rank}"
+    cut = "" if args.max_rank is None else f", cut-off: {cutoff_words(tokenizer, args.max_rank)}"
     out.write(f"{safe_text(tokenizer.name)}{kind}: token {token_id} {label}{cut}\n")
-    if not tokenizer.ranks:
-        facts = why_text.fact_words(tokenizer, token_id)
-        if facts:
-            out.write(f"  {', '.join(facts)}\n")
-    if unreachable:
-        out.write("  unreachable: ordinary encoding never produces this token\n")
+    why_text.print_sentences(token_sentences(tokenizer, token_id), out.write)
     why_text.print_chunk_body(tokenizer, labels, found, pairs=args.pairs, variants=not args.no_variants, out=out,
                               token=True, nbest=nbest)
     return 0

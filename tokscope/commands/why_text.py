@@ -1,6 +1,8 @@
 """Why a text splits as it does, as plain text and ``--json``: the one renderer of
 :class:`~tokscope.core.explain.why.ChunkWhy` for ``explain`` and ``tree`` (the explorer's why
-screen draws the same data, :mod:`tokscope.app.widgets.why_pane`).
+screen draws the same data, :mod:`tokscope.app.widgets.why_pane`). Every sentence is the core's
+(:mod:`tokscope.core.explain.sentences`), the same the why screen shows: this module lays them
+out as ``label: sentence`` lines beside the tokens, steps and trees.
 
 What each kind shows, from the core's :class:`~tokscope.core.explain.why.ChunkWhy`:
 
@@ -26,14 +28,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.text.byte_alphabet import CHAR_TO_BYTE
-from ..core.text.display import hex_label, quoted, safe_text, token_label
 from ..core.explain.facts import token_facts
-from ..core.explain.why import NBEST, wordpiece_heading, wordpiece_reason, wordpiece_step_note
+from ..core.explain.sentences import CUT_OFF, Sentence, WhySentences, cutoff_words, why_sentences
+from ..core.explain.sentences import fact_words  # noqa: F401  (tree's facts line reads it here)
+from ..core.explain.why import NBEST
+from ..core.text.display import hex_label, quoted, safe_text, token_label
 
 if TYPE_CHECKING:
     from ..core.explain.merge_trees import MergeNode
-    from ..core.explain.ranks import ChunkExplanation, MergeStep
+    from ..core.explain.ranks import MergeStep
     from ..core.tokenizer.tokenizer import Tokenizer
     from ..core.explain.why import ChunkWhy, TextWhy
 
@@ -91,28 +94,6 @@ class Labels:
 
 
 
-def shown_form(tokenizer: Tokenizer, c: ChunkWhy) -> str | None:
-    """The form the model saw, when it says more than the chunk's text (``None`` when it is the
-    text). A byte-level vocabulary sees its bytes in GPT-2's alphabet (``ĠcafÃ©``): its form is
-    shown decoded, so only a normalizer's change shows, and none when there is none.
-
-    >>> from tokscope.core.text.types import Chunk
-    >>> from tokscope.core.explain.why import ChunkWhy
-    >>> class Tok:
-    ...     kind = "byte-level BPE"
-    >>> shown_form(Tok(), ChunkWhy(Chunk(" hi", 0, 3, form="Ġhi"), (), "BPE", ""))
-    >>> shown_form(Tok(), ChunkWhy(Chunk(" cafe\u0301", 0, 6, form="ĠcafÃ©"), (), "BPE", ""))
-    ' café'
-    """
-    form = c.chunk.form
-    if form is None or form == c.chunk.text or c.chunk.special:
-        return None
-    if tokenizer.kind == "byte-level BPE" and all(ch in CHAR_TO_BYTE for ch in form):
-        decoded = bytes(CHAR_TO_BYTE[ch] for ch in form).decode("utf-8", errors="replace")
-        return None if decoded == c.chunk.text else decoded
-    return form
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -127,23 +108,17 @@ def _chunk_bytes(c: ChunkWhy) -> bytes:
 def header(tokenizer: Tokenizer, result: TextWhy) -> str:
     """The first line of ``explain``: the encoding (its kind, when it is not from ranks), how many
     chunks and tokens, and the rank cut-off when there is one."""
-    from ..core.explain.merge_trees import merges_kept
-
     kind = "" if tokenizer.ranks else f" ({safe_text(tokenizer.kind)})"
-    cut = ("" if result.max_rank is None else
-           f", cut-off: ranks below {result.max_rank} ({merges_kept(tokenizer, result.max_rank):,} merges)")
+    cut = "" if result.max_rank is None else f", cut-off: {cutoff_words(tokenizer, result.max_rank)}"
     return (f"{safe_text(result.encoding)}{kind}: {_plural(len(result.chunks), 'chunk')}, "
             f"{_plural(len(result.tokens), 'token')}{cut}")
 
 
-def chunk_title(number: int, c: ChunkWhy) -> str:
+def chunk_title(number: int, c: ChunkWhy, words: WhySentences) -> str:
     """``chunk N: "text"  [start:end]  what``: what is the pattern alternative's category for
-    byte-level BPE from ranks, else the method."""
-    if c.ranks is not None:
-        r = c.ranks
-        alt = "" if r.alternative is None else f", pattern alternative {r.alternative + 1}"
-        return f"chunk {number}: {quoted(r.bytes)}  [{c.chunk.start}:{c.chunk.end}]  {r.category}{alt}"
-    return f"chunk {number}: {quoted(_chunk_bytes(c))}  [{c.chunk.start}:{c.chunk.end}]  {c.method}"
+    byte-level BPE from ranks, else the method (the core's ``words.what``)."""
+    data = c.ranks.bytes if c.ranks is not None else _chunk_bytes(c)
+    return f"chunk {number}: {quoted(data)}  [{c.chunk.start}:{c.chunk.end}]  {words.what}"
 
 
 def print_text_why(tokenizer: Tokenizer, result: TextWhy, *, pairs: bool, variants: bool, out: Any,
@@ -152,33 +127,41 @@ def print_text_why(tokenizer: Tokenizer, result: TextWhy, *, pairs: bool, varian
     labels = Labels(tokenizer)
     out.write(header(tokenizer, result) + "\n")
     for number, c in enumerate(result.chunks, 1):
-        out.write(f"\n{chunk_title(number, c)}\n")
-        print_chunk_body(tokenizer, labels, c, pairs=pairs, variants=variants, out=out, nbest=nbest)
+        words = why_sentences(tokenizer, c)
+        out.write(f"\n{chunk_title(number, c, words)}\n")
+        print_chunk_body(tokenizer, labels, c, pairs=pairs, variants=variants, out=out, nbest=nbest, words=words)
+
+
+def print_sentences(sentences: tuple[Sentence, ...], w: Any) -> None:
+    """The core's sentences, one a line: ``label: text``, or the text alone."""
+    for n in sentences:
+        w(f"  {n.label}: {n.text}\n" if n.label else f"  {n.text}\n")
 
 
 def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs: bool, variants: bool,
-                     out: Any, token: bool = False, nbest: int = NBEST) -> None:
+                     out: Any, token: bool = False, nbest: int = NBEST, words: WhySentences | None = None) -> None:
     """Everything under one chunk's title: the form, the kind's own facts, the pieces, why, and
-    the variants. For a vocabulary entry explained on its own (``token``) its spelling stands in
-    for the form, so neither the form nor byte fallback is shown."""
+    the variants, in the core's words (:func:`~tokscope.core.explain.sentences.why_sentences`). For
+    a vocabulary entry explained on its own (``token``) its spelling stands in for the form, so
+    neither the form nor byte fallback is shown."""
     w = out.write
+    if words is None:
+        words = why_sentences(tokenizer, c, token=token)
     if c.ranks is not None:
-        _print_ranks(c.ranks, pairs=pairs, variants=variants, w=w)
+        _print_ranks(c, words, pairs=pairs, variants=variants, w=w)
         return
     if c.method == "added":
-        w(f"  why: {safe_text(c.summary)}\n")
+        w(f"  why: {words.summary}\n")
         return
-    form = None if token else shown_form(tokenizer, c)
-    if form is not None:
-        w(f'  form (what the model saw): "{safe_text(form)}"\n')
+    if words.form is not None:
+        w(f'  form (what the model saw): "{safe_text(words.form)}"\n')
     if c.bpe is not None:
-        _print_bpe(tokenizer, labels, c, pairs, w)
+        _print_bpe(labels, c, words, pairs, w)
     elif c.wordpiece is not None:
-        _print_wordpiece(tokenizer, labels, c, w)
+        _print_wordpiece(labels, c, words, w)
     elif c.unigram is not None:
-        _print_unigram(tokenizer, labels, c, w, nbest)
-    if not token:
-        _print_fallback_runs(labels, c, w)
+        _print_unigram(tokenizer, c, w)
+    print_sentences(words.notes, w)
     if c.unigram is not None:
         scores = {i: token_facts(tokenizer, i).score for i in set(c.tokens)}
         pieces = "  ".join(f"{labels.quoted(t)} {t}" + ("" if scores[t] is None else f" ({scores[t]:.3f})")
@@ -186,8 +169,8 @@ def print_chunk_body(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, *, pairs
     else:
         pieces = "  ".join(f"{labels.quoted(t)} {t}" for t in c.tokens)
     w(f"  pieces: {pieces}\n" if c.tokens else "  pieces: none\n")
-    if c.summary:
-        w(f"  why: {safe_text(c.summary)}\n")
+    if words.summary:
+        w(f"  why: {words.summary}\n")  # inert already (the core's)
     if c.trees:
         drawn = [t for t in c.trees if t.children]
         if drawn:
@@ -203,40 +186,33 @@ def _parts_line(parts: tuple[bytes, ...]) -> str:
     return " ".join(f"[{token_label(p, ws=False)}]" for p in parts)
 
 
-def _print_ranks(c: ChunkExplanation, *, pairs: bool, variants: bool, w: Any) -> None:
+def _print_ranks(chunk: ChunkWhy, words: WhySentences, *, pairs: bool, variants: bool, w: Any) -> None:
     """Byte-level BPE from ranks: the chunk's bytes, each merge step with its rank, the pieces,
     why it is not one token, and the variants."""
+    c = chunk.ranks
+    assert c is not None
     if c.chunk.special:
-        w(f"  special token {c.tokens[0]}: never merged\n")
+        print_sentences(words.notes, w)
         return
     w(f"  bytes: {c.bytes.hex(' ')}\n")
-    if not c.replayed:
-        w(f"  ({len(c.bytes)} bytes: too long to replay step by step)\n")
-    for step in c.steps:
+    if words.start:
+        w(f"  start: {words.start}\n")
+    for step, note in zip(c.steps, words.steps):
         w(f"  {step.number:>3}. {quoted(step.left)} + {quoted(step.right)} -> "
-          f"{quoted(step.merged)} (rank {step.rank})   {_parts_line(step.after)}\n")
+          f"{quoted(step.merged)}  {note}   {_parts_line(step.after)}\n")
         if pairs:
             listed = ", ".join(
-                f"{quoted(x.left)}+{quoted(x.right)} {x.rank}{'' if x.allowed else ' (cut off)'}"
+                f"{quoted(x.left)}+{quoted(x.right)} {x.rank}{'' if x.allowed else f' ({CUT_OFF})'}"
                 for x in step.candidates if x.rank is not None
             )
             w(f"       candidates: {listed}\n")
-    if c.replayed and not c.steps and len(c.bytes) > 1:
-        w(f"  no merge applies: {no_merge_reason(c)}\n")
+    print_sentences(words.notes, w)
     pieces = "  ".join(f"{quoted(p)} {t}" for t, p in zip(c.tokens, c.parts))
     w(f"  pieces: {pieces}\n")
-    if c.why is not None:
-        w(f"  why: {c.why.summary}\n")
+    if words.summary:
+        w(f"  why: {words.summary}\n")
     if c.variants and variants:
         _print_variant_rows(c.variants, w)
-
-
-def no_merge_reason(c: ChunkExplanation) -> str:
-    """Why the replay of a chunk of several bytes made no merge at all: no adjacent pair of bytes is
-    a token, or (under a rank cut-off) none is one below it."""
-    if c.why is not None and any(m.rank is not None for m in c.why.missing):
-        return "no adjacent pair of bytes is a token below the cut-off"
-    return "no adjacent pair of bytes is a token"
 
 
 def _print_variant_rows(found: Any, w: Any) -> None:
@@ -248,77 +224,37 @@ def _print_variant_rows(found: Any, w: Any) -> None:
         w(f"    {shown:<{width}} {ids:<24} {v.label}\n")
 
 
-def _print_bpe(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, pairs: bool, w: Any) -> None:
+def _print_bpe(labels: Labels, c: ChunkWhy, words: WhySentences, pairs: bool, w: Any) -> None:
+    """A merge list's symbols before any merge, then each merge with its rank in the merge list."""
     replay = c.bpe
     assert replay is not None
     if replay.whole_word:
         return  # the summary says it: the word itself is looked up first
     w(f"  symbols: {' '.join(labels.quoted(s.id) for s in replay.initial)}\n")
-    word = replay.word
-    for s in _grouped(replay.initial, "unk"):
-        w(f'  unknown: "{safe_text(word[s.start:s.end])}" is not in the vocabulary: {labels.quoted(s.id)}\n')
-    if replay.dropped:
-        chars = "".join(word[i] for i in replay.dropped)
-        w(f'  dropped: "{safe_text(chars)}" (not in the vocabulary, and no byte fallback or unknown token)\n')
-    if not replay.replayed:
-        w(f"  ({len(replay.initial)} symbols: too long to replay step by step)\n")
-    for step in replay.steps:
+    if words.start:
+        w(f"  start: {words.start}\n")
+    for step, note in zip(replay.steps, words.steps):
         rule = step.rule
         if len(step.after) <= PARTS_LIMIT:
             parts = " ".join(f"[{labels.bare(t)}]" for t in step.after)
         else:
             parts = f"at symbol {step.position} of {len(step.before)}"
         w(f"  {step.number:>3}. {labels.quoted(rule.left)} + {labels.quoted(rule.right)} -> "
-          f"{labels.quoted(rule.result)} (rank {rule.rank})   {parts}\n")
+          f"{labels.quoted(rule.result)}  {note}   {parts}\n")
         if pairs:
             listed = ", ".join(f"{labels.quoted(x.left)}+{labels.quoted(x.right)} {x.rank}"
                                for x in step.candidates if x.rank is not None)
             w(f"       candidates: {listed}\n")
-    if replay.replayed and not replay.steps and len(replay.initial) > 1:
-        w("  no merge applies: the merge list has no adjacent pair of these symbols\n")
 
 
-def _grouped(initial: Any, kind: str) -> list[Any]:
-    """The initial symbols of one kind, one per character span (a character's bytes share it)."""
-    seen: dict[tuple[int, int], Any] = {}
-    for s in initial:
-        if s.kind == kind:
-            seen.setdefault((s.start, s.end), s)
-    return list(seen.values())
-
-
-def _print_fallback_runs(labels: Labels, c: ChunkWhy, w: Any) -> None:
-    """Byte fallback, from the tokens themselves: each run of byte tokens with the text it spells."""
-    runs: list[list[int]] = []
-    previous = False
-    for t in c.tokens:
-        b = labels.byte(t)
-        if b is None:
-            previous = False
-            continue
-        if previous:
-            runs[-1].append(b)
-        else:
-            runs.append([b])
-        previous = True
-    for run in runs:
-        data = bytes(run)
-        w(f"  byte fallback: {quoted(data)} is not in the vocabulary: its UTF-8 bytes {hex_label(data)} "
-          f"are {_plural(len(run), 'byte token')}\n")
-
-
-def _print_wordpiece(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any) -> None:
-    """WordPiece's greedy steps in the words the why screen uses (the core's)."""
+def _print_wordpiece(labels: Labels, c: ChunkWhy, words: WhySentences, w: Any) -> None:
+    """WordPiece's greedy steps (why a word became the unknown token is among the notes)."""
     found = c.wordpiece
     assert found is not None
-    stop = wordpiece_reason(tokenizer, c)
-    if found.reason != "too_long":
-        w(f"  {wordpiece_heading(found)}\n")
-        for number, step in enumerate(found.steps, 1):
-            w(f"  {number:>3}. [{step.start}:{step.end}] {labels.quoted(step.token)} {step.token}  "
-              f"{wordpiece_step_note(step)}\n")
-    if stop is not None:
-        w(f"  {safe_text(stop)}\n")
+    if words.heading:
+        w(f"  {words.heading}\n")
+    for number, (step, note) in enumerate(zip(found.steps, words.steps), 1):
+        w(f"  {number:>3}. [{step.start}:{step.end}] {labels.quoted(step.token)} {step.token}  {note}\n")
 
 
 def _segmentation(tokenizer: Tokenizer, seg: Any) -> str:
@@ -326,15 +262,15 @@ def _segmentation(tokenizer: Tokenizer, seg: Any) -> str:
     return " + ".join(f'"{safe_text(p)}"' + (" (unknown)" if i == unk else "") for p, i in zip(seg.pieces, seg.ids))
 
 
-def _print_unigram(tokenizer: Tokenizer, labels: Labels, c: ChunkWhy, w: Any, nbest: int) -> None:
+def _print_unigram(tokenizer: Tokenizer, c: ChunkWhy, w: Any) -> None:
+    """The best segmentation and the next-best ones with their scores (an empty search is among
+    the notes)."""
     found = c.unigram
     assert found is not None
     w(f"  best: {_segmentation(tokenizer, found.best)}  score {found.best.score:.3f}\n")
     for seg in found.alternatives:
         w(f"  next: {_segmentation(tokenizer, seg)}  score {seg.score:.3f} "
           f"({found.best.score - seg.score:.3f} below the best)\n")
-    if not found.alternatives and nbest:
-        w("  next: none (no other segmentation, or the chunk is too long to search)\n")
 
 
 def _print_variants(tokenizer: Tokenizer, c: ChunkWhy, w: Any) -> None:
@@ -549,22 +485,3 @@ def node_json(tokenizer: Tokenizer, n: MergeNode) -> dict[str, Any]:
         "token": n.token if n.token is not None else tokenizer.token_str(n.id),
         "children": [node_json(tokenizer, c) for c in n.children],
     }
-
-
-def fact_words(tokenizer: Tokenizer, token_id: int) -> list[str]:
-    """What the inspector knows about a token, as short phrases (score, continuation, byte ...)."""
-    f = token_facts(tokenizer, token_id)
-    out = []
-    if f.score is not None:
-        out.append(f"score {f.score:.3f}")
-    if f.continuation is not None:
-        out.append(f"continues a word ({safe_text(f.continuation)})")
-    if f.end_of_word is not None:
-        out.append(f"ends a word ({safe_text(f.end_of_word)})")
-    if f.byte is not None:
-        out.append(f"byte fallback for {hex_label(bytes([f.byte]))}")
-    if f.unknown:
-        out.append("the unknown token")
-    if f.added and not f.special:
-        out.append("added token")
-    return out

@@ -6,7 +6,9 @@ only when it is expanded. Under it, on ``u``, the tokens that use the cursor's t
 parent ("used in"; the first time for an encoding the whole index is built in a worker, with
 progress). Right: the chunk holding the selected piece (or the token's own spelling when it was
 picked from the vocabulary) explained by :func:`tokscope.core.explain.why.explain_chunk` for every
-kind and drawn by :mod:`tokscope.app.widgets.why_pane`; ``n``/``p`` step through a merge replay.
+kind, worded by :mod:`tokscope.core.explain.sentences` (the command line's words) and drawn by
+:mod:`tokscope.app.widgets.why_pane`; ``n``/``p`` step through a merge replay, ``b``/``e`` go to
+its ends, ``a`` expands the whole tree.
 The cut-off box re-runs the replay with only ranks below N (the core's ``max_rank``; byte-level BPE
 from ranks only). Keys that do not apply to the kind are hidden.
 
@@ -27,7 +29,8 @@ from textual.widgets import Footer, Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from ...core.explain.merge_trees import build_index, has_index, is_unreachable, merges_kept, node, used_in
+from ...core.explain.merge_trees import build_index, has_index, is_unreachable, node, used_in
+from ...core.explain.sentences import NO_CUTOFF, Sentence, WhySentences, cutoff_words, token_sentences, why_sentences
 from ...core.explain.why import ChunkWhy, method_of
 from ...core.explain.why import explain_chunk as why_chunk
 from ...core.explain.why import explain_token as why_token
@@ -44,16 +47,11 @@ __all__ = ["MAX_CHARS", "MAX_SYMBOLS", "NO_CUTOFF", "MergeTree", "WhyScreen"]
 
 #: "used in" entries listed before "… and N more"
 MAX_USES = 500
-#: symbols and pieces listed, and characters of a chunk shown, before "… N more" (a kind without
-#: a pre-tokenizer, such as Llama 2's, makes a whole paragraph one chunk)
-MAX_SYMBOLS = 400
-MAX_CHARS = 400
-#: characters missing from the vocabulary listed one by one
-MAX_MISSING = 20
 #: the merge tree's keys, under it
 TREE_KEYS = "←→ fold · Enter open"
-#: the cut-off row of a kind without ranks
-NO_CUTOFF = "rank cut-off: byte-level BPE from ranks only"
+#: the cut-off box and its label (the explain pane says the cut-off in force in the core's words)
+CUT_LABEL = "ranks below"
+CUT_PLACEHOLDER = "all (N, Enter)"
 
 
 class MergeTree(Tree[int]):
@@ -62,7 +60,6 @@ class MergeTree(Tree[int]):
     BINDINGS = [
         Binding("right", "expand_or_child", "Expand", show=False),
         Binding("left", "collapse_or_parent", "Collapse", show=False),
-        Binding("a", "expand_everything", "All", tooltip="expand the whole tree"),
         *view_bindings(),
     ]
 
@@ -101,7 +98,7 @@ class WhyScreen(ViewScreen):
 
     DEFAULT_CSS = """
     WhyScreen { layout: vertical; }
-    WhyScreen #why-title { height: 1; background: $panel; padding: 0 1; }
+    WhyScreen #why-title { height: auto; background: $panel; padding: 0 1; }
     WhyScreen #why-body { height: 1fr; }
     WhyScreen #why-left { width: 2fr; min-width: 30; }
     WhyScreen.-no-merges #why-left { width: 1fr; min-width: 26; }
@@ -111,8 +108,9 @@ class WhyScreen(ViewScreen):
     WhyScreen #why-used { height: 8; border: round $foreground 45%; display: none; }
     WhyScreen #why-used.-shown { display: block; }
     WhyScreen #why-used:focus { border: round $accent; }
-    WhyScreen #why-cut-row { height: 1; }
+    WhyScreen #why-cut-row { height: auto; }
     WhyScreen #why-cut-row > Static { width: auto; margin: 0 1 0 1; }
+    WhyScreen.-no-ranks #why-cut-row > Static { width: 1fr; }
     WhyScreen #why-cutoff { width: 1fr; height: 1; border: none; padding: 0; }
     WhyScreen #why-scroll { height: 1fr; border: round $foreground 45%; padding: 0 1; }
     WhyScreen #why-scroll:focus { border: round $accent; }
@@ -125,6 +123,8 @@ class WhyScreen(ViewScreen):
         Binding("p", "step(-1)", "Prev", show=False),
         Binding("b", "step_to('first')", "End", key_display="b/e", tooltip="first / last merge step"),
         Binding("e", "step_to('last')", "Last", show=False),
+        # before the keys that leave a narrow footer first (the last ones shown)
+        Binding("a", "expand_all", "All", tooltip="expand the whole merge tree"),
         Binding("u", "used_in", "Uses", tooltip="the tokens this one is a parent of"),
         Binding("backspace", "history_back", "Back in history", show=False),
         Binding("c", "focus_cutoff", "Cut", tooltip="the rank cut-off"),
@@ -138,6 +138,8 @@ class WhyScreen(ViewScreen):
         self.token_id: int | None = None
         self.history: list[int] = []
         self.why: ChunkWhy | None = None  # the chunk (or token) explained, any kind
+        self.words: WhySentences | None = None  # the core's sentences about it
+        self.token_words: tuple[Sentence, ...] = ()  # and about the token, explained on its own
         self._why_key: object = None  # what self.why is (or is being worked out) of
         self.position = 0
         self.max_rank: int | None = None
@@ -161,9 +163,9 @@ class WhyScreen(ViewScreen):
                 yield used
             with Vertical(id="why-right"):
                 with Horizontal(id="why-cut-row"):
-                    yield Static("cut-off: ranks below", id="why-cut-label")
-                    yield Input(placeholder="all (type N, Enter)", id="why-cutoff", restrict=r"[0-9_]*",
-                                max_length=9)
+                    # short enough for the right column at 60 columns (about 30 cells)
+                    yield Static(CUT_LABEL, id="why-cut-label")
+                    yield Input(placeholder=CUT_PLACEHOLDER, id="why-cutoff", restrict=r"[0-9_]*", max_length=9)
                 scroll = VerticalScroll(id="why-scroll")
                 scroll.border_title = "explain"
                 with scroll:
@@ -262,7 +264,8 @@ class WhyScreen(ViewScreen):
         does not apply."""
         ranks = tokenizer is None or bool(tokenizer.ranks)
         self.query_one("#why-cutoff", Input).display = ranks
-        self.query_one("#why-cut-label", Static).update("cut-off: ranks below" if ranks else NO_CUTOFF)
+        self.set_class(not ranks, "-no-ranks")  # the sentence alone, wrapped when it must be
+        self.query_one("#why-cut-label", Static).update(CUT_LABEL if ranks else NO_CUTOFF)
 
     def _show_title(self) -> None:
         tokenizer = self.tokenizer
@@ -305,6 +308,8 @@ class WhyScreen(ViewScreen):
         self.history.clear()
         self.token_id = None
         self.why = None
+        self.words = None
+        self.token_words = ()
         self._why_key = None
         self.from_text = True
         self._uses_for = None
@@ -462,19 +467,24 @@ class WhyScreen(ViewScreen):
         try:
             if chunk is not None:
                 result = why_chunk(tokenizer, text, chunk, max_rank=max_rank, allowed_special=allowed_special)
+                words = why_sentences(tokenizer, result)
+                about: tuple[Sentence, ...] = ()
             else:
                 result = why_token(tokenizer, token_id, max_rank=max_rank)
+                words = why_sentences(tokenizer, result, token=True)
+                about = token_sentences(tokenizer, token_id)
         except TokscopeError as exc:
             self.app.call_from_thread(self._explain_failed, key)
             self.app.call_from_thread(self.notify, safe_text(exc), severity="error", markup=False)
             return
-        self.app.call_from_thread(self._show_explanation, token_id, max_rank, result, key)
+        self.app.call_from_thread(self._show_explanation, token_id, max_rank, result, key, words, about)
 
     def _explain_failed(self, key: object) -> None:
         if key is not None and key == self._why_key:
             self._why_key = None  # asked again, it is tried again
 
-    def _show_explanation(self, token_id: int, max_rank: int | None, result: ChunkWhy, key: object = None) -> None:
+    def _show_explanation(self, token_id: int, max_rank: int | None, result: ChunkWhy, key: object = None,
+                          words: WhySentences | None = None, about: tuple[Sentence, ...] = ()) -> None:
         if not self.is_attached:
             return
         if key is not None:  # another kind: current while it is of the chunk (or token) shown
@@ -483,6 +493,8 @@ class WhyScreen(ViewScreen):
         elif token_id != self.token_id or max_rank != self._max_rank():
             return
         self.why = result
+        self.words = words
+        self.token_words = about
         self.position = 0
         self._render_explanation()
 
@@ -497,18 +509,13 @@ class WhyScreen(ViewScreen):
 
     def cut_description(self) -> str:
         tokenizer = self.tokenizer
-        if tokenizer is None:
-            return ""
-        kept = merges_kept(tokenizer, self.max_rank)
-        if self.max_rank is None:
-            return f"none (all {kept:,} merges)"
-        return f"ranks below {self.max_rank:,} ({kept:,} merges of {merges_kept(tokenizer, None):,})"
+        return "" if tokenizer is None else cutoff_words(tokenizer, self.max_rank)
 
     def _render_explanation(self) -> None:
         tokenizer = self.tokenizer
         if self.why is None or tokenizer is None:
             return
-        shown = render_why(self.why, tokenizer, self.position, self.cut_description())
+        shown = render_why(self.why, tokenizer, self.position, self.cut_description(), self.words, self.token_words)
         self.query_one("#why-explain", Static).update(shown)
         scroll = self.query_one("#why-scroll", VerticalScroll)
         total = self.total_steps()
@@ -527,6 +534,9 @@ class WhyScreen(ViewScreen):
         self._render_explanation()
 
     # ----- the cut-off ------------------------------------------------------------------------
+
+    def action_expand_all(self) -> None:
+        self.query_one(MergeTree).action_expand_everything()
 
     def action_focus_cutoff(self) -> None:
         self.query_one("#why-cutoff", Input).focus()
@@ -561,13 +571,13 @@ class WhyScreen(ViewScreen):
         kind are off and hidden: the cut-off is for byte-level BPE from ranks only; stepping and
         "used in" for kinds that merge."""
         if isinstance(self.focused, Input) and action in {"step", "step_to", "used_in", "focus_cutoff",
-                                                          "vocabulary", "history_back"}:
+                                                          "vocabulary", "history_back", "expand_all"}:
             return False
         tokenizer = self.tokenizer
         if tokenizer is None:
             return True
         if action == "focus_cutoff":
             return bool(tokenizer.ranks)
-        if action in {"step", "step_to", "used_in"}:
+        if action in {"step", "step_to", "used_in", "expand_all"}:
             return self._has_merges(tokenizer)
         return True

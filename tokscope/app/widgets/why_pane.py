@@ -12,6 +12,9 @@ as Rich text (:func:`render_why`), and tokens written in their kind's notation (
 * **WordPiece**: the greedy longest-match steps, and why a word became the unknown token;
 * **Unigram**: the best segmentation with its score beside the next-best ones, each piece's score;
 * **WordLevel**, added and special tokens, any other kind: what the model did, in a sentence.
+
+Every sentence is the core's (:mod:`tokscope.core.explain.sentences`), the command line's too:
+this module lays them out, a label in bold before its sentence.
 """
 
 from __future__ import annotations
@@ -19,20 +22,20 @@ from __future__ import annotations
 from rich.text import Text
 
 from ...core.explain.facts import TokenFacts, token_facts
-from ...core.explain.ranks import ChunkExplanation
-from ...core.explain.why import DETAIL_LIMIT, ChunkWhy, wordpiece_heading, wordpiece_reason, wordpiece_step_note
-from ...core.text.display import hex_label, safe_text
+from ...core.explain.sentences import CUT_OFF, Sentence, WhySentences, why_sentences
+from ...core.explain.why import ChunkWhy
+from ...core.text.display import hex_label
 from ...core.tokenizer.tokenizer import Tokenizer
 from ..render import HEX_STYLE, token_text
 
+#: the keys that step through a replay, after a step's number
+STEP_KEYS = "  n/p: next/prev, b/e: ends\n"
 #: candidate pairs listed per step before "… and N more"
 MAX_CANDIDATES = 40
 #: symbols and pieces listed, and characters of a chunk shown, before "… N more" (a kind without
 #: a pre-tokenizer, such as Llama 2's, makes a whole paragraph one chunk)
 MAX_SYMBOLS = 400
 MAX_CHARS = 400
-#: characters missing from the vocabulary listed one by one
-MAX_MISSING = 20
 
 
 def token_label(tokenizer: Tokenizer, token_id: int) -> Text:
@@ -121,37 +124,44 @@ def _q(data: bytes, style: str = "") -> Text:
     return token_text(data, style=style)
 
 
-def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
-    """The explain pane for chunk ``c`` at replay position ``position`` (0 = single bytes,
-    k = after step k)."""
+def sentences_text(sentences: tuple[Sentence, ...]) -> Text:
+    """The core's sentences, one a line, each label in bold before its sentence.
+
+    >>> sentences_text((Sentence("next", "none: no other segmentation was found"), Sentence("", "a b"))).plain
+    'next   none: no other segmentation was found\\na b\\n'
+    """
     out = Text()
-    alt = "" if c.alternative is None else f" · pattern alternative {c.alternative + 1}"
+    for n in sentences:
+        if n.label:
+            out.append(f"{n.label:<6} ", style="bold")
+        out.append(n.text + "\n")
+    return out
+
+
+def render_explanation(c: ChunkExplanation, words: WhySentences, position: int, cut: str) -> Text:
+    """The explain pane for chunk ``c`` of byte-level BPE from ranks at replay position
+    ``position`` (0 = single bytes, k = after step k), in the core's words."""
+    out = Text()
     out.append("chunk ", style="bold")
     out.append_text(_q(c.bytes, "bold"))
-    out.append(f"  [{c.chunk.start}:{c.chunk.end}] {c.category}{alt}\n")
+    out.append(f"  [{c.chunk.start}:{c.chunk.end}] {words.what}\n")
     out.append(f"cut-off: {cut}\n", style="dim")
-    if c.chunk.special:
-        out.append(f"special token {c.tokens[0]}: never merged\n")
-    elif not c.replayed:
-        out.append(f"{len(c.bytes)} bytes: too long to replay step by step\n")
-    elif len(c.bytes) == 1:
-        out.append("a single byte: nothing to merge\n")
-    elif not c.steps:
-        out.append(f"no merge applies: {no_merge_reason(c)}\n")
+    out.append_text(sentences_text(words.notes))
+    if not c.chunk.special and c.replayed and not c.steps and len(c.bytes) > 1:  # no merge applies
         out.append("parts  ")
         out.append_text(parts_text(c.parts))
         out.append("\n")
-    else:
+    elif c.steps:
         total = len(c.steps)
         if position == 0:
-            out.append(f"start: {len(c.bytes)} single bytes  (step 0 of {total}; n: next)\n", style="bold")
+            out.append(f"start: {words.start}  (step 0 of {total}; n: next)\n", style="bold")
             out.append("parts  ")
             out.append_text(parts_text(c.steps[0].before))
             out.append("\n")
         else:
             step = c.steps[position - 1]
             out.append(f"step {position} of {total}", style="bold")
-            out.append("  (n/p: next/previous, b/e: first/last)\n", style="dim")
+            out.append(STEP_KEYS, style="dim")
             out.append("before ")
             out.append_text(parts_text(step.before, step.position))
             out.append("\npairs  ")
@@ -165,7 +175,7 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
                 pair.append_text(_q(cand.left, style))
                 pair.append("+", style=style)
                 pair.append_text(_q(cand.right, style))
-                pair.append(f" {cand.rank}" + (" (cut off)" if not cand.allowed else ""), style=style)
+                pair.append(f" {cand.rank}" + (f" ({CUT_OFF})" if not cand.allowed else ""), style=style)
                 out.append_text(pair)
             if len(shown) > MAX_CANDIDATES:
                 out.append(f" … and {len(shown) - MAX_CANDIDATES} more")
@@ -177,7 +187,7 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
             out.append_text(_q(step.right, "bold"))
             out.append(" → ", style="bold")
             out.append_text(_q(step.merged, "bold"))
-            out.append(f"  rank {step.rank} (the lowest)\n")
+            out.append(f"  {words.steps[position - 1]}\n")
             out.append("after  ")
             out.append_text(parts_text(step.after, None))
             out.append("\n")
@@ -188,9 +198,9 @@ def render_explanation(c: ChunkExplanation, position: int, cut: str) -> Text:
         out.append_text(_q(p))
         out.append(f" {t}")
     out.append("\n")
-    if c.why is not None:
+    if words.summary:
         out.append("why    ", style="bold")
-        out.append(c.why.summary + "\n")
+        out.append(words.summary + "\n")
     if c.variants:
         out.append("variants\n", style="bold")
         # the texts say which variant each is (" Word", "WORD", "\nword"), so no labels here
@@ -257,135 +267,88 @@ class _Names:
         return out
 
 
-def _why_header(w: ChunkWhy, tokenizer: Tokenizer) -> Text:
-    """The chunk, its offsets and kind, and the form the model saw when it is not the text."""
+def _why_header(w: ChunkWhy, words: WhySentences) -> Text:
+    """The chunk, its offsets, and the form the model saw when it says more than the text."""
     out = Text()
     out.append("chunk ", style="bold")
     out.append_text(_long_text(w.chunk.text, "bold"))
     out.append(f"  [{w.chunk.start}:{w.chunk.end}]" + ("  added token" if w.method == "added" else "") + "\n")
-    if w.method != "added" and w.form != w.chunk.text:
+    if words.form is not None:
         # after the normalizer and the pre-tokenizer (the kind is in the title)
         out.append("model saw ", style="bold")
-        out.append_text(_long_text(w.form, "bold"))
-        out.append("  (each byte a character)\n" if tokenizer.kind == "byte-level BPE" else "\n")
+        out.append_text(_long_text(words.form, "bold"))
+        out.append("\n")
     return out
 
 
-def _bpe_start(w: ChunkWhy, names: _Names) -> Text:
-    """Characters missing from the vocabulary: the bytes they fell back to, the unknown token, or
-    dropped (from the replay's initial symbols)."""
-    replay = w.bpe
-    out = Text()
-    if replay is None:
-        return out
-    word = replay.word
-    groups: dict[tuple[int, int, str], list[int]] = {}
-    for symbol in replay.initial:
-        if symbol.kind != "char":
-            groups.setdefault((symbol.start, symbol.end, symbol.kind), []).append(symbol.id)
-    for shown, ((start, end, kind), ids) in enumerate(groups.items()):
-        if shown == MAX_MISSING:
-            out.append(f"missing … and {len(groups) - MAX_MISSING} more characters\n")
-            break
-        out.append("missing ", style="bold")
-        out.append_text(_text(word[start:end], "bold"))
-        if kind == "byte":
-            out.append(" is not in the vocabulary, so it fell back to its UTF-8 bytes: ")
-            for token_id in ids:
-                out.append_text(names.text(token_id))
-                out.append(" ")
-            out.append("(tokens " + " ".join(map(str, ids)) + ")\n")
-        else:
-            out.append(" is not in the vocabulary and has no byte fallback: the unknown token ")
-            out.append_text(names.pieces(tuple(ids)))
-            out.append("\n")
-    if replay.dropped:
-        out.append("dropped ", style="bold")
-        out.append_text(_long_text("".join(word[i] for i in replay.dropped), "bold"))
-        out.append(" not in the vocabulary, no byte fallback and no unknown token: no symbol at all\n")
-    return out
-
-
-def render_bpe(w: ChunkWhy, names: _Names, position: int) -> Text:
+def render_bpe(w: ChunkWhy, words: WhySentences, names: _Names, position: int) -> Text:
     """A merge list's replay at ``position`` (0 = one symbol per character; k = after merge k),
     each pair with its rank in the merge list."""
     replay = w.bpe
     out = Text()
-    if replay is None:
+    if replay is None or replay.whole_word or not replay.replayed:
         return out
-    if replay.whole_word:
-        out.append("the whole word is a token: with ignore_merges it is looked up before any merge\n")
-    elif not replay.replayed:
-        out.append(f"{len(replay.initial)} symbols: too long to replay step by step\n")
-    elif not replay.steps:
-        if len(replay.initial) == 1:
-            out.append("a single symbol: nothing to merge\n")
-        else:
-            out.append("no merge applies: the merge list names no adjacent pair\n")
+    if not replay.steps:
         out.append("parts  ")
         out.append_text(names.symbols(replay.tokens))
         out.append("\n")
-    else:
-        total = len(replay.steps)
-        if position == 0:
-            out.append(f"start: {len(replay.initial)} symbols  (step 0 of {total}; n: next)\n", style="bold")
-            out.append("parts  ")
-            out.append_text(names.symbols(replay.steps[0].before))
-            out.append("\n")
-        else:
-            step = replay.steps[position - 1]
-            out.append(f"step {position} of {total}", style="bold")
-            out.append("  n/p: next/prev, b/e: ends\n", style="dim")
-            out.append("before ")
-            out.append_text(names.symbols(step.before, step.position))
-            out.append("\npairs  ")
-            shown = [x for x in step.candidates if x.rank is not None]
-            for k, cand in enumerate(shown[:MAX_CANDIDATES]):
-                if k:
-                    out.append(" · ")
-                style = "reverse bold" if cand.position == step.position else ""
-                out.append_text(names.text(cand.left, style))
-                out.append("+", style=style)
-                out.append_text(names.text(cand.right, style))
-                out.append(f" {cand.rank}", style=style)
-            if len(shown) > MAX_CANDIDATES:
-                out.append(f" … and {len(shown) - MAX_CANDIDATES} more")
-            out.append("\nmerge  ")
-            out.append_text(names.text(step.rule.left, "bold"))
-            out.append(" + ", style="bold")
-            out.append_text(names.text(step.rule.right, "bold"))
-            out.append(" → ", style="bold")
-            out.append_text(names.text(step.rule.result, "bold"))
-            out.append(f"  rank {step.rule.rank} (the lowest)\n")
-            out.append("after  ")
-            out.append_text(names.symbols(step.after))
-            out.append("\n")
-    if position == 0:  # where the symbols are made
-        out.append_text(_bpe_start(w, names))
+        return out
+    total = len(replay.steps)
+    if position == 0:
+        out.append(f"start: {words.start}  (step 0 of {total}; n: next)\n", style="bold")
+        out.append("parts  ")
+        out.append_text(names.symbols(replay.steps[0].before))
+        out.append("\n")
+        return out
+    step = replay.steps[position - 1]
+    out.append(f"step {position} of {total}", style="bold")
+    out.append(STEP_KEYS, style="dim")
+    out.append("before ")
+    out.append_text(names.symbols(step.before, step.position))
+    out.append("\npairs  ")
+    shown = [x for x in step.candidates if x.rank is not None]
+    for k, cand in enumerate(shown[:MAX_CANDIDATES]):
+        if k:
+            out.append(" · ")
+        style = "reverse bold" if cand.position == step.position else ""
+        out.append_text(names.text(cand.left, style))
+        out.append("+", style=style)
+        out.append_text(names.text(cand.right, style))
+        out.append(f" {cand.rank}", style=style)
+    if len(shown) > MAX_CANDIDATES:
+        out.append(f" … and {len(shown) - MAX_CANDIDATES} more")
+    out.append("\nmerge  ")
+    out.append_text(names.text(step.rule.left, "bold"))
+    out.append(" + ", style="bold")
+    out.append_text(names.text(step.rule.right, "bold"))
+    out.append(" → ", style="bold")
+    out.append_text(names.text(step.rule.result, "bold"))
+    out.append(f"  {words.steps[position - 1]}\n")
+    out.append("after  ")
+    out.append_text(names.symbols(step.after))
+    out.append("\n")
     return out
 
 
-def render_wordpiece(w: ChunkWhy, names: _Names) -> Text:
-    """WordPiece's greedy longest matches from the left and, for the unknown token, why (in the
-    core's words, as the command line prints them)."""
+def render_wordpiece(w: ChunkWhy, words: WhySentences, names: _Names) -> Text:
+    """WordPiece's greedy longest matches from the left (why a word became the unknown token is
+    among the notes)."""
     found = w.wordpiece
     out = Text()
     if found is None:
         return out
-    stop = wordpiece_reason(names.tokenizer, w)
-    if found.reason != "too_long":
-        out.append(wordpiece_heading(found) + "\n", style="bold")
-        for k, step in enumerate(found.steps, 1):
-            out.append(f"{k:>2} [{step.start}:{step.end}] ")
-            out.append_text(names.text(step.token, "bold"))
-            out.append(f" {step.token}  {wordpiece_step_note(step)}\n")
-    if stop is not None:
-        out.append(safe_text(stop) + "\n")
+    if words.heading:
+        out.append(words.heading + "\n", style="bold")
+    for k, (step, note) in enumerate(zip(found.steps, words.steps), 1):
+        out.append(f"{k:>2} [{step.start}:{step.end}] ")
+        out.append_text(names.text(step.token, "bold"))
+        out.append(f" {step.token}  {note}\n")
     return out
 
 
 def render_unigram(w: ChunkWhy, names: _Names) -> Text:
-    """Unigram's best segmentation and its score beside the next-best ones, each piece's score."""
+    """Unigram's best segmentation and its score beside the next-best ones, each piece's score
+    (an empty search and the unknown pieces are among the notes)."""
     found = w.unigram
     out = Text()
     if found is None:
@@ -411,11 +374,6 @@ def render_unigram(w: ChunkWhy, names: _Names) -> Text:
         out.append("  ")
         out.append_text(cut(seg.pieces))
         out.append("\n")
-    if not found.alternatives:
-        if len(w.form) > DETAIL_LIMIT:
-            out.append(f"next   not searched for a chunk over {DETAIL_LIMIT} characters\n")
-        else:
-            out.append("next   none: no other segmentation was found\n")
     out.append("scores ", style="bold")  # each piece's log probability, adding up to the best's score
     for k, (piece, token_id) in enumerate(zip(found.best.pieces[:MAX_SYMBOLS], found.best.ids)):
         if k:
@@ -426,59 +384,34 @@ def render_unigram(w: ChunkWhy, names: _Names) -> Text:
     if len(found.best.pieces) > MAX_SYMBOLS:
         out.append(f" + … {len(found.best.pieces) - MAX_SYMBOLS} more")
     out.append(f" = {found.best.score:.3f}\n")
-    fallback = any(names.facts(t).byte is not None for t in w.tokens)
-    missing = [piece for piece, token_id in zip(found.best.pieces, found.best.ids) if token_id == unknown]
-    for shown, piece in enumerate(missing):
-        if shown == MAX_MISSING:
-            out.append(f"missing … and {len(missing) - MAX_MISSING} more unknown pieces\n")
-            break
-        out.append("missing ", style="bold")
-        out.append_text(_long_text(piece, "bold"))
-        out.append(f" is not in the vocabulary: an unknown piece scored {found.unk_score:.3f} (the lowest score "
-                   "less 10)")
-        if fallback:
-            out.append(", so it fell back to its UTF-8 bytes: ")
-            data = piece.encode("utf-8", "surrogatepass")
-            out.append(" ".join(hex_label(bytes([b])) for b in data[:MAX_SYMBOLS]), style="bold")
-            if len(data) > MAX_SYMBOLS:
-                out.append(f" … and {len(data) - MAX_SYMBOLS} more")
-        out.append("\n")
     return out
 
 
-def render_why(w: ChunkWhy, tokenizer: Tokenizer, position: int, cut: str = "") -> Text:
+def render_why(w: ChunkWhy, tokenizer: Tokenizer, position: int, cut: str = "", words: WhySentences | None = None,
+               before: tuple[Sentence, ...] = ()) -> Text:
     """The explain pane for a chunk of any kind (see the module docstring), the merge replay at
-    ``position``; ``cut`` describes the rank cut-off (byte-level BPE from ranks)."""
+    ``position``; ``cut`` describes the rank cut-off (byte-level BPE from ranks); ``words`` are
+    the core's sentences about the chunk (worked out here when not given); ``before``, sentences
+    about the token shown first (a vocabulary entry explained on its own)."""
+    if words is None:
+        words = why_sentences(tokenizer, w)
+    out = sentences_text(before)
     if w.ranks is not None:
-        return render_explanation(w.ranks, position, cut)
+        out.append_text(render_explanation(w.ranks, words, position, cut))
+        return out
     names = _Names(tokenizer)
-    out = _why_header(w, tokenizer)
+    out.append_text(_why_header(w, words))
     if w.bpe is not None:
-        out.append_text(render_bpe(w, names, position))
+        out.append_text(render_bpe(w, words, names, position))
     elif w.wordpiece is not None:
-        out.append_text(render_wordpiece(w, names))
+        out.append_text(render_wordpiece(w, words, names))
     elif w.unigram is not None:
         out.append_text(render_unigram(w, names))
+    out.append_text(sentences_text(words.notes))
     out.append("\npieces ", style="bold")
     out.append_text(names.pieces(w.tokens))
     out.append("\n")
-    if w.summary:
+    if words.summary:
         out.append("why    ", style="bold")
-        out.append(safe_text(w.summary) + "\n")
+        out.append(words.summary + "\n")
     return out
-
-
-def no_merge_reason(c: ChunkExplanation) -> str:
-    """Why a chunk of several bytes made no merge at all: no adjacent pair of bytes is a token, or
-    (under a rank cut-off) none is one below it.
-
-    >>> from tokscope.core.explain.ranks import MissingMerge, WhyNotOneToken
-    >>> from tokscope.core.text.types import Chunk
-    >>> why = WhyNotOneToken(False, None, None, False, False, None, (MissingMerge(b"a", b"b", 300),), b"a", 97, "")
-    >>> no_merge_reason(ChunkExplanation(Chunk("ab", 0, 2), "letters", 0, 0, 2, (97, 98), (b"a", b"b"), (), True,
-    ...                                  why, ()))
-    'no adjacent pair of bytes is a token below the cut-off'
-    """
-    if c.why is not None and any(m.rank is not None for m in c.why.missing):
-        return "no adjacent pair of bytes is a token below the cut-off"
-    return "no adjacent pair of bytes is a token"

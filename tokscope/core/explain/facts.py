@@ -29,7 +29,7 @@ from ..text.types import Chunk, Parents, Piece
 if TYPE_CHECKING:
     from ..tokenizer.tokenizer import Tokenizer
 
-__all__ = ["PieceFacts", "TokenFacts", "merge_rank", "piece_facts", "token_facts"]
+__all__ = ["PieceFacts", "TokenFacts", "fallback_byte", "merge_rank", "piece_facts", "token_facts"]
 
 #: model kinds whose pieces carry a score the inspector shows (Unigram's log probability;
 #: SentencePiece's BPE merges the highest-scoring piece first; its char and word models keep one)
@@ -107,6 +107,20 @@ def _byte_value(token: str) -> int | None:
     from ..models.bpe import byte_token_value
 
     return byte_token_value(token)
+
+
+def fallback_byte(tokenizer: Tokenizer, token_id: int) -> int | None:
+    """The byte a byte-fallback token (``<0xE2>``) stands for, ``None`` for any other token: the
+    one fact of :func:`token_facts` that byte fallback needs, without the others.
+
+    >>> from tokscope.core.tokenizer.tokenizer import Tokenizer
+    >>> fallback_byte(Tokenizer("t", {b"a": 0, b"b": 1}, r"\\w"), 0) is None
+    True
+    """
+    model: Any = tokenizer.model
+    if not getattr(model, "byte_fallback", False) or tokenizer.is_added(token_id):
+        return None
+    return _byte_value(tokenizer.token_str(token_id))
 
 
 def token_facts(tokenizer: Tokenizer, token_id: int) -> TokenFacts:

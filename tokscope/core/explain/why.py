@@ -19,6 +19,10 @@ model's kind:
 * any other model (a kind defined elsewhere through :mod:`.pipeline`'s protocols): the tokens
   the model gave, with ``method`` ``"model"``.
 
+The words both shells say about a :class:`ChunkWhy` (the steps' notes, why merging or matching
+stops, missing characters, the lattice's search) are worked out from it by
+:mod:`.sentences`.
+
 Added and special tokens are their own chunks (``method`` ``"added"``). A rank cut-off
 (``max_rank``) applies to byte-level BPE from ranks only; another kind raises
 :class:`~.errors.NotForThisKindError` naming it.
@@ -47,10 +51,10 @@ if TYPE_CHECKING:
     from .merge_trees import MergeNode
     from ..tokenizer.tokenizer import Tokenizer
     from ..models.unigram import Segmentation
-    from ..models.wordpiece import WordPieceExplanation, WordPieceStep
+    from ..models.wordpiece import WordPieceExplanation
 
 __all__ = ["ChunkWhy", "TextWhy", "UnigramWhy", "WordLevelWhy", "explain_at", "explain_chunk", "explain_text",
-           "explain_token", "method_of", "unk_words", "wordpiece_heading", "wordpiece_reason", "wordpiece_step_note", "wordpiece_stop"]
+           "explain_token", "method_of"]
 
 #: Chunks longer than this many characters get no n-best search (Unigram) and no merge trees.
 DETAIL_LIMIT = 256
@@ -62,12 +66,15 @@ NBEST = 3
 class UnigramWhy:
     """The best segmentation of a chunk (the one Viterbi takes: the tokens) with its score, and
     the next-best ones, best first; ``margin`` is how much higher the best one scores than the
-    first of them. An unknown character is its own piece, scored ``unk_score``."""
+    first of them. An unknown character is its own piece, scored ``unk_score``. ``searched``:
+    whether the next-best ones were looked for (``False`` for a chunk over :data:`DETAIL_LIMIT`
+    characters or a model without an unknown piece, ``None`` when none were asked for)."""
 
     best: Segmentation
     alternatives: tuple[Segmentation, ...]
     margin: float | None
     unk_score: float
+    searched: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,77 +220,6 @@ def _bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...])
     return ChunkWhy(chunk, tokens, "BPE", summary, bpe=replay, trees=trees)
 
 
-# ----- the words both shells print (the CLI as plain text, the why screen as Rich text) -----------
-
-
-def wordpiece_heading(found: WordPieceExplanation) -> str:
-    """The line above WordPiece's greedy steps.
-
-    >>> from tokscope.core.models.wordpiece import WordPiece
-    >>> wordpiece_heading(WordPiece({"[UNK]": 0, "a": 1}).explain("a"))
-    'greedy longest match from the left (words up to 100 characters)'
-    """
-    return f"greedy longest match from the left (words up to {found.limit} characters)"
-
-
-def wordpiece_step_note(step: WordPieceStep) -> str:
-    """What one greedy step says after its token: how many longer candidates missed, or that the
-    rest of the word is one entry.
-
-    >>> from tokscope.core.models.wordpiece import WordPiece
-    >>> [wordpiece_step_note(s) for s in WordPiece({"[UNK]": 0, "a": 1, "##bc": 2}).explain("abc").steps]
-    ['2 longer not in the vocabulary', 'the whole rest is an entry']
-    """
-    if step.missed:
-        return f"{step.missed} longer not in the vocabulary"
-    return "the whole word is an entry" if step.start == 0 else "the whole rest is an entry"
-
-
-def unk_words(model: Any, tokens: tuple[int, ...] = ()) -> str:
-    """The unknown token as the sentences name it: its spelling, then its id when the word became it.
-
-    >>> class Model:
-    ...     unk_token = "[UNK]"
-    >>> unk_words(Model(), (100,)), unk_words(object())
-    ('[UNK] 100', 'the unknown token')
-    """
-    unk = getattr(model, "unk_token", None) or "the unknown token"
-    return f"{unk} {tokens[0]}" if tokens else unk
-
-
-def wordpiece_stop(found: WordPieceExplanation, prefix: str, unk: str) -> str | None:
-    """Why WordPiece gave up on a word (it is then the unknown token, ``unk`` with its id): too
-    long, or no entry matching at some character; ``None`` for a word it matched.
-
-    >>> from tokscope.core.models.wordpiece import WordPiece
-    >>> wordpiece_stop(WordPiece({"[UNK]": 0, "a": 1}).explain("ab"), "##", "[UNK] 0")
-    'no match at character 1: "##b" is not in the vocabulary, so the whole word "ab" is [UNK] 0'
-    """
-    if found.reason == "too_long":
-        return (f"{found.chars} characters, more than max_input_chars_per_word ({found.limit}): the whole word is "
-                f"{unk} and no match is tried")
-    if found.reason != "no_match" or found.failed_at is None:
-        return None
-    at = found.failed_at
-    rest = (prefix if at else "") + found.word[at:]
-    if len(found.word) - at == 1:
-        what = f'"{rest}" is not in the vocabulary'
-    else:
-        first = (prefix if at else "") + found.word[at]
-        what = f'no entry matches the start of "{rest}", not even "{first}"'
-    return f'no match at character {at}: {what}, so the whole word "{found.word}" is {unk}'
-
-
-def wordpiece_reason(tokenizer: Tokenizer, w: ChunkWhy) -> str | None:
-    """:func:`wordpiece_stop` for a chunk's WordPiece facts, with the model's prefix and unknown
-    token (``None`` when WordPiece matched the whole word)."""
-    if w.wordpiece is None:
-        return None
-    model: Any = tokenizer.model
-    return wordpiece_stop(w.wordpiece, getattr(model, "continuing_subword_prefix", "") or "",
-                          unk_words(model, w.tokens if w.wordpiece.unknown else ()))
-
-
 def _score_bpe(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, ...]) -> ChunkWhy:
     """SentencePiece's BPE (and llama.cpp's SPM): merges by the merged piece's score, highest
     first (leftmost of equal scores), replayed step by step for a chunk of at most
@@ -310,7 +246,8 @@ def _unigram(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, .
     model: Any = tokenizer.model
     best = model.best(form)
     alternatives: tuple = ()
-    if nbest > 0 and len(form) <= DETAIL_LIMIT and model.unk_id is not None:
+    searched = None if nbest <= 0 else len(form) <= DETAIL_LIMIT and model.unk_id is not None
+    if searched:
         found = model.nbest(form, nbest + 1)
         alternatives = tuple(s for s in found if s.ids != best.ids)[:nbest]
     margin = best.score - alternatives[0].score if alternatives else None
@@ -318,7 +255,8 @@ def _unigram(tokenizer: Tokenizer, chunk: Chunk, form: str, tokens: tuple[int, .
     summary = f"the best of all segmentations scores {best.score:.3f}: {pieces}"
     if margin is not None:
         summary += f", {margin:.3f} above the next best ({' + '.join(repr(p) for p in alternatives[0].pieces)})"
-    return ChunkWhy(chunk, tokens, "Unigram", summary, unigram=UnigramWhy(best, alternatives, margin, model.unk_score))
+    unigram = UnigramWhy(best, alternatives, margin, model.unk_score, searched)
+    return ChunkWhy(chunk, tokens, "Unigram", summary, unigram=unigram)
 
 
 def explain_text(
