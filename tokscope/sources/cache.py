@@ -30,6 +30,7 @@ import struct
 import sys
 import tempfile
 from array import array
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -462,17 +463,22 @@ def load_ranks(kind: str, digest: str) -> dict[bytes, int] | None:
 def store_ranks(kind: str, digest: str, ranks: dict[bytes, int]) -> None:
     """Keep ``ranks`` (parsed from a source whose sha256 is ``digest``) as an entry: per token
     length, the tokens' bytes joined and their ids."""
-    groups: dict[int, tuple[list[bytes], list[int]]] = {}
-    for token, rank in ranks.items():
-        tokens, ids = groups.setdefault(len(token), ([], []))
-        tokens.append(token)
-        ids.append(rank)
+    tokens, ids = list(ranks), list(ranks.values())
+    lengths = list(map(len, tokens))
+    order = sorted(range(len(tokens)), key=lengths.__getitem__)  # stable: each group in the dict's order
+    counts = Counter(lengths)
     tables = _Tables()
+    groups = []
+    at = 0
     try:
-        meta = {"recipe": "rank-table", "groups": [[length, tables.add("B", b"".join(tokens)), tables.ints(ids)]
-                                                   for length, (tokens, ids) in sorted(groups.items())]}
-    except _Unfit:
+        for length in sorted(counts):
+            chosen = order[at:at + counts[length]]
+            at += len(chosen)
+            groups.append([length, tables.add("B", b"".join(map(tokens.__getitem__, chosen))),
+                           tables.ints(map(ids.__getitem__, chosen))])
+    except (_Unfit, TypeError):
         return
+    meta = {"recipe": "rank-table", "groups": groups}
     _write(_entry(kind, digest), kind, digest, meta, tables)
 
 
