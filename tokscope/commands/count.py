@@ -42,7 +42,7 @@ from typing import Any
 
 from ..core.text.display import safe_text
 from ..core.tokenizer.batches import death as _death
-from ..core.tokenizer.batches import serve_quietly, start_quietly
+from ..core.tokenizer.batches import serve_quietly, start_quietly, stop_workers
 from ..core.tokenizer.batches import usable_cpus as _cpus
 from ..core.text.errors import DisallowedSpecialError, TokscopeError
 from ..inputs.text_input import InputError, read_input
@@ -487,17 +487,7 @@ def _run_workers(run: _Run, workers: int, ctx: Any, progress: Any) -> None:
                     run.take(result)
             progress()
     finally:
-        for worker in pool:
-            try:
-                worker.conn.send(None)
-            except (OSError, ValueError):
-                pass
-        for worker in pool:
-            worker.process.join(0.5 if worker.batch is None else 0)
-            if worker.process.is_alive():
-                worker.process.terminate()
-                worker.process.join(1)
-            worker.conn.close()
+        stop_workers([(worker.process, worker.conn, worker.batch is None) for worker in pool])
 
 
 def cmd_count(args: argparse.Namespace) -> int:

@@ -123,16 +123,22 @@ class SentencePieceUnigram(PiecesModel):
         """The tokens of ``text`` (a whole normalized text): ``(id, start, end)``."""
         if not text:
             return []
-        compiled = self._compiled()
-        if compiled is not None:
-            module, table, byte_ids = compiled
-            unk = self.unk_id if self.unk_id is not None else -1
-            out = module.lattice_encode(table, text, LLAMA_CPP if self.llama_cpp else SENTENCEPIECE, unk,
-                                        self.unk_score, byte_ids)
-            if out is not None:
-                return out
-            # no unknown piece to give: the Python walk raises the model's error
+        out = self._compiled_encode(text, False)
+        if out is not None:
+            return out
+        # no compiled lattice, or no unknown piece to give: the Python walk (which raises the model's error)
         return self.table.finish(self._path(text), text)
+
+    def _compiled_encode(self, text: str, ids_only: bool) -> list | None:
+        """The compiled lattice's tokens (or ids) of ``text``; None without it, or when a character
+        has no piece and the model no unknown piece."""
+        compiled = self._compiled()
+        if compiled is None:
+            return None
+        module, table, byte_ids = compiled
+        unk = self.unk_id if self.unk_id is not None else -1
+        return module.lattice_encode(table, text, LLAMA_CPP if self.llama_cpp else SENTENCEPIECE, unk,
+                                     self.unk_score, byte_ids, ids_only)
 
     def encode_ids(self, text: str) -> list[int]:
         """The ids of :meth:`tokenize`'s tokens, without their offsets (the compiled lattice makes
@@ -144,14 +150,9 @@ class SentencePieceUnigram(PiecesModel):
         """
         if not text:
             return []
-        compiled = self._compiled()
-        if compiled is not None:
-            module, table, byte_ids = compiled
-            unk = self.unk_id if self.unk_id is not None else -1
-            out = module.lattice_encode(table, text, LLAMA_CPP if self.llama_cpp else SENTENCEPIECE, unk,
-                                        self.unk_score, byte_ids, True)
-            if out is not None:
-                return out
+        out = self._compiled_encode(text, True)
+        if out is not None:
+            return out
         return [t[0] for t in self.tokenize(text)]
 
     def _compiled(self) -> tuple[Any, Any, list[int] | None] | None:

@@ -309,19 +309,25 @@ def map_in_processes(fn: Callable[[Any], Any], items: Sequence[Any], processes: 
 
 
 def _stop(workers: list[_Worker]) -> None:
-    """End every worker: an idle one is told to stop, one still working is terminated."""
-    for worker in workers:
-        if worker.job is None:
+    stop_workers([(worker.process, worker.conn, worker.job is None) for worker in workers])
+
+
+def stop_workers(workers: list[tuple[Any, Any, bool]]) -> None:
+    """End worker processes, given as ``(process, connection, idle)``: an idle one is told to stop
+    (``None`` on its pipe) and given half a second, one still working is terminated (killed if it
+    outlives that); every connection is closed."""
+    for _, conn, idle in workers:
+        if idle:
             try:
-                worker.conn.send(None)
+                conn.send(None)
             except (OSError, ValueError):
                 pass
-    for worker in workers:
-        worker.process.join(0.5 if worker.job is None else 0)
-        if worker.process.is_alive():
-            worker.process.terminate()
-            worker.process.join(1)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
-        worker.conn.close()
+    for process, conn, idle in workers:
+        process.join(0.5 if idle else 0)
+        if process.is_alive():
+            process.terminate()
+            process.join(1)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        conn.close()
