@@ -50,7 +50,21 @@ def _exit_on_interrupt() -> None:
         pass
 
 
+def _ignore_interrupt_at_exit() -> None:
+    """At interpreter exit, after the command's work is done and its output flushed, Ctrl+C is
+    ignored: Python's finalization puts the default action back in place of a Python handler, so
+    a Ctrl+C in those last milliseconds killed the process by the signal (-2) without a word."""
+    try:
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    except (ValueError, OSError):
+        pass
+
+
 _exit_on_interrupt()  # before the imports below, which take most of the start-up time
+
+import atexit  # noqa: E402
+
+atexit.register(_ignore_interrupt_at_exit)
 
 import argparse  # noqa: E402
 import difflib  # noqa: E402

@@ -634,3 +634,15 @@ def test_help_into_a_full_disk_is_exit_1(tokscope, argv):
     with open("/dev/full", "wb") as full:
         done = tokscope(*argv, stdout=full, stderr=subprocess.PIPE)
     assert done.returncode == 1 and b"cannot write the output" in done.stderr
+
+
+def test_ctrl_c_at_exit_after_the_work_is_done_is_not_a_kill(cli_env):
+    """Python's finalization gives SIGINT its default action back (a bare kill by the signal,
+    exit -2, not a word) once a Python handler is gone; tokscope ignores Ctrl+C from its exit on.
+    A Ctrl+C sent from an exit hook that runs after tokscope's (hooks run last-registered first)
+    finds the command's own code, 0."""
+    script = ("import atexit, os, signal, sys; atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT)); "
+              "sys.argv[0] = 'tokscope'; from tokscope.cli import main; sys.exit(main())")
+    done = subprocess.run([sys.executable, "-c", script, "encode", "-e", "gpt2", "hi"], capture_output=True,
+                          env=cli_env, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"5303\n", b"")
