@@ -65,6 +65,10 @@ def rank_ranges(n_vocab: int) -> list[str]:
 #: the view, which only marks laid out as zero cells wide can make) ends in ``…+N``, N the tokens
 #: it does not draw
 ROW_CHARS = 4096
+#: cells a row may run past the view before it is cut: the layout lets a line's ⏎ hang past the
+#: width and counts a piece that starts with a combining mark without the ◌ it is drawn on; the
+#: view crops those few cells, as it always did
+HANG = 2
 
 
 def count_label(hidden: int) -> str:
@@ -631,7 +635,7 @@ class TokenView(ScrollView, can_focus=True):
             for i, token_id, start, end, flags in doc.iter_pieces(max(i, 0)):
                 if start >= b:
                     break
-                if x > limit or drawn > ROW_CHARS:
+                if x > limit + HANG or drawn > ROW_CHARS:
                     self._cut_row(segments, spans, i, b, limit)
                     return Strip(segments), spans
                 if start > pos:
@@ -685,7 +689,7 @@ class TokenView(ScrollView, can_focus=True):
                         spans.append((x0, x, i))
             if hidden_marks:
                 x += self._marks_count(segments, hidden_marks)
-            if x > limit:
+            if x > limit + HANG:
                 self._cut_row(segments, spans, None, b, limit)
                 return Strip(segments), spans
             if pos < min(b, doc.covered):
