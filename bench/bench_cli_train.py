@@ -6,7 +6,7 @@ Each side is a fresh process that starts the interpreter, imports its library, r
 file, trains a byte-level BPE with the GPT-2 pre-tokenization pattern, minimum frequency 2, and
 writes the tokenizer file:
 
-* tokscope: ``tokscope train FILE --merges N -o OUT.json`` (this checkout's package);
+* tokscope: ``tokscope train FILE --merges N -o OUT.json --force`` (this checkout's package; the file is replaced on each run);
 * tokenizers: ``python -c`` with ``models.BPE``, ``pre_tokenizers.ByteLevel`` (its GPT-2 regex),
   ``BpeTrainer(vocab_size=256 + N, min_frequency=2, initial_alphabet=ByteLevel.alphabet())``,
   ``train_from_iterator([text])`` and ``save(OUT)``, one thread (``RAYON_NUM_THREADS=1``).
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             corpus = Path(tmp, f"{corpus_name}.txt")
             corpus.write_text(build(1_000_000), encoding="utf-8")
-            ours = [*tokscope_cmd(), "train", str(corpus), "--merges", str(merges), "-o", str(Path(tmp, "ours.json"))]
+            ours = [*tokscope_cmd(), "train", str(corpus), "--merges", str(merges), "-o", str(Path(tmp, "ours.json")), "--force"]
             theirs = [sys.executable, "-c", HF, str(corpus), str(merges), str(Path(tmp, "hf.json"))]
             timed(ours, env)  # warm the bytecode cache and the file system
             timed(theirs, env)
