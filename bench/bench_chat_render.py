@@ -11,11 +11,12 @@ and for every tool call a scan over the messages after it for a final answer, wh
 template's own work grow with the square of the conversation), or the Jinja file ``--template``
 names (gpt-oss's own, say; model files are never committed). The tokenizer is o200k_harmony.
 
-Each row runs both sides ``--repeat`` times alternately and prints the median seconds of each and
-the ratio (ours / theirs): ours is the whole count (render, locate the messages, encode, attribute,
-and the count without tools when there are tools); theirs is the render alone plus encoding the
-rendered text with every special token allowed. The ids are checked equal first. Not a test: run it
-by hand. The target: within 3x for conversations of 1,000 messages and more.
+Each row runs both sides ``--repeat`` times alternately and prints the median seconds of each, the
+ratio of the medians (ours / theirs) and the range of the ratios of the runs taken in pairs: ours is
+the whole count (render, locate the messages, encode, attribute, and the count without tools when
+there are tools); theirs is the render alone plus encoding the rendered text with every special
+token allowed. The ids are checked equal first. Not a test: run it by hand. The target: within 3x
+for conversations of 1,000 messages and more.
 """
 
 from __future__ import annotations
@@ -148,7 +149,8 @@ def main() -> None:
                                       add_generation_prompt=True)
         return ref.encode(text, allowed_special="all")
 
-    print(f"{'messages':>8}  {'tokens':>8}  {'tokscope s':>10}  {'transformers+tiktoken s':>23}  {'ratio':>6}")
+    print(f"{'messages':>8}  {'tokens':>8}  {'tokscope s':>10}  {'transformers+tiktoken s':>23}  {'ratio':>6}  "
+          f"{'range':>9}")
     for n in args.messages:
         messages = conversation(n)
         got, want = ours(messages), theirs(messages)
@@ -161,7 +163,9 @@ def main() -> None:
                 run(messages)
                 times[side].append(time.perf_counter() - start)
         a, b = statistics.median(times["ours"]), statistics.median(times["theirs"])
-        print(f"{n:>8,}  {len(got):>8,}  {a:>10.3f}  {b:>23.3f}  {a / b:>5.1f}x")
+        ratios = [x / y for x, y in zip(times["ours"], times["theirs"])]
+        print(f"{n:>8,}  {len(got):>8,}  {a:>10.3f}  {b:>23.3f}  {a / b:>5.1f}x  "
+              f"{min(ratios):.1f}x-{max(ratios):.1f}x")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ builds and what the encoding reads."""
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -130,7 +131,65 @@ def special_regex(strings: Collection[str]) -> regex.Pattern[str] | None:
     >>> special_regex(["<|a|>", "<|a|>b"]).findall("<|a|>b <|a|>"), special_regex([])
     (['<|a|>b', '<|a|>'], None)
     """
-    alternatives = sorted((s for s in strings if s), key=lambda s: (-len(s), s))
+    alternatives = tuple(sorted({s for s in strings if s}))
     if not alternatives:
         return None
-    return regex.compile("|".join(regex.escape(s) for s in alternatives))
+    return _compiled_alternatives(alternatives)
+
+
+#: the deepest nesting of groups :func:`special_regex` writes its prefix tree with (the regex
+#: module parses nested groups recursively; deeper trees, which real tokenizers never make, are
+#: written as the plain alternation)
+_TRIE_MAX_DEPTH = 24
+
+
+@lru_cache(maxsize=32)
+def _compiled_alternatives(alternatives: tuple[str, ...]) -> regex.Pattern[str]:
+    source = _trie_source(alternatives)
+    if source is None:
+        ordered = sorted(alternatives, key=lambda s: (-len(s), s))
+        source = "|".join(regex.escape(s) for s in ordered)
+    return regex.compile(source)
+
+
+def _trie_source(strings: Sequence[str], max_depth: int = _TRIE_MAX_DEPTH) -> str | None:
+    """A regular expression matching the same as the alternation of ``strings`` longest first,
+    written as their prefix tree: a tokenizer's thousand special tokens share their first
+    characters, and the tree tries each character once instead of every token at every position.
+    At a node the longer continuations are tried before the string that ends there, so the match
+    at a position is the longest of the strings there, as with the alternation. ``None`` when
+    the groups would nest deeper than ``max_depth``.
+
+    >>> _trie_source(["ab", "abc", "b"]), _trie_source(["a", "aa", "aaa"], max_depth=1)
+    ('(?:ab(?:c)?|b)', None)
+    """
+    root: dict[str, dict] = {}
+    for s in strings:
+        node = root
+        for ch in s:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    # iteratively, deepest nodes first: a node's source is its children's, each after its character
+    order: list[tuple[dict[str, dict], int]] = []
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        order.append((node, depth))
+        grouped = len(node) > 1 or "" in node
+        for ch, child in node.items():
+            if ch:
+                stack.append((child, depth + grouped))
+    source: dict[int, str] = {}
+    for node, depth in reversed(order):
+        alts = [regex.escape(ch) + source.pop(id(child)) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            source[id(node)] = ""
+            continue
+        if len(alts) > 1 or "" in node:
+            if depth > max_depth:
+                return None
+            body = "(?:" + "|".join(alts) + ")"
+        else:
+            body = alts[0]
+        source[id(node)] = body + "?" if "" in node else body
+    return source[id(root)]
