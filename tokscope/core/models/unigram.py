@@ -200,6 +200,17 @@ class Unigram(ChunkCache):
             out.append((found, start, end))
         return out
 
+    def _tokenize_ids(self, text: str) -> list[int]:
+        """The ids of :meth:`_tokenize`'s tokens: the compiled path's own ids when none of its
+        nodes is unknown (a known node's id is its piece's id; only unknown nodes are fused or fall
+        back to bytes), else through the pieces."""
+        got = self._compiled_path(text)
+        if got is not None:
+            ids = [node[0] for node in got[0]]
+            if self.unk_id is None or self.unk_id not in ids:
+                return ids
+        return [t[0] for t in self._tokenize(text)]
+
     def _viterbi(self, text: str) -> tuple[list[float], list[int], list[int]]:
         """Hugging Face's ``encode_optimized``: for each position, the best score of a path that
         ends there, where that path's last piece starts and its id."""
