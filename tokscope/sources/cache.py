@@ -139,7 +139,7 @@ class _Tables:
 
     def ints(self, values: Any) -> int:
         values = list(values)
-        if not all(type(v) is int for v in values):
+        if not set(map(type, values)) <= {int}:
             raise _Unfit("a value that is not a whole number")
         try:
             return self.add("", array("q", values))
