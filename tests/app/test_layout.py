@@ -184,3 +184,18 @@ def test_relayout_of_a_long_line_matches_full_layout(load, old, edits, width):
             rows = relayout(rows, doc, edited, width, "text", False) if edited is not doc else rows
             doc = edited
             assert rows == layout(doc, width, "text", False)
+
+
+def test_a_last_line_one_cell_wider_than_the_view_is_wrapped(load):
+    """Only a line's newline may hang past the width (it draws as ⏎ at the end of a full row);
+    a last line with no newline that is one cell too wide wraps like any other."""
+    from tokscope.app.render import layout
+
+    tok = load("o200k_base")
+    doc = Document.build(tok, "abcdefghij\n" + "x" * 8 + " yz")  # a full row plus its newline, then 11 cells
+    rows = layout(doc, 10, "text", False)
+    assert rows[:2] == [0, 11] and len(rows) == 3
+    doc = Document.build(tok, "abcdefghij")
+    assert layout(doc, 10, "text", False) == [0]
+    doc = Document.build(tok, "abcdefghijk")
+    assert len(layout(doc, 10, "text", False)) == 2

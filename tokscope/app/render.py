@@ -182,8 +182,8 @@ def layout_text(doc: Document, width: int, a: int, b: int) -> list[int]:
     while pos < b:
         nl = text.find("\n", pos, b)
         pend = nl + 1 if nl != -1 else b
-        if pend - pos <= width + 1 and is_simple(text[pos:pend]):
-            rows.append(pos)  # the common case: a short plain line is one row
+        if pend - pos <= width + (nl != -1) and is_simple(text[pos:pend]):
+            rows.append(pos)  # the common case: a short plain line is one row (its newline may hang)
         elif is_simple(text[pos:pend]):
             rows.extend(_wrap_simple(doc, width, pos, pend - (1 if nl != -1 else 0)))
         else:
