@@ -53,9 +53,17 @@ def blank(strip: Strip, start: int, end: int) -> Strip:
 class WholeColumnsTable(DataTable):
     """A ``DataTable`` that never draws part of a column (see the module docstring)."""
 
+    _drawn_widths: list[int] | None = None
+
     def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
         widths = [column.get_render_width(self) for column in self.ordered_columns]
+        if widths != self._drawn_widths:
+            # the table widens its columns when idle but keeps the lines it drew before: drop them
+            # (notify_style_update clears DataTable's rendered lines) so that the blanking below
+            # and the line agree on where each column is
+            self._drawn_widths = widths
+            self.notify_style_update()
+        strip = super().render_line(y)
         visible = min(strip.cell_length, self.scrollable_content_region.width or strip.cell_length)
         for start, end in cut_spans(widths, self.fixed_columns, round(self.scroll_x), visible, self.cell_padding):
             strip = blank(strip, start, end)
