@@ -16,14 +16,9 @@ from pathlib import Path
 SOURCE = Path(__file__).resolve().parents[1] / "tokscope" / "core" / "models" / "merge.c"
 
 
-@functools.cache
-def compiled_module() -> object | None:
-    try:
-        import _tokscope_merge
-
-        return _tokscope_merge
-    except ImportError:
-        pass
+def _build() -> object | None:
+    """``_tokscope_merge`` built from this checkout's ``merge.c`` into a temporary folder (None
+    without a C compiler)."""
     try:
         from setuptools import Distribution, Extension
     except ImportError:
@@ -45,3 +40,23 @@ def compiled_module() -> object | None:
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
+
+
+@functools.cache
+def compiled_module() -> object | None:
+    try:
+        import _tokscope_merge
+
+        return _tokscope_merge
+    except ImportError:
+        return _build()
+
+
+@functools.cache
+def lattice_module() -> object | None:
+    """A ``_tokscope_merge`` with the compiled Unigram lattice: the installed one when it has it
+    (an older install may not), else one built here (None without a C compiler)."""
+    module = compiled_module()
+    if getattr(module, "LATTICE_ABI", None) != 1:
+        module = _build()
+    return module if getattr(module, "LATTICE_ABI", None) == 1 else None

@@ -10,11 +10,8 @@ unk_id a model lacks.
 
 from __future__ import annotations
 
-import importlib.util
-import tempfile
-from pathlib import Path
-
 import pytest
+from compiled_merge import lattice_module
 from hf_support import (FUZZ, bare_encode, hf_encode, hf_model_from_json, ours_from_json, pre_tokenized_words,
                         sample_texts, trained, with_byte_tokens)
 from hypothesis import given
@@ -25,41 +22,6 @@ from tokscope.core.models import unigram as unigram_module
 from tokscope.core.models.unigram import Unigram
 from tokscope.core.text.errors import TokenizerFileError
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def lattice_module():
-    """A ``_tokscope_merge`` with the compiled lattice: the one installed, else one built from
-    this checkout's ``merge.c`` (None without a C compiler)."""
-    try:
-        import _tokscope_merge
-
-        if getattr(_tokscope_merge, "LATTICE_ABI", None) == 1:
-            return _tokscope_merge
-    except ImportError:
-        pass
-    try:
-        from setuptools import Distribution, Extension
-    except ImportError:
-        return None
-    out = Path(tempfile.mkdtemp(prefix="tokscope-lattice-"))
-    source = ROOT / "tokscope" / "core" / "models" / "merge.c"
-    dist = Distribution({"name": "t", "ext_modules": [Extension("_tokscope_merge", [str(source)])]})
-    cmd = dist.get_command_obj("build_ext")
-    cmd.build_lib = str(out)
-    cmd.build_temp = str(out / "tmp")
-    try:
-        cmd.ensure_finalized()
-        cmd.run()
-    except Exception:  # noqa: BLE001 - no compiler: the compiled half is skipped
-        return None
-    built = next(out.glob("_tokscope_merge*"), None)
-    if built is None:
-        return None
-    spec = importlib.util.spec_from_file_location("_tokscope_merge", built)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module if getattr(module, "LATTICE_ABI", None) == 1 else None
 
 
 @pytest.fixture(scope="module", params=["compiled", "pure"])

@@ -14,13 +14,12 @@ double), including texts long enough for the library's rebasing of path scores.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
-import tempfile
 from pathlib import Path
 
 import pytest
+from compiled_merge import lattice_module
 import spm_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -43,40 +42,6 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database
 #: trained configurations of spm_files.CONFIGS that are Unigram models
 TRAINED = ["unigram_byte_fallback", "user_defined", "suffix", "unigram_whitespace_pieces", "no_dummy_prefix",
            "case_fold"]
-
-
-def lattice_module():
-    """A ``_tokscope_merge`` with the compiled lattice: the one installed, else one built from
-    this checkout's ``merge.c`` (None without a C compiler)."""
-    try:
-        import _tokscope_merge
-
-        if getattr(_tokscope_merge, "LATTICE_ABI", None) == 1:
-            return _tokscope_merge
-    except ImportError:
-        pass
-    try:
-        from setuptools import Distribution, Extension
-    except ImportError:
-        return None
-    out = Path(tempfile.mkdtemp(prefix="tokscope-lattice-"))
-    source = ROOT / "tokscope" / "core" / "models" / "merge.c"
-    dist = Distribution({"name": "t", "ext_modules": [Extension("_tokscope_merge", [str(source)])]})
-    cmd = dist.get_command_obj("build_ext")
-    cmd.build_lib = str(out)
-    cmd.build_temp = str(out / "tmp")
-    try:
-        cmd.ensure_finalized()
-        cmd.run()
-    except Exception:  # noqa: BLE001 - no compiler: the compiled half is skipped
-        return None
-    built = next(out.glob("_tokscope_merge*"), None)
-    if built is None:
-        return None
-    spec = importlib.util.spec_from_file_location("_tokscope_merge", built)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module if getattr(module, "LATTICE_ABI", None) == 1 else None
 
 
 @pytest.fixture(scope="module")
