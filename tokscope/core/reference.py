@@ -4,13 +4,16 @@
 * :func:`merge_reference`: the lowest-rank-pair-first loop over bytes (the ranks model's oracle);
 * :func:`merge_list_reference`: the same loop over a merge list's symbol ids (merge-list BPE's);
 * :func:`train_naive`: the recount-everything trainer (:func:`~.train.trainer.train`'s oracle);
-* :func:`reference_parents`: a token's two parents by plain BPE below its rank (the merge index's).
+* :func:`reference_parents`: a token's two parents by plain BPE below its rank (the merge index's);
+* :func:`partition_reference`: llama.cpp's special-token partition, literally, on UTF-8 bytes
+  (GGUF's added vocabulary's).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from .added_tokens.added_vocabulary import AddedToken
 from .explain.merge_trees import parent_parts
 from .text.types import Parents
 from .tokenizer.tokenizer import Tokenizer
@@ -163,3 +166,51 @@ def reference_parents(tokenizer: Tokenizer, token_id: int) -> Parents | None:
         return None
     left, right = tokenizer.rank_of(parts[0]), tokenizer.rank_of(parts[1])
     return None if left is None or right is None else Parents(left, right)
+
+
+def partition_reference(text: str, tokens: Iterable[AddedToken], allowed_special: frozenset[str],
+                        space: bytes = b" \t\n\v\f\r") -> list[tuple[bytes, int | None]]:
+    """llama.cpp's ``tokenizer_st_partition`` as its loop reads, on the UTF-8 bytes of ``text``:
+    every token by falling byte length (a stable sort of the tokens in id order), each cutting
+    all its occurrences out of the raw fragments left to right, ``lstrip``/``rstrip`` dropping
+    C ``isspace`` bytes of the fragment beside it; special tokens only when allowed.
+    ``(raw fragment bytes, None)`` and ``(b"", token id)`` in order.
+
+    >>> toks = [AddedToken("ab", 1, normalized=False), AddedToken("bcd", 2, normalized=False)]
+    >>> partition_reference("abcd", toks, frozenset())
+    [(b'a', None), (b'', 2)]
+    """
+    raw = text.encode("utf-8", "surrogatepass")
+    frags: list[tuple[int, int, int | None]] = [(0, len(raw), None)]  # (offset, length, id)
+    by_id = sorted((t for t in tokens if t.content), key=lambda t: t.id)
+    for token in sorted(by_id, key=lambda t: len(t.content.encode("utf-8", "surrogatepass")), reverse=True):
+        if token.special and token.content not in allowed_special:
+            continue
+        needle = token.content.encode("utf-8", "surrogatepass")
+        out: list[tuple[int, int, int | None]] = []
+        for offset, length, tid in frags:
+            if tid is not None:
+                out.append((offset, length, tid))
+                continue
+            while length > 0:
+                match = raw.find(needle, offset, offset + length)
+                if match < 0:
+                    break
+                left = match - offset
+                if token.lstrip:
+                    while left > 0 and raw[offset + left - 1] in space:
+                        left -= 1
+                if left > 0:
+                    out.append((offset, left, None))
+                out.append((match, 0, token.id))
+                right = match + len(needle)
+                rest = offset + length - right
+                if token.rstrip:
+                    while rest > 0 and raw[right] in space:
+                        right += 1
+                        rest -= 1
+                offset, length = right, rest
+            if length > 0:
+                out.append((offset, length, None))
+        frags = out
+    return [(raw[o:o + n] if tid is None else b"", tid) for o, n, tid in frags]

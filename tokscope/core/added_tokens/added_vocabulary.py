@@ -10,6 +10,12 @@ leftmost-longest (HF's Aho-Corasick), and a match is then kept or dropped as HF'
 ASCII ``isspace``, which its GGUF tokenizers pass).
 A dropped match is not retried at a later start inside it (HF's iterator has moved past it).
 
+GGUF files partition text as llama.cpp does instead (``longest_first=True``): each token in turn,
+the longest first (by UTF-8 length; ties by id), cuts every occurrence out of the parts no token
+has taken yet, left to right. The two agree unless two tokens' occurrences overlap: with ``ab``
+and ``bcd``, ``abcd`` is ``ab`` + ``cd`` for HF and ``a`` + ``bcd`` for llama.cpp. A special token
+that is not allowed is not matched at all there, so a shorter token inside it still is.
+
 tokscope's special-token policy sits on top: :meth:`AddedVocabulary.split` matches a special
 token only when it is in ``allowed_special``; any other special token is left in the text, as HF
 does for all of them with ``encode_special_tokens=True``. Non-special added tokens always match.
@@ -99,6 +105,25 @@ class _Trie:
         tokens = self.tokens
         return [(m.start(), m.end(), tokens[m.group()]) for m in self._pattern.finditer(text)]
 
+    def occurring(self, text: str) -> set[str]:
+        """Every string of the trie that occurs anywhere in ``text``, overlaps included: the
+        longest one at each start, and those of its prefixes that are strings of the trie.
+
+        >>> sorted(_Trie({w: w for w in ["ab", "abc", "bcd", "x"]}).occurring("abcd"))
+        ['ab', 'abc', 'bcd']
+        """
+        if self._pattern is None or not text:
+            return set()
+        tokens = self.tokens
+        found: set[str] = set()
+        for match in self._pattern.finditer(text, overlapped=True):
+            longest = match.group()
+            if longest in found:
+                continue
+            found.add(longest)
+            found.update(p for p in (longest[:k] for k in range(1, len(longest))) if p in tokens)
+        return found
+
 
 def trie_regex(words: Iterable[str]) -> str:
     """A regex that matches the longest of ``words`` at the leftmost place (see :class:`_Trie`).
@@ -148,11 +173,13 @@ class AddedVocabulary:
     """
 
     def __init__(self, tokens: Iterable[AddedToken], normalizer: Any = None, *,
-                 strip: frozenset[str] = WHITESPACE) -> None:
+                 strip: frozenset[str] = WHITESPACE, longest_first: bool = False) -> None:
         self.tokens: tuple[AddedToken, ...] = tuple(t for t in tokens if t.content)
         self.normalizer = normalizer
         #: the characters ``lstrip``/``rstrip`` take beside a token
         self.strip = strip
+        #: llama.cpp's partition (see the module) for the tokens matched on the raw text
+        self.longest_first = longest_first
         raw: dict[str, AddedToken] = {}
         normalized: dict[str, AddedToken] = {}
         #: ``id -> the token as Hugging Face's ``id_to_token`` and ``decode`` write it``: a
@@ -189,6 +216,8 @@ class AddedVocabulary:
         """HF's ``find_matches``: ``(start, end, token or None)`` pieces of ``text``."""
         if not text:
             return [(0, 0, None)]
+        if self.longest_first and trie is self._raw:
+            return self._find_longest_first(text, allowed_special)
         out: list[tuple[int, int, AddedToken | None]] = []
         start_offset = 0
         n = len(text)
@@ -216,6 +245,56 @@ class AddedVocabulary:
         if start_offset != n:
             out.append((start_offset, n, None))
         return out
+
+    def _find_longest_first(self, text: str, allowed_special: frozenset[str]) -> list[tuple[int, int, AddedToken | None]]:
+        """llama.cpp's ``tokenizer_st_partition``: ``(start, end, token or None)`` pieces of
+        ``text``. A token's stripped whitespace is counted in its piece (llama.cpp drops it), so
+        the pieces still cover the text.
+
+        >>> toks = [AddedToken("ab", 1, normalized=False), AddedToken("bcd", 2, normalized=False)]
+        >>> llama_cpp, hf = AddedVocabulary(toks, longest_first=True), AddedVocabulary(toks)
+        >>> [(p.text, i) for p, i in llama_cpp.split("abcd", None)]
+        [('a', None), ('bcd', 2)]
+        >>> [(p.text, i) for p, i in hf.split("abcd", None)]
+        [('ab', 1), ('cd', None)]
+        """
+        tokens = self._raw.tokens
+        order = [tokens[c] for c in self._raw.occurring(text)]
+        order = [t for t in order if not t.special or t.content in allowed_special]
+        n = len(text)
+        if not order:
+            return [(0, n, None)]
+        order.sort(key=lambda t: (-len(t.content.encode("utf-8", "surrogatepass")), t.id))
+        space = self.strip
+        parts: list[tuple[int, int, AddedToken | None]] = [(0, n, None)]
+        for token in order:
+            content = token.content
+            size = len(content)
+            cut: list[tuple[int, int, AddedToken | None]] = []
+            for part in parts:
+                start, end, taken = part
+                found = text.find(content, start, end) if taken is None else -1
+                if found < 0:
+                    cut.append(part)
+                    continue
+                while found >= 0:
+                    left = found
+                    if token.lstrip:
+                        while left > start and text[left - 1] in space:
+                            left -= 1
+                    if left > start:
+                        cut.append((start, left, None))
+                    stop = found + size
+                    if token.rstrip:
+                        while stop < end and text[stop] in space:
+                            stop += 1
+                    cut.append((left, stop, token))
+                    start = stop
+                    found = text.find(content, start, end)
+                if start < end:
+                    cut.append((start, end, None))
+            parts = cut
+        return parts
 
     # ----- extract_and_normalize -----------------------------------------------------------------
 

@@ -20,7 +20,7 @@ split by the regexes its ``tokenizer.ggml.pre`` names in llama.cpp's table,
 ``▁``, lines cut from newline runs, merges on the text itself with ``<0xE2>`` byte fallback, a
 newline run that is a token taken whole, BOS always added) and ``bert`` (WordPiece). Token types
 decide what is matched in the text first: control and unknown tokens are special tokens,
-user-defined ones always match, with llama.cpp's corrections by text and its strip attributes
+user-defined ones always match, the longest first as llama.cpp cuts them, with its corrections by text and strip attributes
 (:mod:`.gguf_attributes`). BOS/EOS are added by ``add_special_tokens`` as llama.cpp adds them
 (``tokenizer.ggml.add_bos_token``/``add_eos_token``, else its default for the model and
 pre-tokenizer). ``add_space_prefix`` and ``remove_extra_whitespaces`` change nothing here, as in
@@ -501,7 +501,7 @@ def _added_tokens(meta: Mapping[str, Any], tokens: tuple[str, ...], types: list[
     (special: matched only where special tokens are allowed) and user-defined ones (always), with
     the strip attributes llama.cpp gives some models (:mod:`.gguf_attributes`)."""
     added = gguf_attributes.matched_tokens(meta, tokens, types, contents)
-    return AddedVocabulary(added, normalizer, strip=gguf_attributes.C_SPACE)
+    return AddedVocabulary(added, normalizer, strip=gguf_attributes.C_SPACE, longest_first=True)
 
 
 def _template(ids: Sequence[int], tokens: tuple[str, ...], after: Sequence[int] = ()) -> dict[str, Any] | None:

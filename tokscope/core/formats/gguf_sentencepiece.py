@@ -110,7 +110,7 @@ def tokenizer_from_gguf(metadata: Mapping[str, Any], name: str) -> Tokenizer:
                                              name="llama.cpp SPM")
         kind = SentencePieceBPE(table, llama_cpp=True)
     added = gguf_attributes.matched_tokens(metadata, tokens, raw_types)
-    vocabulary = AddedVocabulary(added, normalizer, strip=gguf_attributes.C_SPACE)
+    vocabulary = AddedVocabulary(added, normalizer, strip=gguf_attributes.C_SPACE, longest_first=True)
     decoder = SentencePieceDecoder(control=[tokens[i] for i in table.by_type.get(CONTROL, ())],
                                    unknown=[tokens[i] for i in table.by_type.get(UNKNOWN, ())], strip_prefix=add_prefix)
     bos = _token_id(metadata, "bos_token_id", n)
