@@ -16,6 +16,10 @@ busy machine shifts both alike:
 - ``count BIG``: the same 10 MB as one file, against ``encode_ordinary_batch`` of that one text;
 - ``start-up``: both on a file of one line (loading the encoding is most of it).
 
+``--mixed`` builds the folder issue 22 item 1 names instead: mostly languages other than English
+(70% ``_fresh_text.fresh_multilingual``: real translations, every paragraph once), 15% prose, 15%
+code. Target there: ``count -j 2 DIR`` at most 1.5x tiktoken.
+
 Printed per row: median wall seconds and CPU seconds (user + system, workers included) of each
 side, and the median of the pairs' wall ratios; the load average and the CPUs before and after.
 The totals are checked equal. Not a test: run it by hand.
@@ -34,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import code, prose  # noqa: E402
+from _fresh_text import fresh_multilingual  # noqa: E402
 
 REFERENCE = """
 import sys
@@ -51,10 +56,13 @@ print(sum(map(len, enc.encode_ordinary_batch(texts))))
 """
 
 
-def build_folder(folder: Path, mb: float, n_files: int) -> str:
+def build_folder(folder: Path, mb: float, n_files: int, mixed: bool = False) -> str:
     """Write ``n_files`` files of about ``mb`` MB in all into ``folder``; returns the whole text."""
     size = int(mb * 1_000_000)
-    halves = [prose(size // 2), code(size - size // 2)]
+    if mixed:
+        halves = [fresh_multilingual(size * 7 // 10) + prose(size * 15 // 100), code(size * 15 // 100)]
+    else:
+        halves = [prose(size // 2), code(size - size // 2)]
     # sizes from 1 to 100 parts (a fixed scramble), scaled to each half
     weights = [1 + (i * 7919) % 100 for i in range(n_files)]
     out = []
@@ -97,11 +105,13 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3, help="pairs of runs per row (default 3)")
     parser.add_argument("--encoding", default="o200k_base")
+    parser.add_argument("--mixed", action="store_true", help="a folder mostly of other languages (issue 22 item 1)")
+    parser.add_argument("-j", dest="jobs", default=None, help="workers for the first row (default: tokscope's)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "corpus"
         folder.mkdir()
-        whole = build_folder(folder, args.mb, args.files)
+        whole = build_folder(folder, args.mb, args.files, args.mixed)
         big = Path(tmp) / "big.txt"
         big.write_text(whole, encoding="utf-8")
         tiny = Path(tmp) / "tiny.txt"
@@ -114,7 +124,8 @@ def main() -> None:
                "--max-bytes", str(int(args.mb * 4_000_000))]
         ref = [sys.executable, "-c", REFERENCE, args.encoding]
         rows = [
-            ("count DIR", cli + [str(folder)], ref + [str(folder)]),
+            ("count DIR" if args.jobs is None else f"count -j {args.jobs} DIR",
+             cli + ([] if args.jobs is None else ["-j", args.jobs]) + [str(folder)], ref + [str(folder)]),
             ("count -j 1 DIR", cli + ["-j", "1", str(folder)], ref + [str(folder)]),
             ("count BIG", cli + [str(big)], ref + [str(big)]),
             ("start-up", cli + [str(tiny)], ref + [str(tiny)]),
