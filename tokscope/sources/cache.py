@@ -39,9 +39,7 @@ from typing import Any
 
 from ..version import __version__
 from ..core.added_tokens.specials import SpecialTokens
-from ..core.formats import gguf, sentencepiece_model
-from ..core.formats import tokenizer_json as hf
-from ..core.formats.tokenizer_json_models import from_json as model_from_json
+from ..core.formats import gguf
 from ..core.models.bpe import BPE
 from ..core.models.ranks import RanksBPE
 from ..core.tokenizer.tokenizer import Tokenizer
@@ -51,7 +49,7 @@ from .regular_files import read_regular
 
 CACHE_FORMAT = 2
 #: tokenizer files larger than this are refused before they are read (Gemma 3's is 33 MB)
-MAX_SOURCE_BYTES = hf.MAX_FILE_BYTES
+MAX_SOURCE_BYTES = 256 * 1024 * 1024  # tokenizer_json.MAX_FILE_BYTES (a test holds them equal)
 #: an entry is never larger than its source's tables; this bounds what a planted one costs
 MAX_ENTRY_BYTES = 2 * MAX_SOURCE_BYTES
 _MAGIC = "tokscope-tokenizer-cache"
@@ -335,6 +333,10 @@ def _rebuild(meta: Any, reader: _Reader) -> Tokenizer:
             raise ValueError("a bad ranks entry")
         return Tokenizer(name, ranks, meta["pattern"], specials, n_vocab=meta["n_vocab"])
     if recipe == "tokenizer.json":
+        # imported here: a GGUF or SentencePiece entry needs neither the JSON reader nor its models
+        from ..core.formats import tokenizer_json as hf
+        from ..core.formats.tokenizer_json_models import from_json as model_from_json
+
         obj = meta["json"]
         spec = meta["model"]
         if "bpe" in spec:
@@ -722,6 +724,8 @@ def cached_sentencepiece(path: Path, label: str) -> Tokenizer:
     if tokenizer is not None:
         tokenizer.name = label
         return tokenizer
+    from ..core.formats import sentencepiece_model
+
     source = os.fspath(path)
     proto = sentencepiece_model.parse(data, source)
     tokenizer = sentencepiece_model.from_proto(proto, label, source)
@@ -764,6 +768,8 @@ def _spec_from(kind: Any, fields: Any, extra: dict[str, Any] | None = None) -> A
 
 
 def _sentencepiece_from(described: Any, reader: _Reader) -> Tokenizer:
+    from ..core.formats import sentencepiece_model
+
     name, source = described["name"], described["source"]
     if not isinstance(name, str) or not isinstance(source, str):
         raise ValueError("a bad SentencePiece entry")

@@ -56,9 +56,8 @@ from .. import pre_tokenizers
 from ..added_tokens.added_vocabulary import AddedVocabulary
 from ..models import bpe as bpe_model
 from ..models import newline_runs_bpe
-from ..models import wordpiece as wordpiece_model
 from ..pre_tokenizers import llama_cpp
-from . import gguf_attributes, gguf_sentencepiece
+from . import gguf_attributes
 from ..text.display import safe_text
 from ..text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
@@ -623,6 +622,8 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     no limit on a word's length (Hugging Face makes a word over 100 characters one unknown token),
     BOS and SEP added around the text (llama.cpp reads no ``cls_token_id``: BOS is the file's
     ``bos_token_id``, else id 101, bert-base's ``[CLS]``)."""
+    from ..models import wordpiece as wordpiece_model  # imported by the models that need it
+
     tokens = _tokens(meta, source)
     types = _corrected_types(tokens, _types(meta, len(tokens), source))
     ids = _special_ids(meta, len(tokens), DEFAULT_IDS["bert"])
@@ -649,6 +650,8 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
 
 def _sentencepiece(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     """``llama`` (llama.cpp's SPM) and ``t5`` (its UGM): :mod:`.gguf_sentencepiece`."""
+    from . import gguf_sentencepiece  # imported by the models that need it
+
     return gguf_sentencepiece.tokenizer_from_gguf(meta, name)
 
 
@@ -697,9 +700,21 @@ def facts(meta: Mapping[str, Any], source: str = "GGUF file") -> GGUFFacts:
     arch = _string(meta, "general.architecture")
     context = _int(meta, f"{arch}.context_length") if arch else None
     raw = meta.get("tokenizer.ggml.token_type")
-    types = bytes(min(max(t, 0), 255) for t in raw[:n]) if isinstance(raw, array) and raw.typecode in "bBhHiIlLqQ" else b""
+    types = _type_bytes(raw[:n]) if isinstance(raw, array) and raw.typecode in "bBhHiIlLqQ" else b""
     return GGUFFacts(model, pre_name, tuple(notes), tuple(templates), specials, add_bos, add_eos,
                      context if context and context > 0 else None, arch, _string(meta, "general.name"), types)
+
+
+def _type_bytes(types: array) -> bytes:
+    """Token types as one byte each, clamped to 0-255 (at C speed when all fit, as in every real file).
+
+    >>> _type_bytes(array("i", [1, 3, 6])), _type_bytes(array("i", [-1, 300, 2]))
+    (b'\\x01\\x03\\x06', b'\\x00\\xff\\x02')
+    """
+    try:
+        return array("B", types).tobytes()
+    except OverflowError:
+        return bytes(min(max(t, 0), 255) for t in types)
 
 
 def _bpe_pre(model: str, name: str | None) -> llama_cpp.LlamaCppPre | None:
