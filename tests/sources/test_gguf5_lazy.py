@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: modules a GGUF load and encode has no use for
 UNNEEDED = ("jinja2", "tokscope.core.chat.templates", "tokscope.core.chat.count", "tokscope.core.formats.tokenizer_json",
             "tokscope.core.formats.sentencepiece_model", "tokscope.core.formats.gguf_sentencepiece", "textual", "rich",
-            "tokscope.app")
+            "tokscope.app", "tiktoken", "tiktoken_ext")
 
 PROBE = """
 import json, sys
@@ -119,3 +119,16 @@ def test_the_cache_source_limit_is_the_tokenizer_json_limit():
 
     assert cache.MAX_SOURCE_BYTES == tokenizer_json.MAX_FILE_BYTES == model_files.MAX_FILE_BYTES
 
+
+
+
+def test_the_encoding_names_are_words_so_a_path_needs_no_tiktoken():
+    """The registry tells a path or an ``ollama:`` name from an OpenAI encoding's without importing
+    tiktoken (the command-line test above sees it stay out) because tiktoken's names are ASCII
+    letters, digits and underscores; a name that is not would be taken for a path."""
+    from tokscope.sources import registry
+
+    names = registry.builtin_names()
+    assert "o200k_base" in names
+    for name in names:
+        assert name.isascii() and name.replace("_", "").isalnum(), name

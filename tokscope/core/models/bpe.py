@@ -317,8 +317,7 @@ class BPE(ChunkCache, VocabLookups):
         self.end_of_word_suffix = end_of_word_suffix or None
         self.ignore_merges = bool(ignore_merges)
         # The merge list as two arrays by rank: ``left << 32 | right`` and the result's id.
-        keys, self._results = self._build_merges(*merge_columns(merges))
-        self._keys = array("Q", keys)
+        self._keys, self._results = self._build_merges(*merge_columns(merges))
         self._setup()
 
     def _setup(self) -> None:
@@ -365,8 +364,9 @@ class BPE(ChunkCache, VocabLookups):
             setattr(self, name, state[name])
         self._setup()
 
-    def _build_merges(self, lefts: list[str], rights: list[str]) -> tuple[list[int], array]:
-        """The merge keys (``left << 32 | right``, as a list) and the results' ids, by rank."""
+    def _build_merges(self, lefts: list[str], rights: list[str]) -> tuple[array, array]:
+        """The merge keys (``left << 32 | right``) and the results' ids, by rank, as arrays (each key
+        goes straight into its array: no list of 280k big integers is kept)."""
         if len(lefts) > _MASK:
             raise TokenizerFileError("the merge list is too long")
         vocab = self._vocab
@@ -376,10 +376,9 @@ class BPE(ChunkCache, VocabLookups):
             b_ids = list(map(get, rights))
             new_ids = list(map(get, map(operator.add, lefts, rights)))
             if None not in a_ids and None not in b_ids and None not in new_ids:
-                keys = list(map(operator.or_, map(operator.lshift, a_ids, repeat(32)), b_ids))
-                return keys, array("I", new_ids)
+                return array("Q", map(operator.or_, map(operator.lshift, a_ids, repeat(32)), b_ids)), array("I", new_ids)
         # the merge by merge loop: the prefix, and the first bad merge's one-line error
-        keys: list[int] = []
+        keys = array("Q")
         results = array("I")
         prefix = self.continuing_subword_prefix
         prefix_len = len(prefix.encode()) if prefix else 0
