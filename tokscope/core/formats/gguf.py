@@ -79,7 +79,7 @@ _TYPE_NAMES = {UINT8: "uint8", INT8: "int8", UINT16: "uint16", INT16: "int16", U
                INT64: "int64", FLOAT64: "float64"}
 
 #: bytes read from the file at a time
-_CHUNK = 1 << 20
+READ_CHUNK = 1 << 20
 #: arrays nest at most this deep (the format allows any depth; no real file nests more than one)
 MAX_DEPTH = 16
 #: a key longer than this is corrupt (real keys are a few dozen bytes)
@@ -125,7 +125,7 @@ class _Source:
             return
         if n - have > self.left:
             raise self.fail(f"truncated ({what} runs past the end of the file)")
-        want = min(self.left, max(n - have, _CHUNK))
+        want = min(self.left, max(n - have, READ_CHUNK))
         data = self.handle.read(want)
         if len(data) < n - have:
             raise self.fail(f"truncated ({what} runs past the end of the file)")
@@ -149,31 +149,38 @@ class _Source:
         return _decode(raw)
 
     def strings(self, count: int, what: str) -> tuple[str, ...]:
-        """``count`` strings (each a u64 length then its bytes), read in a tight loop that only
-        cuts the bytes out; they are decoded at once at the end (see :func:`_decode_all`)."""
-        pieces: list[bytes] = []
-        append = pieces.append
+        """``count`` strings (each a u64 length then its bytes), read in a tight loop that copies
+        each one's bytes and a NUL into one buffer (no object per string); they are decoded at once
+        at the end (see :func:`_decode_joined`)."""
+        out = bytearray()
+        lengths = array("Q")
+        add_length = lengths.append
         unpack = _U64.unpack_from
         buf, pos = self.buf, self.pos
+        view = memoryview(buf)
         end = len(buf)
         for _ in range(count):
             if pos + 8 > end:
                 self.pos = pos
                 self.need(8, what)
                 buf, pos, end = self.buf, self.pos, len(self.buf)
-            stop = pos + 8 + unpack(buf, pos)[0]
+                view = memoryview(buf)
+            n = unpack(buf, pos)[0]
+            stop = pos + 8 + n
             if stop > end:
-                n = stop - pos - 8
                 self.pos = pos + 8
                 if n > self.available():
                     raise self.fail(f"a string in {what} claims {n:,} bytes, more than the file holds")
                 self.need(n, what)
                 buf, pos, end = self.buf, self.pos - 8, len(self.buf)
+                view = memoryview(buf)
                 stop = pos + 8 + n
-            append(buf[pos + 8:stop])
+            out += view[pos + 8:stop]
+            out.append(0)
+            add_length(n)
             pos = stop
         self.pos = pos
-        return _decode_all(pieces)
+        return _decode_joined(out, lengths)
 
     def block(self, n: int, what: str) -> bytes:
         self.need(n, what)
@@ -182,18 +189,27 @@ class _Source:
         return data
 
 
-def _decode_all(pieces: list[bytes]) -> tuple[str, ...]:
-    """Each piece as :func:`_decode` gives it, in one pass at C speed when no piece holds a NUL
-    byte: the pieces joined by NUL, decoded, split again. (A decoder never joins bytes across a
-    NUL, so each piece decodes exactly as it would alone.)
+def _decode_joined(blob: bytearray, lengths: array) -> tuple[str, ...]:
+    """The strings of ``blob`` (each string's bytes then a NUL; ``lengths`` their byte lengths),
+    each as :func:`_decode` gives it: in one pass at C speed when no string holds a NUL byte
+    (decoded, split at the NULs; a decoder never joins bytes across a NUL, so each decodes exactly
+    as it would alone), else cut by their lengths.
 
-    >>> _decode_all([b"a", "é".encode(), b"\\xff"])
+    >>> _decode_joined(bytearray(b"a\\0\\xc3\\xa9\\0\\xff\\0"), array("Q", [1, 2, 1]))
     ('a', 'é', '\\udcff')
+    >>> _decode_joined(bytearray(b"a\\0b\\0\\0"), array("Q", [3, 0]))
+    ('a\\x00b', '')
     """
-    blob = b"\0".join(pieces)
-    if blob.count(0) == len(pieces) - 1:
-        return tuple(blob.decode("utf-8", "surrogateescape").split("\0")) if pieces else ()
-    return tuple(map(_decode, pieces))
+    if blob.count(0) == len(lengths):
+        parts = blob.decode("utf-8", "surrogateescape").split("\0")
+        parts.pop()  # after the last NUL
+        return tuple(parts)
+    out = []
+    at = 0
+    for n in lengths:
+        out.append(_decode(bytes(blob[at:at + n])))
+        at += n + 1
+    return tuple(out)
 
 
 def _decode(raw: bytes) -> str:
