@@ -41,14 +41,15 @@ llama.cpp's generic regex fallback approximates non-ASCII classes and is not imi
 
 from __future__ import annotations
 
+import operator
 import os
-import re
 import stat
 import struct
 import sys
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, BinaryIO
 
 from .. import decoders, normalizers, processors
@@ -546,8 +547,7 @@ def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
         return bpe_model.MergeColumns([], [])
     # the common case, checked and cut at C speed: one space in each merge, never at its start
     joined = "\0".join(merges)
-    if (joined.count(" ") == len(merges) and joined.count("\0") == len(merges) - 1 and "\0 " not in joined
-            and not joined.startswith(" ") and not _NO_SPACE_LINE.search(joined)):
+    if _one_space_each(joined, len(merges)):
         parts = joined.replace(" ", "\0").split("\0")
         return bpe_model.MergeColumns(parts[0::2], parts[1::2])
     lefts: list[str] = []
@@ -559,8 +559,22 @@ def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
     return bpe_model.MergeColumns(lefts, rights)
 
 
-#: a merge with no space in it (of merges joined by NUL characters)
-_NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
+def _one_space_each(joined: str, n: int) -> bool:
+    """Whether each of the ``n`` merges joined by NULs in ``joined`` holds exactly one space, not at
+    its start (then llama.cpp's cut is the split at that space), at C speed: with ``n`` spaces and
+    ``n - 1`` NULs in all, each stretch between two spaces must hold a NUL (a merge without a space
+    puts two NULs in one stretch, so another has none), and the text before the first space and
+    after the last none.
+
+    >>> _one_space_each("a b\\0c d", 2), _one_space_each("a b c\\0cd", 2), _one_space_each("a b\\0xy\\0c d e", 3)
+    (True, False, False)
+    >>> _one_space_each("a b\\0 c", 2), _one_space_each("ab\\0a b c", 2), _one_space_each("a b", 1)
+    (False, False, True)
+    """
+    if joined.count(" ") != n or joined.count("\0") != n - 1 or "\0 " in joined or joined.startswith(" "):
+        return False
+    pieces = joined.split(" ")
+    return "\0" not in pieces[0] and "\0" not in pieces[-1] and all(map(operator.contains, pieces[1:-1], repeat("\0")))
 
 
 def _gpt2(meta: Mapping[str, Any], name: str, source: str, model_state: dict | None = None) -> Tokenizer:
