@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: modules a GGUF load and encode has no use for
 UNNEEDED = ("jinja2", "tokscope.core.chat.templates", "tokscope.core.chat.count", "tokscope.core.formats.tokenizer_json",
             "tokscope.core.formats.sentencepiece_model", "tokscope.core.formats.gguf_sentencepiece", "textual", "rich",
-            "tokscope.app", "tiktoken", "tiktoken_ext")
+            "tokscope.app", "tiktoken", "tiktoken_ext", "tokscope.core.train.trainer")
 
 PROBE = """
 import json, sys
