@@ -366,7 +366,7 @@ class BPE(ChunkCache, VocabLookups):
 
     def _build_merges(self, lefts: list[str], rights: list[str]) -> tuple[array, array]:
         """The merge keys (``left << 32 | right``) and the results' ids, by rank, as arrays (each key
-        goes straight into its array: no list of 280k big integers is kept)."""
+        goes straight into its array: no list of them as Python integers is kept)."""
         if len(lefts) > _MASK:
             raise TokenizerFileError("the merge list is too long")
         vocab = self._vocab
