@@ -39,9 +39,7 @@ from typing import Any
 
 from ..version import __version__
 from ..core.added_tokens.specials import SpecialTokens
-from ..core.formats import gguf, sentencepiece_model
-from ..core.formats import tokenizer_json as hf
-from ..core.formats.tokenizer_json_models import from_json as model_from_json
+from ..core.formats import gguf
 from ..core.models.bpe import BPE
 from ..core.models.ranks import RanksBPE
 from ..core.tokenizer.tokenizer import Tokenizer
@@ -51,7 +49,7 @@ from .regular_files import read_regular
 
 CACHE_FORMAT = 2
 #: tokenizer files larger than this are refused before they are read (Gemma 3's is 33 MB)
-MAX_SOURCE_BYTES = hf.MAX_FILE_BYTES
+MAX_SOURCE_BYTES = 256 * 1024 * 1024  # tokenizer_json.MAX_FILE_BYTES (a test holds them equal)
 #: an entry is never larger than its source's tables; this bounds what a planted one costs
 MAX_ENTRY_BYTES = 2 * MAX_SOURCE_BYTES
 _MAGIC = "tokscope-tokenizer-cache"
@@ -249,16 +247,16 @@ def _vocab_from(spec: Any, reader: _Reader) -> Any:
     return [[p, s] for p, s in zip(pieces, scores)]
 
 
-def _bpe_tables(model: BPE, tables: _Tables, token_ids: dict | None = None) -> dict:
+def _bpe_tables(model: BPE, tables: _Tables, token_ids: Callable[[Any], bool] | None = None) -> dict:
     """A BPE model as its pickling state gives it (vocabulary, merge arrays, options); a
-    vocabulary equal to ``token_ids`` (a GGUF file's tokens by position) is kept as a mark only."""
+    vocabulary for which ``token_ids`` holds (a GGUF file's tokens by position) is kept as a mark only."""
     out: dict[str, Any] = {}
     for key, value in model.__getstate__().items():
         if isinstance(value, _SCALARS):
             out[key] = ["scalar", value]
         elif isinstance(value, array):
             out[key] = ["array", tables.add("", value)]
-        elif token_ids is not None and type(value) is dict and value == token_ids:
+        elif token_ids is not None and type(value) is dict and token_ids(value):
             out[key] = ["token_ids", None]
         elif type(value) is dict:
             out[key] = ["vocab", _vocab_tables(value, tables)]
@@ -335,6 +333,10 @@ def _rebuild(meta: Any, reader: _Reader) -> Tokenizer:
             raise ValueError("a bad ranks entry")
         return Tokenizer(name, ranks, meta["pattern"], specials, n_vocab=meta["n_vocab"])
     if recipe == "tokenizer.json":
+        # imported here: a GGUF or SentencePiece entry needs neither the JSON reader nor its models
+        from ..core.formats import tokenizer_json as hf
+        from ..core.formats.tokenizer_json_models import from_json as model_from_json
+
         obj = meta["json"]
         spec = meta["model"]
         if "bpe" in spec:
@@ -623,7 +625,10 @@ def _store_gguf(entry: Path, digest: str, source: str, tokenizer: Tokenizer, met
             fields.append([key, *_gguf_value(value, tables)])
         described: dict[str, Any] = {"recipe": "gguf", "name": tokenizer.name, "source": source, "fields": fields}
         if keep_model:
-            described["bpe"] = _bpe_tables(tokenizer.model, tables, _token_ids(meta))
+            tokens = meta.get("tokenizer.ggml.tokens")
+            if type(tokens) is not tuple:
+                raise ValueError("no tokens")
+            described["bpe"] = _bpe_tables(tokenizer.model, tables, lambda vocab: _is_token_ids(vocab, tokens))
     except (_Unfit, TypeError, ValueError, RecursionError, UnicodeError, OverflowError):
         return
     _write(entry, _GGUF, digest, described, tables)
@@ -640,7 +645,7 @@ def _gguf_value(value: Any, tables: _Tables) -> list:
         if kept == "B":
             return ["array", value.typecode, tables.add("B", value.tobytes())]
         return ["array", value.typecode, tables.add("", value if value.typecode == kept else array(kept, value))]
-    if type(value) is tuple and all(type(v) is str for v in value):
+    if type(value) is tuple and (not value or set(map(type, value)) == {str}):
         return ["strings", tables.strings(list(value))]
     if type(value) is tuple and all(type(v) is bool for v in value):
         return ["bools", list(value)]
@@ -674,6 +679,20 @@ def _gguf_field(form: Any, data: list, reader: _Reader) -> Any:
             raise ValueError("a bad list of booleans")
         return tuple(data[0])
     raise ValueError("an unknown metadata form")
+
+
+def _is_token_ids(vocab: dict, tokens: tuple) -> bool:
+    """Whether ``vocab`` is ``{token: id}`` of ``tokens`` by position (:func:`_token_ids`), told
+    by comparing its keys and ids in order (C speed) when the tokens are distinct.
+
+    >>> _is_token_ids({"a": 0, "b": 1}, ("a", "b")), _is_token_ids({"b": 1, "a": 0}, ("a", "b"))
+    (True, True)
+    >>> _is_token_ids({"a": 1}, ("a", "a")), _is_token_ids({"a": 0, "b": 2}, ("a", "b"))
+    (True, False)
+    """
+    if len(vocab) == len(tokens) and list(vocab) == list(tokens) and list(vocab.values()) == list(range(len(tokens))):
+        return True
+    return vocab == dict(zip(tokens, range(len(tokens))))
 
 
 def _token_ids(meta: Any) -> dict:
@@ -722,6 +741,8 @@ def cached_sentencepiece(path: Path, label: str) -> Tokenizer:
     if tokenizer is not None:
         tokenizer.name = label
         return tokenizer
+    from ..core.formats import sentencepiece_model
+
     source = os.fspath(path)
     proto = sentencepiece_model.parse(data, source)
     tokenizer = sentencepiece_model.from_proto(proto, label, source)
@@ -764,6 +785,8 @@ def _spec_from(kind: Any, fields: Any, extra: dict[str, Any] | None = None) -> A
 
 
 def _sentencepiece_from(described: Any, reader: _Reader) -> Tokenizer:
+    from ..core.formats import sentencepiece_model
+
     name, source = described["name"], described["source"]
     if not isinstance(name, str) or not isinstance(source, str):
         raise ValueError("a bad SentencePiece entry")

@@ -12,22 +12,23 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.formats import gguf, sniff, tekken
-from ..core.formats import tokenizer_json as hf
-from ..core.chat.templates import ChatTemplate
+from ..core.formats import gguf, sniff
 from ..core.chat.context import ContextWindow, context_window, context_windows_for
 from ..core.text.display import safe_text
 from ..core.text.errors import TokenizerFileError, TokscopeError
 from ..core.tokenizer.tokenizer import Tokenizer
-from . import cache, open_models
-from .builtin import SourceError
+from . import cache
+from .errors import SourceError
 from .hub import cache_root_of, is_model_id, tokenizer_file
 from .regular_files import is_within, read_regular
 
+if TYPE_CHECKING:  # the template sandbox (jinja2) is imported when a chat is rendered, not at load
+    from ..core.chat.templates import ChatTemplate
+
 #: files larger than this are refused before they are read
-MAX_FILE_BYTES = hf.MAX_FILE_BYTES
+MAX_FILE_BYTES = cache.MAX_SOURCE_BYTES
 #: the key of a tokenizer's :class:`ModelFiles` in :meth:`.Tokenizer.derived`
 MODEL_FILES = "sources.model_files"
 
@@ -298,6 +299,8 @@ def short_note(note: str) -> str:
 
 
 def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
+    from . import open_models
+
     model = open_models.recognize_bytes(data)
     if model is None:
         raise SourceError(
@@ -307,6 +310,11 @@ def _rank_model(path: Path, data: bytes, label: str) -> Tokenizer:
 
 
 def _json_tokenizer(path: Path, data: bytes, label: str) -> Tokenizer | cache.Built:
+    # imported here: a GGUF or SentencePiece load needs neither the JSON readers nor the known models
+    from ..core.formats import tekken
+    from ..core.formats import tokenizer_json as hf
+    from . import open_models
+
     try:
         obj = hf.parse(data, str(path))
     except TokenizerFileError as exc:
@@ -342,6 +350,8 @@ def chat_template_of(tokenizer: Tokenizer) -> ChatTemplate | None:
     files = describe(tokenizer)
     if files is None or not files.chat_templates:
         return None
+    from ..core.chat.templates import ChatTemplate
+
     origin = f"tokenizer.chat_template in {files.path}" if files.gguf is not None else str(files.folder or files.path)
     try:
         return ChatTemplate.from_config(files.config, jinja=files.jinja, origin=origin)

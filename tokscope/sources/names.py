@@ -19,7 +19,6 @@ from pathlib import Path
 import platformdirs
 
 from ..core.text.display import safe_text
-from ..core.train.trainer import CORE_PATTERNS, compile_training_pattern
 from . import tiktoken_adapter as tk
 from .errors import BadNameError
 
@@ -117,6 +116,9 @@ def pattern_for(name_or_regex: str) -> tuple[str, str | None]:
     :class:`~tokscope.core.train.trainer.TrainingError` else. The explorer's training screen and
     ``tokscope train`` both resolve their choice here.
     """
+    # the trainer is imported by what trains, not by every user of these folders (a model load)
+    from ..core.train.trainer import CORE_PATTERNS, compile_training_pattern
+
     if name_or_regex in CORE_PATTERNS:
         return CORE_PATTERNS[name_or_regex], name_or_regex
     canonical = canonical_name(name_or_regex)

@@ -94,7 +94,7 @@ def load(name: str) -> Tokenizer:
 
 def _key(name: str) -> object:
     """The cache key: a built-in's name, or a file's path with its size and modification time."""
-    if name in builtin_names() or name in open_models.names():
+    if _is_builtin(name) or name in open_models.names():
         return name
     path = _path_of(name)
     if path is None:
@@ -120,8 +120,19 @@ def _path_of(name: str) -> Path | None:
     return cached.path if cached is not None else None
 
 
+def _is_builtin(name: str) -> bool:
+    """Whether ``name`` is an OpenAI encoding's (:func:`builtin_names`). tiktoken's names are
+    letters, digits and underscores (a test holds them to it), so a path or an ``ollama:`` name is
+    told without importing tiktoken.
+
+    >>> _is_builtin("o200k_base"), _is_builtin("./o200k_base"), _is_builtin("ollama:llama3")
+    (True, False, False)
+    """
+    return name.replace("_", "").isalnum() and name.isascii() and name in builtin_names()
+
+
 def _load_uncached(name: str) -> Tokenizer:
-    if name in builtin_names():
+    if _is_builtin(name):
         spec = tk.encoding_spec(name)
         ranks = builtin.load_ranks(name)
         return Tokenizer(spec.name, ranks, spec.pattern, spec.special_tokens, n_vocab=spec.n_vocab)

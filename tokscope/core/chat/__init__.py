@@ -21,13 +21,59 @@ A new chat format is a dataclass in ``formats``, a ``render_NAME`` module buildi
 line in ``count``'s dispatcher.
 """
 
-from .context import CONTEXT_WINDOWS, ENCODING_MODELS, ContextWindow, context_window, context_windows_for
-from .conversation import (KNOWN_ROLES, TEXT_PART_TYPES, ChatInputError, Conversation, Message, Tool, ToolCall,
-                           parse_conversation)
-from .count import ADD_GENERATION_PROMPT, count_chat
-from .formats import (CHATML_ASSUMED_IDS, FORMAT_NAMES, ChatFormatError, ChatMLFormat, FormatInfo, HarmonyFormat,
-                      Llama3Format, TemplateFormat, chat_formats, pick_format, resolve_format)
-from .results import CONTENT, MIXED, TEMPLATE, TOOLS, ChatCount, ChatWarning, FormatToken, MessageCount, Span
+from types import ModuleType
+from typing import Any
+
+#: each public name and the module (in this package) that defines it; a name is imported on first
+#: use, so importing one module of the package (``context``, by a model loader) does not import the
+#: template sandbox (jinja2) with the rest
+_WHERE = {
+    **dict.fromkeys(("CONTEXT_WINDOWS", "ENCODING_MODELS", "ContextWindow", "context_window", "context_windows_for"),
+                    "context"),
+    **dict.fromkeys(("KNOWN_ROLES", "TEXT_PART_TYPES", "ChatInputError", "Conversation", "Message", "Tool", "ToolCall",
+                     "parse_conversation"), "conversation"),
+    **dict.fromkeys(("ADD_GENERATION_PROMPT", "count_chat"), "count"),
+    **dict.fromkeys(("CHATML_ASSUMED_IDS", "FORMAT_NAMES", "ChatFormatError", "ChatMLFormat", "FormatInfo",
+                     "HarmonyFormat", "Llama3Format", "TemplateFormat", "chat_formats", "pick_format",
+                     "resolve_format"), "formats"),
+    **dict.fromkeys(("CONTENT", "MIXED", "TEMPLATE", "TOOLS", "ChatCount", "ChatWarning", "FormatToken", "MessageCount",
+                     "Span"), "results"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use (then kept as this package's own).
+
+    >>> import tokscope.core.chat as chat
+    >>> chat.count_chat.__module__, chat.Span.__module__
+    ('tokscope.core.chat.count', 'tokscope.core.chat.results')
+    """
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def _module(where: str) -> ModuleType:
+    """One module of this package, imported statically (so the import contracts see it)."""
+    if where == "context":
+        from . import context as module
+    elif where == "conversation":
+        from . import conversation as module
+    elif where == "count":
+        from . import count as module
+    elif where == "formats":
+        from . import formats as module
+    else:
+        from . import results as module
+    return module
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = [
     "ChatInputError", "ChatFormatError", "ToolCall", "Tool", "Message", "Conversation", "parse_conversation",

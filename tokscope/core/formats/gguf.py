@@ -41,14 +41,15 @@ llama.cpp's generic regex fallback approximates non-ASCII classes and is not imi
 
 from __future__ import annotations
 
+import operator
 import os
-import re
 import stat
 import struct
 import sys
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, BinaryIO
 
 from .. import decoders, normalizers, processors
@@ -56,9 +57,8 @@ from .. import pre_tokenizers
 from ..added_tokens.added_vocabulary import AddedVocabulary
 from ..models import bpe as bpe_model
 from ..models import newline_runs_bpe
-from ..models import wordpiece as wordpiece_model
 from ..pre_tokenizers import llama_cpp
-from . import gguf_attributes, gguf_sentencepiece
+from . import gguf_attributes
 from ..text.display import safe_text
 from ..text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
@@ -80,7 +80,7 @@ _TYPE_NAMES = {UINT8: "uint8", INT8: "int8", UINT16: "uint16", INT16: "int16", U
                INT64: "int64", FLOAT64: "float64"}
 
 #: bytes read from the file at a time
-_CHUNK = 1 << 20
+READ_CHUNK = 1 << 20
 #: arrays nest at most this deep (the format allows any depth; no real file nests more than one)
 MAX_DEPTH = 16
 #: a key longer than this is corrupt (real keys are a few dozen bytes)
@@ -126,7 +126,7 @@ class _Source:
             return
         if n - have > self.left:
             raise self.fail(f"truncated ({what} runs past the end of the file)")
-        want = min(self.left, max(n - have, _CHUNK))
+        want = min(self.left, max(n - have, READ_CHUNK))
         data = self.handle.read(want)
         if len(data) < n - have:
             raise self.fail(f"truncated ({what} runs past the end of the file)")
@@ -150,31 +150,38 @@ class _Source:
         return _decode(raw)
 
     def strings(self, count: int, what: str) -> tuple[str, ...]:
-        """``count`` strings (each a u64 length then its bytes), read in a tight loop that only
-        cuts the bytes out; they are decoded at once at the end (see :func:`_decode_all`)."""
-        pieces: list[bytes] = []
-        append = pieces.append
+        """``count`` strings (each a u64 length then its bytes), read in a tight loop that copies
+        each one's bytes and a NUL into one buffer (no object per string); they are decoded at once
+        at the end (see :func:`_decode_joined`)."""
+        out = bytearray()
+        lengths = array("Q")
+        add_length = lengths.append
         unpack = _U64.unpack_from
         buf, pos = self.buf, self.pos
+        view = memoryview(buf)
         end = len(buf)
         for _ in range(count):
             if pos + 8 > end:
                 self.pos = pos
                 self.need(8, what)
                 buf, pos, end = self.buf, self.pos, len(self.buf)
-            stop = pos + 8 + unpack(buf, pos)[0]
+                view = memoryview(buf)
+            n = unpack(buf, pos)[0]
+            stop = pos + 8 + n
             if stop > end:
-                n = stop - pos - 8
                 self.pos = pos + 8
                 if n > self.available():
                     raise self.fail(f"a string in {what} claims {n:,} bytes, more than the file holds")
                 self.need(n, what)
                 buf, pos, end = self.buf, self.pos - 8, len(self.buf)
+                view = memoryview(buf)
                 stop = pos + 8 + n
-            append(buf[pos + 8:stop])
+            out += view[pos + 8:stop]
+            out.append(0)
+            add_length(n)
             pos = stop
         self.pos = pos
-        return _decode_all(pieces)
+        return _decode_joined(out, lengths)
 
     def block(self, n: int, what: str) -> bytes:
         self.need(n, what)
@@ -183,18 +190,27 @@ class _Source:
         return data
 
 
-def _decode_all(pieces: list[bytes]) -> tuple[str, ...]:
-    """Each piece as :func:`_decode` gives it, in one pass at C speed when no piece holds a NUL
-    byte: the pieces joined by NUL, decoded, split again. (A decoder never joins bytes across a
-    NUL, so each piece decodes exactly as it would alone.)
+def _decode_joined(blob: bytearray, lengths: array) -> tuple[str, ...]:
+    """The strings of ``blob`` (each string's bytes then a NUL; ``lengths`` their byte lengths),
+    each as :func:`_decode` gives it: in one pass at C speed when no string holds a NUL byte
+    (decoded, split at the NULs; a decoder never joins bytes across a NUL, so each decodes exactly
+    as it would alone), else cut by their lengths.
 
-    >>> _decode_all([b"a", "é".encode(), b"\\xff"])
+    >>> _decode_joined(bytearray(b"a\\0\\xc3\\xa9\\0\\xff\\0"), array("Q", [1, 2, 1]))
     ('a', 'é', '\\udcff')
+    >>> _decode_joined(bytearray(b"a\\0b\\0\\0"), array("Q", [3, 0]))
+    ('a\\x00b', '')
     """
-    blob = b"\0".join(pieces)
-    if blob.count(0) == len(pieces) - 1:
-        return tuple(blob.decode("utf-8", "surrogateescape").split("\0")) if pieces else ()
-    return tuple(map(_decode, pieces))
+    if blob.count(0) == len(lengths):
+        parts = blob.decode("utf-8", "surrogateescape").split("\0")
+        parts.pop()  # after the last NUL
+        return tuple(parts)
+    out = []
+    at = 0
+    for n in lengths:
+        out.append(_decode(bytes(blob[at:at + n])))
+        at += n + 1
+    return tuple(out)
 
 
 def _decode(raw: bytes) -> str:
@@ -531,8 +547,7 @@ def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
         return bpe_model.MergeColumns([], [])
     # the common case, checked and cut at C speed: one space in each merge, never at its start
     joined = "\0".join(merges)
-    if (joined.count(" ") == len(merges) and joined.count("\0") == len(merges) - 1 and "\0 " not in joined
-            and not joined.startswith(" ") and not _NO_SPACE_LINE.search(joined)):
+    if _one_space_each(joined, len(merges)):
         parts = joined.replace(" ", "\0").split("\0")
         return bpe_model.MergeColumns(parts[0::2], parts[1::2])
     lefts: list[str] = []
@@ -544,8 +559,22 @@ def _merges(meta: Mapping[str, Any], source: str) -> bpe_model.MergeColumns:
     return bpe_model.MergeColumns(lefts, rights)
 
 
-#: a merge with no space in it (of merges joined by NUL characters)
-_NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
+def _one_space_each(joined: str, n: int) -> bool:
+    """Whether each of the ``n`` merges joined by NULs in ``joined`` holds exactly one space, not at
+    its start (then llama.cpp's cut is the split at that space), at C speed: with ``n`` spaces and
+    ``n - 1`` NULs in all, each stretch between two spaces must hold a NUL (a merge without a space
+    puts two NULs in one stretch, so another has none), and the text before the first space and
+    after the last none.
+
+    >>> _one_space_each("a b\\0c d", 2), _one_space_each("a b c\\0cd", 2), _one_space_each("a b\\0xy\\0c d e", 3)
+    (True, False, False)
+    >>> _one_space_each("a b\\0 c", 2), _one_space_each("ab\\0a b c", 2), _one_space_each("a b", 1)
+    (False, False, True)
+    """
+    if joined.count(" ") != n or joined.count("\0") != n - 1 or "\0 " in joined or joined.startswith(" "):
+        return False
+    pieces = joined.split(" ")
+    return "\0" not in pieces[0] and "\0" not in pieces[-1] and all(map(operator.contains, pieces[1:-1], repeat("\0")))
 
 
 def _gpt2(meta: Mapping[str, Any], name: str, source: str, model_state: dict | None = None) -> Tokenizer:
@@ -623,6 +652,8 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     no limit on a word's length (Hugging Face makes a word over 100 characters one unknown token),
     BOS and SEP added around the text (llama.cpp reads no ``cls_token_id``: BOS is the file's
     ``bos_token_id``, else id 101, bert-base's ``[CLS]``)."""
+    from ..models import wordpiece as wordpiece_model  # imported by the models that need it
+
     tokens = _tokens(meta, source)
     types = _corrected_types(tokens, _types(meta, len(tokens), source))
     ids = _special_ids(meta, len(tokens), DEFAULT_IDS["bert"])
@@ -649,6 +680,8 @@ def _bert(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
 
 def _sentencepiece(meta: Mapping[str, Any], name: str, source: str) -> Tokenizer:
     """``llama`` (llama.cpp's SPM) and ``t5`` (its UGM): :mod:`.gguf_sentencepiece`."""
+    from . import gguf_sentencepiece  # imported by the models that need it
+
     return gguf_sentencepiece.tokenizer_from_gguf(meta, name)
 
 
@@ -697,9 +730,21 @@ def facts(meta: Mapping[str, Any], source: str = "GGUF file") -> GGUFFacts:
     arch = _string(meta, "general.architecture")
     context = _int(meta, f"{arch}.context_length") if arch else None
     raw = meta.get("tokenizer.ggml.token_type")
-    types = bytes(min(max(t, 0), 255) for t in raw[:n]) if isinstance(raw, array) and raw.typecode in "bBhHiIlLqQ" else b""
+    types = _type_bytes(raw[:n]) if isinstance(raw, array) and raw.typecode in "bBhHiIlLqQ" else b""
     return GGUFFacts(model, pre_name, tuple(notes), tuple(templates), specials, add_bos, add_eos,
                      context if context and context > 0 else None, arch, _string(meta, "general.name"), types)
+
+
+def _type_bytes(types: array) -> bytes:
+    """Token types as one byte each, clamped to 0-255 (at C speed when all fit, as in every real file).
+
+    >>> _type_bytes(array("i", [1, 3, 6])), _type_bytes(array("i", [-1, 300, 2]))
+    (b'\\x01\\x03\\x06', b'\\x00\\xff\\x02')
+    """
+    try:
+        return array("B", types).tobytes()
+    except OverflowError:
+        return bytes(min(max(t, 0), 255) for t in types)
 
 
 def _bpe_pre(model: str, name: str | None) -> llama_cpp.LlamaCppPre | None:

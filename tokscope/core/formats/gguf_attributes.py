@@ -145,6 +145,10 @@ def _fill_in_the_middle(meta: Mapping[str, Any], tokens: Sequence[str], named: A
     return out
 
 
+#: every text :func:`special_kinds` looks for by name
+_NAMED_TEXTS = END_OF_GENERATION | ALWAYS_USER_DEFINED | frozenset(t for _, texts in FILL_IN_THE_MIDDLE for t in texts)
+
+
 def special_kinds(tokens: Sequence[str], types: Sequence[int], meta: Mapping[str, Any] | None = None) -> dict[int, bool]:
     """llama.cpp's special-tokens cache after its corrections by text: ``{id: special}``, where
     ``special`` is whether the token has the control or unknown bit (matched only with
@@ -157,7 +161,7 @@ def special_kinds(tokens: Sequence[str], types: Sequence[int], meta: Mapping[str
     {0: True, 1: True}
     """
     kinds = {i: kind != USER_DEFINED for i, kind in _special_types(types)}
-    named = set(tokens) if len(tokens) > 64 else tokens  # one pass over a large vocabulary
+    named = _NAMED_TEXTS.intersection(tokens)  # the texts below the vocabulary holds: one pass, no set of it
     if meta is not None:
         for i in _fill_in_the_middle(meta, tokens, named):
             kinds[i] = True  # attr |= CONTROL

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..tokenizer.tokenizer import Tokenizer
 
-from . import gguf, sentencepiece_model
+from . import gguf
 
 #: how many bytes of a file :func:`sniff` looks at
 HEAD_BYTES = 4096
@@ -55,6 +55,21 @@ def ranks_looks_like(head: bytes) -> bool:
     return len(first) == 2 and first[1].isdigit()
 
 
+def spm_looks_like(head: bytes) -> bool:
+    """SentencePiece's protobuf (:func:`.sentencepiece_model.looks_like`; that module, and the models
+    it builds, are imported when a file is tested, not when this table is)."""
+    from . import sentencepiece_model
+
+    return sentencepiece_model.looks_like(head)
+
+
+def spm_load(data: bytes, name: str, source: str) -> Tokenizer:
+    """:func:`.sentencepiece_model.from_model_bytes`, imported when a file is read."""
+    from . import sentencepiece_model
+
+    return sentencepiece_model.from_model_bytes(data, name, source)
+
+
 #: the formats, in the order they are tried
 FORMATS: tuple[FileFormat, ...] = (
     # GGUF (llama.cpp) files have no fixed name: a folder's one ``*.gguf`` is found by its magic
@@ -63,7 +78,7 @@ FORMATS: tuple[FileFormat, ...] = (
     FileFormat("ranks", ("tokenizer.model", "tokenizer.tiktoken"), ranks_looks_like),
     # SentencePiece's protobuf (T5's spiece.model, DeBERTa's spm.model, Llama 2's tokenizer.model)
     FileFormat("spm", ("tokenizer.model", "spiece.model", "spm.model", "sentencepiece.bpe.model"),
-               sentencepiece_model.looks_like, sentencepiece_model.from_model_bytes),
+               spm_looks_like, spm_load),
 )
 
 #: the tokenizer file names a model folder may hold, preferred first

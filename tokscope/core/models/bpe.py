@@ -317,21 +317,17 @@ class BPE(ChunkCache, VocabLookups):
         self.end_of_word_suffix = end_of_word_suffix or None
         self.ignore_merges = bool(ignore_merges)
         # The merge list as two arrays by rank: ``left << 32 | right`` and the result's id.
-        keys, self._results = self._build_merges(*merge_columns(merges))
-        self._keys = array("Q", keys)
-        self._setup(keys)
+        self._keys, self._results = self._build_merges(*merge_columns(merges))
+        self._setup()
 
-    def _setup(self, keys: list[int] | None = None) -> None:
-        """The lookups and caches, from the vocabulary and the merge arrays (also after unpickling);
-        ``keys`` is :attr:`_keys` as a list when the caller has it."""
+    def _setup(self) -> None:
+        """The lookups and caches, from the vocabulary and the merge arrays (also after unpickling)."""
         vocab = self._vocab
         # id -> token, the first of two tokens that share an id (a malformed file)
         self._vocab_r: dict[int, str] = reverse_vocab(vocab)
-        # (left << 32 | right) -> rank; a pair listed twice keeps its last rank, as Hugging Face's
-        # map does
-        if keys is None:
-            keys = self._keys.tolist()
-        self._merges: dict[int, int] = dict(zip(keys, range(len(keys))))
+        # (left << 32 | right) -> rank: built on first use (:meth:`__getattr__`), so a load, and
+        # text whose words are all whole tokens, never pay for it
+        self.__dict__.pop("_merges", None)
         # With two tokens of one id Hugging Face's stale-entry check can accept a merge the plain
         # scan would not: such vocabularies always use the heap, which does exactly what it does.
         self._always_heap = len(self._vocab_r) != len(vocab)
@@ -340,6 +336,21 @@ class BPE(ChunkCache, VocabLookups):
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
         self._byte_ids: tuple[int | None, ...] = tuple(vocab.get(name) for name in BYTE_TOKENS)
+
+    def __getattr__(self, name: str) -> Any:
+        """The merge map, built on first use: ``(left << 32 | right) -> rank`` from :attr:`_keys`;
+        a pair listed twice keeps its last rank, as Hugging Face's map does.
+
+        >>> model = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
+        >>> "_merges" in vars(model), model._merges, "_merges" in vars(model)
+        (False, {1: 0}, True)
+        """
+        if name != "_merges" or "_keys" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        keys = self._keys.tolist()
+        merges: dict[int, int] = dict(zip(keys, range(len(keys))))
+        self._merges = merges
+        return merges
 
     _STATE = ("_vocab", "_keys", "_results", "unk_token", "fuse_unk", "byte_fallback", "continuing_subword_prefix",
               "end_of_word_suffix", "ignore_merges")
@@ -353,8 +364,9 @@ class BPE(ChunkCache, VocabLookups):
             setattr(self, name, state[name])
         self._setup()
 
-    def _build_merges(self, lefts: list[str], rights: list[str]) -> tuple[list[int], array]:
-        """The merge keys (``left << 32 | right``, as a list) and the results' ids, by rank."""
+    def _build_merges(self, lefts: list[str], rights: list[str]) -> tuple[array, array]:
+        """The merge keys (``left << 32 | right``) and the results' ids, by rank, as arrays (each key
+        goes straight into its array: no list of them as Python integers is kept)."""
         if len(lefts) > _MASK:
             raise TokenizerFileError("the merge list is too long")
         vocab = self._vocab
@@ -364,10 +376,9 @@ class BPE(ChunkCache, VocabLookups):
             b_ids = list(map(get, rights))
             new_ids = list(map(get, map(operator.add, lefts, rights)))
             if None not in a_ids and None not in b_ids and None not in new_ids:
-                keys = list(map(operator.or_, map(operator.lshift, a_ids, repeat(32)), b_ids))
-                return keys, array("I", new_ids)
+                return array("Q", map(operator.or_, map(operator.lshift, a_ids, repeat(32)), b_ids)), array("I", new_ids)
         # the merge by merge loop: the prefix, and the first bad merge's one-line error
-        keys: list[int] = []
+        keys = array("Q")
         results = array("I")
         prefix = self.continuing_subword_prefix
         prefix_len = len(prefix.encode()) if prefix else 0
