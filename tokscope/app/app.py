@@ -699,7 +699,7 @@ class ExplorerApp(App):
             pass
         view = self.token_view
         if self._loading:
-            view.border_subtitle = Text(f"loading {safe_text(self._loading)}…")
+            self._subtitle(Text(f"loading {safe_text(self._loading)}…"))
             return
         labels = {"text": "text", "ids": "ids", "both": "text+ids"}
         sub = Text(labels[self.mode])
@@ -713,7 +713,13 @@ class ExplorerApp(App):
             for style, label in zip(styles, rank_ranges(self._tokenizer.n_vocab)):
                 sub.append(" ", style=style)
                 sub.append(label + " ")
-        view.border_subtitle = sub
+        self._subtitle(sub)
+
+    def _subtitle(self, sub: Text) -> None:
+        """The token view's subtitle, set only when it changes (setting it repaints the whole view)."""
+        if sub != getattr(self, "_shown_subtitle", None):
+            self._shown_subtitle = sub
+            self.token_view.border_subtitle = sub
 
     # ----- size ------------------------------------------------------------------------------
 
