@@ -735,6 +735,10 @@ class ExplorerApp(App):
         screen.set_class(height < TINY_HEIGHT, "-tiny")
         self.call_after_refresh(self._maybe_relayout)
 
+    def on_token_view_width_changed(self, event: TokenView.WidthChanged) -> None:
+        if event.view is self.token_view:
+            self.call_after_refresh(self._maybe_relayout)
+
     def _maybe_relayout(self) -> None:
         view = self.token_view
         if self._doc is not None and view.layout_width != view.rows_width:

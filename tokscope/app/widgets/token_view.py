@@ -81,6 +81,23 @@ def count_label(hidden: int) -> str:
     return f"…+{hidden:,}"
 
 
+def _first_change(old: Document, doc: Document, restart: int, new_end: int) -> int:
+    """The first offset from which ``doc`` (an edit of ``old`` that re-tokenized from ``restart``)
+    draws differently: the edit's first character, or an earlier piece that changed."""
+    a, b = old.text, doc.text
+    end = min(new_end, len(a), len(b))
+    at = restart
+    while at < end and a[at] == b[at]:
+        at += 1
+    i = doc.starts.bisect_left(restart)
+    n = min(len(old), len(doc))
+    while i < n and doc.starts[i] < at:
+        if (old.ids[i], old.starts[i], old.ends[i], old.flags[i]) != (doc.ids[i], doc.starts[i], doc.ends[i], doc.flags[i]):
+            return min(at, doc.starts[i])
+        i += 1
+    return at
+
+
 #: the palette's parts, as component classes (``token-view--NAME``)
 ALTERNATE = 6
 RANKS = 6
@@ -300,6 +317,18 @@ class TokenView(ScrollView, can_focus=True):
         def control(self) -> TokenView | None:
             return self.view
 
+    class WidthChanged(Message):
+        """The view's scrollbar came or went, so the width its rows may take changed (the rows
+        may need laying out again). Handler: ``on_token_view_width_changed``."""
+
+        def __init__(self, view: TokenView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def control(self) -> TokenView:
+            return self.view
+
     class Typed(Message):
         """A character was typed while the view had focus (it belongs in the input pane).
         Handler: ``on_token_view_typed``."""
@@ -336,6 +365,11 @@ class TokenView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._palette = None  # a theme or a class changed the component styles
         self._cache.clear()
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # the widget keeps its size, so no Resize comes: say so, or rows laid out before the
+        # scrollbar came stay a column too wide (their last cell cut) until the next edit
+        self.post_message(self.WidthChanged(self))
 
     # ----- state -----------------------------------------------------------------------------
 
@@ -414,8 +448,9 @@ class TokenView(ScrollView, can_focus=True):
         edit = doc.edit
         if edit is None or edit.previous != old.serial:
             return None
-        # pieces that start before ``restart`` are the old ones, and so are the rows that end there
-        first = row_of(rows, edit.restart)
+        # pieces that start before ``restart`` are the old ones, and so are the rows that end there;
+        # re-tokenizing from there often gives the same first pieces again, up to the edit
+        first = row_of(rows, _first_change(old, doc, edit.restart, edit.new_end))
         if rows[: first + 1] != old_rows[: first + 1]:
             return None
         last = len(rows) - 1
