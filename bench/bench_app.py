@@ -19,12 +19,19 @@ characters (no newline), edited in its middle.
 
 ``--floor`` also measures the floor: the same keystrokes in a bare Textual app holding only a
 ``TextArea`` with the same text (no tokenizing), timed the same way, to the first frame after the
-text changed. No explorer figure can be below it.
+text changed. No explorer figure can be below it. ``--rounds N`` (with ``--floor``) measures the
+explorer and the floor in N alternating pairs and gives the median of the pairs' ratios, so a
+machine whose load changes during the run shifts both sides alike.
+
+Each keystroke's figure is given twice: wall time, and the main thread's CPU time over the same
+span (``time.thread_time``; both apps do a keystroke's work on the main thread at these sizes). On
+a busy machine wall time includes waiting for a core; the CPU figure does not.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import resource
 import statistics
@@ -82,7 +89,7 @@ def _display(self, screen, renderable):
         renderable.render_segments(self.console)
     _original_display(self, screen, renderable)
     if isinstance(self, ExplorerApp) and self.idle and self.token_view.doc is self.doc:
-        _frames.append((time.perf_counter(), self._text_version))
+        _frames.append((time.perf_counter(), self._text_version, time.thread_time()))
 
 
 App._display = _display
@@ -103,14 +110,14 @@ class FloorApp(App):
         self.version += 1
 
 
-_floor_frames: list[tuple[float, int]] = []
+_floor_frames: list[tuple[float, int, float]] = []
 _display_with_explorer = App._display
 
 
 def _display_floor(self, screen, renderable):
     _display_with_explorer(self, screen, renderable)
     if isinstance(self, FloorApp):
-        _floor_frames.append((time.perf_counter(), self.version))
+        _floor_frames.append((time.perf_counter(), self.version, time.thread_time()))
 
 
 App._display = _display_floor
@@ -128,6 +135,7 @@ async def measure_floor(size: int, edits: int, text: str | None = None) -> dict:
         rng = random.Random(1)
         lines = text.count("\n")
         times = []
+        cpu = []
         for k in range(edits):
             if lines == 0:
                 row, col = 0, len(area.text) // 2 + rng.randrange(-2000, 2000)
@@ -138,30 +146,39 @@ async def measure_floor(size: int, edits: int, text: str | None = None) -> dict:
             await asyncio.sleep(0.02)
             key = rng.choice(["x", "space", "backspace", "e", "enter", "1"])
             before = app.version
+            cpu0 = time.thread_time()
             start = time.perf_counter()
             send_key(app, key)
             end = start + 30
             while time.perf_counter() < end:
-                hit = next((t for t, v in _floor_frames if t > start and v > before), None)
+                hit = next(((t, c) for t, v, c in _floor_frames if t > start and v > before), None)
                 if hit is not None:
-                    times.append(hit - start)
+                    times.append(hit[0] - start)
+                    cpu.append(hit[1] - cpu0)
                     break
                 await asyncio.sleep(0.0005)
             else:
                 raise TimeoutError("no repaint")
+        await pilot.pause()
     times.sort()
-    return {"key_median": statistics.median(times), "key_p95": times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1]}
+    return {"key_median": statistics.median(times), "key_p95": times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1],
+            "key_cpu": statistics.median(cpu)}
 
 
 async def wait_frame(app, since: float, version: int = -1, timeout: float = 30.0) -> float:
     """Wait for the first frame after ``since`` that shows the pieces of a text newer than
     ``version`` (the app's count of edits); return its time."""
+    return (await wait_frame_cpu(app, since, version, timeout))[0]
+
+
+async def wait_frame_cpu(app, since: float, version: int = -1, timeout: float = 30.0) -> tuple[float, float]:
+    """:func:`wait_frame`, and the main thread's CPU time when that frame was sent."""
     end = time.perf_counter() + timeout
     while time.perf_counter() < end:
         if _frames and _frames[-1][0] > since and _frames[-1][1] > version:
-            for t, v in _frames:
+            for t, v, c in _frames:
                 if t > since and v > version:
-                    return t
+                    return t, c
         await asyncio.sleep(0.0005)
     raise TimeoutError("no repaint")
 
@@ -208,6 +225,7 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
         rng = random.Random(1)
         lines = app.text.count("\n")
         times = []
+        cpu = []
         for k in range(edits):
             if lines == 0:  # one long line: edit in its middle
                 row, col = 0, len(app.text) // 2 + rng.randrange(-2000, 2000)
@@ -219,13 +237,16 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
             await asyncio.sleep(0.02)  # let the last frame's timers settle
             key = rng.choice(["x", "space", "backspace", "e", "enter", "1"])
             before = app._text_version
+            cpu0 = time.thread_time()
             start = time.perf_counter()
             send_key(app, key)
-            done = await wait_frame(app, start, before)
+            done, cpu1 = await wait_frame_cpu(app, start, before)
             if app._text_version == before or app.doc.text != app.text:
                 raise RuntimeError(f"key {key!r} did not reach the pieces")
             times.append(done - start)
+            cpu.append(cpu1 - cpu0)
         result["key_times"] = times
+        result["key_cpu"] = statistics.median(cpu)
         times = sorted(times)
         result["key_median"] = statistics.median(times)
         result["key_p95"] = times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1]
@@ -236,7 +257,7 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
             target = rng.randrange(0, max(1, len(view.rows) - height))
             start = time.perf_counter()
             view.scroll_to(y=target, animate=False)
-            view._cache.clear()
+            view.refresh_all()  # every row drawn again
             for y in range(height):
                 view.render_line(y)
             scroll_times.append(time.perf_counter() - start)
@@ -280,15 +301,27 @@ def main() -> None:
         )
     print(f"  memory {peak / 300:.2f}")
     if "--floor" in sys.argv:
-        print("\nfloor: the same keystrokes in a bare Textual app with a TextArea of the same text")
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+        print(f"\nfloor: the same keystrokes in a bare Textual app with a TextArea of the same text"
+              f" ({rounds} alternating pair{'s' if rounds > 1 else ''} of explorer and floor runs per size)")
         for label, size in SIZES:
             if only and label.replace(" ", "").lower() not in only:
                 continue
-            f = asyncio.run(measure_floor(size, edits, one_line(size) if label == "line" else None))
-            mine = next(r for r in rows if r["size"] == label)
-            print(f"{label:>7}  floor median {f['key_median'] * 1000:6.1f}ms  p95 {f['key_p95'] * 1000:6.1f}ms"
-                  f"   explorer / floor: median {mine['key_median'] / f['key_median']:.2f}x,"
-                  f" p95 {mine['key_p95'] / f['key_p95']:.2f}x")
+            text = one_line(size) if label == "line" else None
+            pairs = []
+            for _ in range(rounds):
+                mine = asyncio.run(measure(label, size, edits, text))
+                f = asyncio.run(measure_floor(size, edits, text))
+                pairs.append((mine, f))
+                print(f"{label:>7}  explorer {mine['key_median'] * 1000:6.1f}ms (cpu {mine['key_cpu'] * 1000:5.1f}ms)"
+                      f"  floor {f['key_median'] * 1000:6.1f}ms (cpu {f['key_cpu'] * 1000:5.1f}ms)"
+                      f"  median {mine['key_median'] / f['key_median']:.2f}x  cpu {mine['key_cpu'] / f['key_cpu']:.2f}x"
+                      f"  p95 {mine['key_p95'] / f['key_p95']:.2f}x")
+            wall = statistics.median(m["key_median"] / f["key_median"] for m, f in pairs)
+            cpu = statistics.median(m["key_cpu"] / f["key_cpu"] for m, f in pairs)
+            print(f"{label:>7}  explorer / floor, median of {rounds} pair{'s' if rounds > 1 else ''}:"
+                  f" wall {wall:.2f}x, cpu {cpu:.2f}x")
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
