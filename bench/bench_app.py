@@ -78,7 +78,36 @@ def _render_line(self, y):
 TokenView.render_line = _render_line
 
 #: times of the frames the app sent to the terminal after its token view showed the current doc
-_frames: list[float] = []
+_frames: list[tuple[float, int, float]] = []
+#: a wait for a frame: (kind, since, version, future) resolved by the frame hooks below with the
+#: frame's (time, thread CPU time); the waits sleep on it instead of polling (a polling loop
+#: costs CPU on the same thread, in proportion to the wait)
+_waiting: list = []
+
+
+def _frame_shown(kind: str, t: float, version: int, cpu: float) -> None:
+    for wait in list(_waiting):
+        want, since, newer_than, future = wait
+        if want == kind and t > since and version > newer_than and not future.done():
+            future.set_result((t, cpu))
+            _waiting.remove(wait)
+
+
+async def _wait_for(kind: str, since: float, version: int, timeout: float) -> tuple[float, float]:
+    frames = _frames if kind == "explorer" else _floor_frames
+    for t, v, c in frames:
+        if t > since and v > version:
+            return t, c
+    future = asyncio.get_running_loop().create_future()
+    wait = (kind, since, version, future)
+    _waiting.append(wait)
+    try:
+        return await asyncio.wait_for(future, timeout)
+    except asyncio.TimeoutError:
+        raise TimeoutError("no repaint") from None
+    finally:
+        if wait in _waiting:
+            _waiting.remove(wait)
 _original_display = App._display
 
 
@@ -89,7 +118,9 @@ def _display(self, screen, renderable):
         renderable.render_segments(self.console)
     _original_display(self, screen, renderable)
     if isinstance(self, ExplorerApp) and self.idle and self.token_view.doc is self.doc:
-        _frames.append((time.perf_counter(), self._text_version, time.thread_time()))
+        frame = (time.perf_counter(), self._text_version, time.thread_time())
+        _frames.append(frame)
+        _frame_shown("explorer", *frame)
 
 
 App._display = _display
@@ -117,7 +148,9 @@ _display_with_explorer = App._display
 def _display_floor(self, screen, renderable):
     _display_with_explorer(self, screen, renderable)
     if isinstance(self, FloorApp):
-        _floor_frames.append((time.perf_counter(), self.version, time.thread_time()))
+        frame = (time.perf_counter(), self.version, time.thread_time())
+        _floor_frames.append(frame)
+        _frame_shown("floor", *frame)
 
 
 App._display = _display_floor
@@ -149,16 +182,9 @@ async def measure_floor(size: int, edits: int, text: str | None = None) -> dict:
             cpu0 = time.thread_time()
             start = time.perf_counter()
             send_key(app, key)
-            end = start + 30
-            while time.perf_counter() < end:
-                hit = next(((t, c) for t, v, c in _floor_frames if t > start and v > before), None)
-                if hit is not None:
-                    times.append(hit[0] - start)
-                    cpu.append(hit[1] - cpu0)
-                    break
-                await asyncio.sleep(0.0005)
-            else:
-                raise TimeoutError("no repaint")
+            done, cpu1 = await _wait_for("floor", start, before, 30)
+            times.append(done - start)
+            cpu.append(cpu1 - cpu0)
         await pilot.pause()
     times.sort()
     return {"key_median": statistics.median(times), "key_p95": times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1],
@@ -173,14 +199,7 @@ async def wait_frame(app, since: float, version: int = -1, timeout: float = 30.0
 
 async def wait_frame_cpu(app, since: float, version: int = -1, timeout: float = 30.0) -> tuple[float, float]:
     """:func:`wait_frame`, and the main thread's CPU time when that frame was sent."""
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if _frames and _frames[-1][0] > since and _frames[-1][1] > version:
-            for t, v, c in _frames:
-                if t > since and v > version:
-                    return t, c
-        await asyncio.sleep(0.0005)
-    raise TimeoutError("no repaint")
+    return await _wait_for("explorer", since, version, timeout)
 
 
 async def wait_painted(app, since: float, timeout: float = 30.0) -> float:
