@@ -509,6 +509,7 @@ class Inspector(Static):
         #: the rows shown, drawn for a width (None: drawn when next painted)
         self._rows: list[Strip] | None = None
         self._rows_width = 0
+        self._show_pending = False  # a show() waits for the next refresh
 
     @property
     def facts(self) -> PieceFacts | None:
@@ -518,7 +519,16 @@ class Inspector(Static):
         return got[2] if got is not None and got[0] is doc and got[1] == index else None
 
     def show(self, doc: Document | None, index: int | None) -> None:
+        """Show piece ``index`` of ``doc``: drawn after the next refresh (the token view's repaint
+        of an edit is not held up by it), once for however many selections come before that."""
         self._wanted = (doc, index)
+        if not self._show_pending:
+            self._show_pending = True
+            self.call_after_refresh(self._show_wanted)
+
+    def _show_wanted(self) -> None:
+        self._show_pending = False
+        doc, index = self._wanted
         facts = None
         if doc is not None and index is not None and 0 <= index < len(doc.ids) and not doc.tokenizer.ranks:
             facts = self.facts
