@@ -125,3 +125,26 @@ async def test_moving_the_selection_repaints_two_rows(painted):
         rows = {view.row_of_piece(selected), view.row_of_piece(view.selected)}
         assert set(painted["tokens"]) == rows
         await whole_repaint_matches(pilot)
+
+
+async def test_a_burst_of_keys_arrives_whole_and_leaves_nothing_stale(painted):
+    from textual import events
+
+    app = ExplorerApp(TEXT, encoding="o200k_base", palette="truecolor")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.editor.move_cursor((LINE, len("hello")))
+        await settle(pilot)
+        burst = " there, 1234 more words\n"
+        for character in burst:  # as fast as the terminal sends them: no wait between keys
+            key = {" ": "space", ",": "comma", "\n": "enter"}.get(character, character)
+            event = events.Key(key, None if character == "\n" else character)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await settle(pilot)
+        await pilot.pause()
+        assert app.text.splitlines()[LINE] == "hello there, 1234 more words"
+        assert app.doc.text == app.text
+        inspector = str(app.query_one(Inspector).render())
+        assert f"piece {app.token_view.selected + 1}/{len(app.doc)}" in inspector  # the last selection, not one before
+        await whole_repaint_matches(pilot)
