@@ -85,10 +85,15 @@ def _first_change(old: Document, doc: Document, restart: int, new_end: int) -> i
     """The first offset from which ``doc`` (an edit of ``old`` that re-tokenized from ``restart``)
     draws differently: the edit's first character, or an earlier piece that changed."""
     a, b = old.text, doc.text
-    end = min(new_end, len(a), len(b))
-    at = restart
-    while at < end and a[at] == b[at]:
-        at += 1
+    # the texts agree from ``restart`` up to ``at``: found by halving, each comparison at C speed
+    # (a re-scan can start far back, before a long run of whitespace)
+    at, hi = restart, min(new_end, len(a), len(b))
+    while at < hi:
+        mid = (at + hi + 1) // 2
+        if a[restart:mid] == b[restart:mid]:
+            at = mid
+        else:
+            hi = mid - 1
     i = doc.starts.bisect_left(restart)
     n = min(len(old), len(doc))
     while i < n and doc.starts[i] < at:
