@@ -19,12 +19,19 @@ characters (no newline), edited in its middle.
 
 ``--floor`` also measures the floor: the same keystrokes in a bare Textual app holding only a
 ``TextArea`` with the same text (no tokenizing), timed the same way, to the first frame after the
-text changed. No explorer figure can be below it.
+text changed. No explorer figure can be below it. ``--rounds N`` (with ``--floor``) measures the
+explorer and the floor in N alternating pairs and gives the median of the pairs' ratios, so a
+machine whose load changes during the run shifts both sides alike.
+
+Each keystroke's figure is given twice: wall time, and the main thread's CPU time over the same
+span (``time.thread_time``; both apps do a keystroke's work on the main thread at these sizes). On
+a busy machine wall time includes waiting for a core; the CPU figure does not.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import resource
 import statistics
@@ -71,7 +78,36 @@ def _render_line(self, y):
 TokenView.render_line = _render_line
 
 #: times of the frames the app sent to the terminal after its token view showed the current doc
-_frames: list[float] = []
+_frames: list[tuple[float, int, float]] = []
+#: a wait for a frame: (kind, since, version, future) resolved by the frame hooks below with the
+#: frame's (time, thread CPU time); the waits sleep on it instead of polling (a polling loop
+#: costs CPU on the same thread, in proportion to the wait)
+_waiting: list = []
+
+
+def _frame_shown(kind: str, t: float, version: int, cpu: float) -> None:
+    for wait in list(_waiting):
+        want, since, newer_than, future = wait
+        if want == kind and t > since and version > newer_than and not future.done():
+            future.set_result((t, cpu))
+            _waiting.remove(wait)
+
+
+async def _wait_for(kind: str, since: float, version: int, timeout: float) -> tuple[float, float]:
+    frames = _frames if kind == "explorer" else _floor_frames
+    for t, v, c in frames:
+        if t > since and v > version:
+            return t, c
+    future = asyncio.get_running_loop().create_future()
+    wait = (kind, since, version, future)
+    _waiting.append(wait)
+    try:
+        return await asyncio.wait_for(future, timeout)
+    except asyncio.TimeoutError:
+        raise TimeoutError("no repaint") from None
+    finally:
+        if wait in _waiting:
+            _waiting.remove(wait)
 _original_display = App._display
 
 
@@ -82,7 +118,9 @@ def _display(self, screen, renderable):
         renderable.render_segments(self.console)
     _original_display(self, screen, renderable)
     if isinstance(self, ExplorerApp) and self.idle and self.token_view.doc is self.doc:
-        _frames.append((time.perf_counter(), self._text_version))
+        frame = (time.perf_counter(), self._text_version, time.thread_time())
+        _frames.append(frame)
+        _frame_shown("explorer", *frame)
 
 
 App._display = _display
@@ -103,14 +141,16 @@ class FloorApp(App):
         self.version += 1
 
 
-_floor_frames: list[tuple[float, int]] = []
+_floor_frames: list[tuple[float, int, float]] = []
 _display_with_explorer = App._display
 
 
 def _display_floor(self, screen, renderable):
     _display_with_explorer(self, screen, renderable)
     if isinstance(self, FloorApp):
-        _floor_frames.append((time.perf_counter(), self.version))
+        frame = (time.perf_counter(), self.version, time.thread_time())
+        _floor_frames.append(frame)
+        _frame_shown("floor", *frame)
 
 
 App._display = _display_floor
@@ -128,6 +168,7 @@ async def measure_floor(size: int, edits: int, text: str | None = None) -> dict:
         rng = random.Random(1)
         lines = text.count("\n")
         times = []
+        cpu = []
         for k in range(edits):
             if lines == 0:
                 row, col = 0, len(area.text) // 2 + rng.randrange(-2000, 2000)
@@ -138,32 +179,27 @@ async def measure_floor(size: int, edits: int, text: str | None = None) -> dict:
             await asyncio.sleep(0.02)
             key = rng.choice(["x", "space", "backspace", "e", "enter", "1"])
             before = app.version
+            cpu0 = time.thread_time()
             start = time.perf_counter()
             send_key(app, key)
-            end = start + 30
-            while time.perf_counter() < end:
-                hit = next((t for t, v in _floor_frames if t > start and v > before), None)
-                if hit is not None:
-                    times.append(hit - start)
-                    break
-                await asyncio.sleep(0.0005)
-            else:
-                raise TimeoutError("no repaint")
+            done, cpu1 = await _wait_for("floor", start, before, 30)
+            times.append(done - start)
+            cpu.append(cpu1 - cpu0)
+        await pilot.pause()
     times.sort()
-    return {"key_median": statistics.median(times), "key_p95": times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1]}
+    return {"key_median": statistics.median(times), "key_p95": times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1],
+            "key_cpu": statistics.median(cpu)}
 
 
 async def wait_frame(app, since: float, version: int = -1, timeout: float = 30.0) -> float:
     """Wait for the first frame after ``since`` that shows the pieces of a text newer than
     ``version`` (the app's count of edits); return its time."""
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if _frames and _frames[-1][0] > since and _frames[-1][1] > version:
-            for t, v in _frames:
-                if t > since and v > version:
-                    return t
-        await asyncio.sleep(0.0005)
-    raise TimeoutError("no repaint")
+    return (await wait_frame_cpu(app, since, version, timeout))[0]
+
+
+async def wait_frame_cpu(app, since: float, version: int = -1, timeout: float = 30.0) -> tuple[float, float]:
+    """:func:`wait_frame`, and the main thread's CPU time when that frame was sent."""
+    return await _wait_for("explorer", since, version, timeout)
 
 
 async def wait_painted(app, since: float, timeout: float = 30.0) -> float:
@@ -208,6 +244,7 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
         rng = random.Random(1)
         lines = app.text.count("\n")
         times = []
+        cpu = []
         for k in range(edits):
             if lines == 0:  # one long line: edit in its middle
                 row, col = 0, len(app.text) // 2 + rng.randrange(-2000, 2000)
@@ -219,13 +256,16 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
             await asyncio.sleep(0.02)  # let the last frame's timers settle
             key = rng.choice(["x", "space", "backspace", "e", "enter", "1"])
             before = app._text_version
+            cpu0 = time.thread_time()
             start = time.perf_counter()
             send_key(app, key)
-            done = await wait_frame(app, start, before)
+            done, cpu1 = await wait_frame_cpu(app, start, before)
             if app._text_version == before or app.doc.text != app.text:
                 raise RuntimeError(f"key {key!r} did not reach the pieces")
             times.append(done - start)
+            cpu.append(cpu1 - cpu0)
         result["key_times"] = times
+        result["key_cpu"] = statistics.median(cpu)
         times = sorted(times)
         result["key_median"] = statistics.median(times)
         result["key_p95"] = times[int(len(times) * 0.95) - 1 if len(times) >= 20 else -1]
@@ -236,7 +276,7 @@ async def measure(label: str, size: int, edits: int, text: str | None = None) ->
             target = rng.randrange(0, max(1, len(view.rows) - height))
             start = time.perf_counter()
             view.scroll_to(y=target, animate=False)
-            view._cache.clear()
+            view.refresh_all()  # every row drawn again
             for y in range(height):
                 view.render_line(y)
             scroll_times.append(time.perf_counter() - start)
@@ -280,15 +320,27 @@ def main() -> None:
         )
     print(f"  memory {peak / 300:.2f}")
     if "--floor" in sys.argv:
-        print("\nfloor: the same keystrokes in a bare Textual app with a TextArea of the same text")
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+        print(f"\nfloor: the same keystrokes in a bare Textual app with a TextArea of the same text"
+              f" ({rounds} alternating pair{'s' if rounds > 1 else ''} of explorer and floor runs per size)")
         for label, size in SIZES:
             if only and label.replace(" ", "").lower() not in only:
                 continue
-            f = asyncio.run(measure_floor(size, edits, one_line(size) if label == "line" else None))
-            mine = next(r for r in rows if r["size"] == label)
-            print(f"{label:>7}  floor median {f['key_median'] * 1000:6.1f}ms  p95 {f['key_p95'] * 1000:6.1f}ms"
-                  f"   explorer / floor: median {mine['key_median'] / f['key_median']:.2f}x,"
-                  f" p95 {mine['key_p95'] / f['key_p95']:.2f}x")
+            text = one_line(size) if label == "line" else None
+            pairs = []
+            for _ in range(rounds):
+                mine = asyncio.run(measure(label, size, edits, text))
+                f = asyncio.run(measure_floor(size, edits, text))
+                pairs.append((mine, f))
+                print(f"{label:>7}  explorer {mine['key_median'] * 1000:6.1f}ms (cpu {mine['key_cpu'] * 1000:5.1f}ms)"
+                      f"  floor {f['key_median'] * 1000:6.1f}ms (cpu {f['key_cpu'] * 1000:5.1f}ms)"
+                      f"  median {mine['key_median'] / f['key_median']:.2f}x  cpu {mine['key_cpu'] / f['key_cpu']:.2f}x"
+                      f"  p95 {mine['key_p95'] / f['key_p95']:.2f}x")
+            wall = statistics.median(m["key_median"] / f["key_median"] for m, f in pairs)
+            cpu = statistics.median(m["key_cpu"] / f["key_cpu"] for m, f in pairs)
+            print(f"{label:>7}  explorer / floor, median of {rounds} pair{'s' if rounds > 1 else ''}:"
+                  f" wall {wall:.2f}x, cpu {cpu:.2f}x")
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

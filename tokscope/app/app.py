@@ -699,7 +699,7 @@ class ExplorerApp(App):
             pass
         view = self.token_view
         if self._loading:
-            view.border_subtitle = Text(f"loading {safe_text(self._loading)}…")
+            self._subtitle(Text(f"loading {safe_text(self._loading)}…"))
             return
         labels = {"text": "text", "ids": "ids", "both": "text+ids"}
         sub = Text(labels[self.mode])
@@ -713,7 +713,13 @@ class ExplorerApp(App):
             for style, label in zip(styles, rank_ranges(self._tokenizer.n_vocab)):
                 sub.append(" ", style=style)
                 sub.append(label + " ")
-        view.border_subtitle = sub
+        self._subtitle(sub)
+
+    def _subtitle(self, sub: Text) -> None:
+        """The token view's subtitle, set only when it changes (setting it repaints the whole view)."""
+        if sub != getattr(self, "_shown_subtitle", None):
+            self._shown_subtitle = sub
+            self.token_view.border_subtitle = sub
 
     # ----- size ------------------------------------------------------------------------------
 
@@ -728,6 +734,10 @@ class ExplorerApp(App):
         screen.set_class(height < SHORT_HEIGHT, "-short")
         screen.set_class(height < TINY_HEIGHT, "-tiny")
         self.call_after_refresh(self._maybe_relayout)
+
+    def on_token_view_width_changed(self, event: TokenView.WidthChanged) -> None:
+        if event.view is self.token_view:
+            self.call_after_refresh(self._maybe_relayout)
 
     def _maybe_relayout(self) -> None:
         view = self.token_view

@@ -17,6 +17,10 @@ import weakref
 from rich.cells import cell_len
 from rich.text import Text
 from textual import work
+from textual.app import RenderResult
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widgets import Static
 
 from ...core.text.display import safe_text
@@ -499,6 +503,13 @@ class Inspector(Static):
         #: tokenizers whose pattern ran out of the UI thread's ceiling here: looked at in the worker
         self._slow: weakref.WeakSet = weakref.WeakSet()
         self._title = "token"
+        #: what is shown: the text, and what it was drawn from (the same again draws nothing)
+        self._shown: Text | None = None
+        self._drawn: tuple | None = None
+        #: the rows shown, drawn for a width (None: drawn when next painted)
+        self._rows: list[Strip] | None = None
+        self._rows_width = 0
+        self._show_pending = False  # a show() waits for the next refresh
 
     @property
     def facts(self) -> PieceFacts | None:
@@ -508,7 +519,16 @@ class Inspector(Static):
         return got[2] if got is not None and got[0] is doc and got[1] == index else None
 
     def show(self, doc: Document | None, index: int | None) -> None:
+        """Show piece ``index`` of ``doc``: drawn after the next refresh (the token view's repaint
+        of an edit is not held up by it), once for however many selections come before that."""
         self._wanted = (doc, index)
+        if not self._show_pending:
+            self._show_pending = True
+            self.call_after_refresh(self._show_wanted)
+
+    def _show_wanted(self) -> None:
+        self._show_pending = False
+        doc, index = self._wanted
         facts = None
         if doc is not None and index is not None and 0 <= index < len(doc.ids) and not doc.tokenizer.ranks:
             facts = self.facts
@@ -522,13 +542,67 @@ class Inspector(Static):
         doc, index = self._wanted
         width = self.content_size.width or 76
         rows = self.content_size.height or None
-        self.update(inspect(doc, index, width, facts, rows), layout=False)  # fixed height in the app's CSS
+        drawn = (doc, index, width, rows, facts)
+        if drawn != self._drawn:  # the app shows the selection again after each edit: once is enough
+            self._drawn = drawn
+            self._put(inspect(doc, index, width, facts, rows))
         if doc is not None:  # a note on how the tokenizer was read stays in sight in the title
             from ...sources.model_files import notes_of, short_note
 
             title = "token" + "".join(f" · ⚠ {short_note(note)}" for note in notes_of(doc.tokenizer))
             if title != self._title:
                 self._title = self.border_title = title
+
+    def _put(self, content: Text) -> None:
+        """Show ``content``, repainting only the rows that differ from those shown (the same text
+        repaints nothing)."""
+        old, self._shown = self._shown, content
+        if old is not None and old == content:
+            return
+        before, before_width = self._rows, self._rows_width
+        if before is None or not self.size.width or self.text_selection is not None:
+            self._rows = None  # drawn when painted
+            self.refresh()
+            return
+        width, after = self._rows_of(content)
+        if width != before_width:
+            self.refresh()
+            return
+        changed = [y for y in range(max(len(before), len(after)))
+                   if y >= len(before) or y >= len(after) or before[y] != after[y]]
+        # rows next to each other are one region
+        spans: list[list[int]] = []
+        for y in changed:
+            if spans and spans[-1][1] == y:
+                spans[-1][1] = y + 1
+            else:
+                spans.append([y, y + 1])
+        if spans:
+            self.refresh(*(Region(0, y0, width, y1 - y0) for y0, y1 in spans))
+
+    def _rows_of(self, content: Text) -> tuple[int, list[Strip]]:
+        """``content`` drawn at the pane's width, as Static draws it: ``(width, rows)``, also kept
+        as what is shown."""
+        width = self.size.width
+        rows = Visual.to_strips(self, visualize(self, content, markup=False), width, None, self.visual_style)
+        self._rows, self._rows_width = rows, width
+        return width, rows
+
+    def render(self) -> RenderResult:
+        return self._shown if self._shown is not None else super().render()
+
+    def render_line(self, y: int) -> Strip:
+        # the rows :meth:`_put` drew (Static's own drawing when text is selected with the mouse)
+        if self._shown is None or self.text_selection is not None:
+            return super().render_line(y)
+        rows = self._rows
+        if rows is None or self._rows_width != self.size.width:
+            rows = self._rows_of(self._shown)[1]
+        return rows[y] if y < len(rows) else Strip.blank(self.size.width, self.visual_style.rich_style)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._rows = None  # a theme or a class changed the pane's colours
 
     def _quick(self, doc: Document, index: int) -> bool:
         tok = doc.tokenizer

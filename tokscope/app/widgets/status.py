@@ -38,7 +38,11 @@ class StatusLine(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(markup=False, id=id)  # the encoding's name is not markup
+        self._shown: str | None = None
 
     def show(self, doc: Document | None, state: str) -> None:
-        self.update(status_text(doc, state, self.size.width or 80), layout=False)
+        text = status_text(doc, state, self.size.width or 80)
+        if text != self._shown:  # the same line is not painted again
+            self._shown = text
+            self.update(text, layout=False)
 

@@ -8,7 +8,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -69,6 +68,8 @@ ROW_CHARS = 4096
 #: width and counts a piece that starts with a combining mark without the ◌ it is drawn on; the
 #: view crops those few cells, as it always did
 HANG = 2
+#: rows of drawn pieces kept (a view scrolled back and forth draws each row once)
+ROW_CACHE = 1024
 
 
 def count_label(hidden: int) -> str:
@@ -78,6 +79,28 @@ def count_label(hidden: int) -> str:
     '…+999,996'
     """
     return f"…+{hidden:,}"
+
+
+def _first_change(old: Document, doc: Document, restart: int, new_end: int) -> int:
+    """The first offset from which ``doc`` (an edit of ``old`` that re-tokenized from ``restart``)
+    draws differently: the edit's first character, or an earlier piece that changed."""
+    a, b = old.text, doc.text
+    # the texts agree from ``restart`` up to ``at``: found by halving, each comparison at C speed
+    # (a re-scan can start far back, before a long run of whitespace)
+    at, hi = restart, min(new_end, len(a), len(b))
+    while at < hi:
+        mid = (at + hi + 1) // 2
+        if a[restart:mid] == b[restart:mid]:
+            at = mid
+        else:
+            hi = mid - 1
+    i = doc.starts.bisect_left(restart)
+    n = min(len(old), len(doc))
+    while i < n and doc.starts[i] < at:
+        if (old.ids[i], old.starts[i], old.ends[i], old.flags[i]) != (doc.ids[i], doc.starts[i], doc.ends[i], doc.flags[i]):
+            return min(at, doc.starts[i])
+        i += 1
+    return at
 
 
 #: the palette's parts, as component classes (``token-view--NAME``)
@@ -299,6 +322,18 @@ class TokenView(ScrollView, can_focus=True):
         def control(self) -> TokenView | None:
             return self.view
 
+    class WidthChanged(Message):
+        """The view's scrollbar came or went, so the width its rows may take changed (the rows
+        may need laying out again). Handler: ``on_token_view_width_changed``."""
+
+        def __init__(self, view: TokenView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def control(self) -> TokenView:
+            return self.view
+
     class Typed(Message):
         """A character was typed while the view had focus (it belongs in the input pane).
         Handler: ``on_token_view_typed``."""
@@ -320,7 +355,8 @@ class TokenView(ScrollView, can_focus=True):
         self.template: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self.hovered: int | None = None  # the piece under the mouse pointer
         self._palette: Palette | None = None
-        self._cache: LRUCache[tuple, tuple[Strip, list[tuple[int, int, int]]]] = LRUCache(1024)
+        #: row -> (start, end, width limit, (strip, spans)): the rows drawn so far (see _render_row)
+        self._cache: dict[int, tuple[int, int, int, tuple[Strip, list[tuple[int, int, int]]]]] = {}
         self._paint: tuple[int, Style] | None = None  # (width, base style) during render_lines
 
     @property
@@ -334,6 +370,11 @@ class TokenView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._palette = None  # a theme or a class changed the component styles
         self._cache.clear()
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # the widget keeps its size, so no Resize comes: say so, or rows laid out before the
+        # scrollbar came stay a column too wide (their last cell cut) until the next edit
+        self.post_message(self.WidthChanged(self))
 
     # ----- state -----------------------------------------------------------------------------
 
@@ -364,15 +405,89 @@ class TokenView(ScrollView, can_focus=True):
                    default=0)
 
     def set_doc(self, doc: Document, rows: list[int], width: int, mode: str) -> None:
+        """Show ``doc`` laid out in ``rows``. After an edit of the document shown (``doc.edit``),
+        only the rows the edit changed are drawn again; anything else repaints the whole view."""
+        rows = rows or [0]
+        changed = self._edited_rows(doc, rows, width, mode)
+        old_marked = self._piece_rows(self.selected)
         self.doc = doc
-        self.rows = rows or [0]
+        self.rows = rows
         self.rows_width = width
         self.rows_mode = mode
         if self.selected is not None and self.selected >= len(doc.ids):
             self.selected = len(doc.ids) - 1 if doc.ids else None
-        self._cache.clear()
-        self.virtual_size = Size(width, len(self.rows))
-        self.refresh()
+        size = Size(width, len(rows))
+        if changed is None or size != self.virtual_size:
+            self._cache.clear()
+            self.virtual_size = size
+            self.refresh()
+            return
+        first, last = changed
+        # rows from the edit on are drawn again when next painted; rows before it are unchanged
+        # (their pieces, their offsets and their pieces' numbers are the old ones)
+        for row in [row for row in self._cache if row >= first]:
+            del self._cache[row]
+        if first <= last:
+            self._refresh_rows(first, last)
+        # the selection's colour moves off the piece the old rows drew it on (the same row numbers:
+        # the partial path keeps the row count) and onto the piece it is now
+        for marked in (old_marked, self._piece_rows(self.selected)):
+            if marked is not None:
+                self._refresh_rows(*marked)
+
+    def _edited_rows(self, doc: Document, rows: list[int], width: int, mode: str) -> tuple[int, int] | None:
+        """``(first, last)``: the rows of ``rows`` that may draw differently from the rows shown,
+        when ``doc`` is an edit of the document shown (an empty range when nothing changed); None
+        when the whole view must be drawn again."""
+        old, old_rows = self.doc, self.rows
+        if (
+            old is None or not old.complete or not doc.complete or (width, mode) != (self.rows_width, self.rows_mode)
+            or len(rows) != len(old_rows) or any(self.template) or self.hovered is not None
+            # a subclass colouring pieces by more than their number and kind repaints in full
+            or type(self)._piece_style is not TokenView._piece_style
+            or type(self)._base_style is not TokenView._base_style
+        ):
+            return None
+        if doc is old:
+            return (1, 0) if rows == old_rows else None
+        edit = doc.edit
+        if edit is None or edit.previous != old.serial:
+            return None
+        # pieces that start before ``restart`` are the old ones, and so are the rows that end there;
+        # re-tokenizing from there often gives the same first pieces again, up to the edit
+        first = row_of(rows, _first_change(old, doc, edit.restart, edit.new_end))
+        if rows[: first + 1] != old_rows[: first + 1]:
+            return None
+        last = len(rows) - 1
+        if (len(doc) - len(old)) % ALTERNATE == 0:
+            # the pieces after the re-tokenized span are the old ones, moved by ``delta``, and keep
+            # their colours (alternating by number: a count that changed by a multiple of the
+            # colours keeps them); the rows on screen after it are the old ones unless they moved
+            stop = row_of(rows, max(edit.new_stop, edit.new_end))
+            bottom = min(len(rows), int(self.scroll_y) + self.scrollable_content_region.height)
+            delta = edit.delta
+            if all(rows[j] == old_rows[j] + delta for j in range(stop + 1, bottom)):
+                last = stop
+        return first, last
+
+    def _piece_rows(self, index: int | None) -> tuple[int, int] | None:
+        """The first and last row piece ``index`` is drawn on (None: no such piece)."""
+        doc = self.doc
+        if doc is None or index is None or not 0 <= index < len(doc):
+            return None
+        start, end = doc.starts[index], doc.ends[index]
+        return row_of(self.rows, start), row_of(self.rows, max(start, end - 1))
+
+    def _refresh_rows(self, first: int, last: int) -> None:
+        """Draw rows ``first`` to ``last`` again (those on screen are repainted; the others are
+        drawn when scrolled to)."""
+        for row in range(first, last + 1):
+            self._cache.pop(row, None)
+        top = int(self.scroll_y)
+        height = self.scrollable_content_region.height
+        first, last = max(first, top), min(last, top + height - 1)
+        if first <= last:
+            self.refresh_lines(first, last - first + 1)
 
     def set_options(self, *, ws: bool | None = None, rank_colours: bool | None = None) -> None:
         if ws is not None:
@@ -390,9 +505,12 @@ class TokenView(ScrollView, can_focus=True):
             index = max(0, min(index, len(doc.ids) - 1))
         if index == self.selected:
             return
+        # only the rows of the piece that was selected and of the one that is are drawn again
+        marked = [self._piece_rows(self.selected), self._piece_rows(index)]
         self.selected = index
-        self._cache.clear()
-        self.refresh()
+        for rows in marked:
+            if rows is not None:
+                self._refresh_rows(*rows)
         if scroll and index is not None:
             self.scroll_to_piece(index)
         self.post_message(self.Selected(index, from_user))
@@ -586,10 +704,9 @@ class TokenView(ScrollView, can_focus=True):
         paint = self._paint
         # how wide a row may draw (see _cut_row): the rows' width, or the view's when it is wider
         limit = max(8, self.rows_width, paint[0] if paint is not None else self.scrollable_content_region.width)
-        key = (row, a, b, limit)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
+        cached = self._cache.get(row)
+        if cached is not None and cached[0] == a and cached[1] == b and cached[2] == limit:
+            return cached[3]
         if self.rows_mode == TEXT:
             result = self._render_text_row(a, b, limit)
         else:
@@ -600,7 +717,9 @@ class TokenView(ScrollView, can_focus=True):
         if suffix and row == len(rows) - 1:
             result = self._with_template(result, suffix, before=False)
         result = self._readable(result)
-        self._cache[key] = result
+        if len(self._cache) >= ROW_CACHE:
+            self._cache.clear()
+        self._cache[row] = (a, b, limit, result)
         return result
 
     def _readable(self, result: tuple[Strip, list[tuple[int, int, int]]]) -> tuple[Strip, list[tuple[int, int, int]]]:
@@ -608,7 +727,8 @@ class TokenView(ScrollView, can_focus=True):
         256 colours, see :func:`tokscope.app.render.readable`): a glyph's or an id's colour over a
         piece's, in any theme."""
         strip, spans = result
-        base = self.rich_style
+        paint = self._paint
+        base = paint[1] if paint is not None else self.rich_style
         segments = [Segment(seg.text, readable(seg.style, base), seg.control) if seg.style is not None else seg
                     for seg in strip]
         return Strip(segments, strip.cell_length), spans
