@@ -125,15 +125,16 @@ class _Tables:
     def strings(self, items: list[str]) -> list:
         """Strings as one UTF-8 block (lone surrogates kept): joined by a character none of them
         holds, which splits fastest, else with their lengths in characters."""
-        if not all(type(s) is str for s in items):
+        if items and set(map(type, items)) != {str}:
             raise _Unfit("a key that is not a string")
+        joined = "".join(items)  # a separator no string holds is one the joined text does not hold
         for sep in _SEPARATORS:
-            if not any(sep in s for s in items):
+            if sep not in joined:
                 return [self.add("B", sep.join(items).encode("utf-8", "surrogatepass")), sep, len(items)]
-        return [self.add("B", "".join(items).encode("utf-8", "surrogatepass")), self.add("", array("Q", map(len, items)))]
+        return [self.add("B", joined.encode("utf-8", "surrogatepass")), self.add("", array("Q", map(len, items)))]
 
     def byte_strings(self, items: list[bytes]) -> list[int]:
-        if not all(type(s) is bytes for s in items):
+        if items and set(map(type, items)) != {bytes}:
             raise _Unfit("a key that is not bytes")
         return [self.add("B", b"".join(items)), self.add("", array("Q", map(len, items)))]
 

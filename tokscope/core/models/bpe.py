@@ -181,6 +181,7 @@ def parse_merges(merges: Iterable[Any]) -> list[tuple[str, str]]:
     return list(zip(*merge_columns(merges)))
 
 
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 #: a merge with no space in it (in merges joined by NUL characters)
 _NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
 
@@ -209,7 +210,7 @@ def _columns_fast(items: list[Any]) -> tuple[list[str], list[str]] | None:
         return parts[0::2], parts[1::2]
     if set(map(type, items)) != {list} or set(map(len, items)) != {2}:
         return None
-    lefts, rights = (list(column) for column in zip(*items))
+    lefts, rights = list(map(_FIRST, items)), list(map(_SECOND, items))  # zip(*items) is 10x slower
     try:
         "".join(lefts), "".join(rights)  # both all strings
     except TypeError:
@@ -309,7 +310,7 @@ class BPE(ChunkCache, VocabLookups):
                 raise TokenizerFileError(f"BPE dropout {dropout!r} is not a probability between 0 and 1")
             if dropout != 0:
                 raise UnsupportedComponentError("model", "BPE", f"dropout {dropout}: random merges")
-        self._vocab = _checked_vocab(vocab)
+        self._vocab = check_vocab(vocab)
         self.unk_token = unk_token
         self.fuse_unk = bool(fuse_unk)
         self.byte_fallback = bool(byte_fallback)
@@ -892,19 +893,6 @@ class BPE(ChunkCache, VocabLookups):
     def initial_symbols(self, word: str) -> list[int]:
         """The ids of ``word``'s symbols before any merge (for tests against the reference)."""
         return self._symbols_slow(word)[0]
-
-
-def _checked_vocab(vocab: Any) -> dict[str, int]:
-    """:func:`~.base.check_vocab` at C speed for a plain dict of strings to ints in range (a
-    copy); anything else goes through it for its checks and messages.
-
-    >>> _checked_vocab({"a": 0, "b": 1})
-    {'a': 0, 'b': 1}
-    """
-    if (type(vocab) is dict and vocab and set(map(type, vocab)) == {str} and set(map(type, vocab.values())) == {int}
-            and min(vocab.values()) >= 0 and max(vocab.values()) <= _MASK):
-        return dict(vocab)
-    return check_vocab(vocab)
 
 
 def _utf8(text: str) -> bytes:
