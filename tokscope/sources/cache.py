@@ -247,7 +247,7 @@ def _vocab_from(spec: Any, reader: _Reader) -> Any:
         raise ValueError("scores and pieces differ in number")
     for i in spec["int_scores"]:
         scores[i] = int(scores[i])
-    return [[p, s] for p, s in zip(pieces, scores)]
+    return list(zip(pieces, scores))  # (piece, score) pairs: what the Unigram model reads
 
 
 def _bpe_tables(model: BPE, tables: _Tables, token_ids: dict | None = None) -> dict:
