@@ -145,3 +145,16 @@ def test_a_merge_list_of_pairs_is_cut_as_the_loop_cuts_it(pairs):
     fast = bpe._columns_fast(items)
     assert fast == ([a for a, _ in pairs], [b for _, b in pairs])
     assert bpe.merge_columns(items) == fast
+
+
+@FUZZ
+@given(st.lists(st.text(alphabet="ab \x00#", max_size=5), min_size=1, max_size=20))
+def test_a_merge_list_of_lines_is_cut_as_the_loop_cuts_it_or_refused(lines):
+    kept = [line for line in lines if not line.startswith("#version")]
+    if all(line.count(" ") == 1 for line in kept):
+        want = [line.split(" ")[0] for line in kept], [line.split(" ")[1] for line in kept]
+        assert bpe.merge_columns(lines) == want
+    else:
+        assert bpe._columns_fast(lines) is None
+        with pytest.raises(TokenizerFileError, match="is not two tokens separated by one space"):
+            bpe.merge_columns(lines)

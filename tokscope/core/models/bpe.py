@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import heapq
 import operator
-import re
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -182,14 +181,13 @@ def parse_merges(merges: Iterable[Any]) -> list[tuple[str, str]]:
 
 
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
-#: a merge with no space in it (in merges joined by NUL characters)
-_NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
 
 
 def _columns_fast(items: list[Any]) -> tuple[list[str], list[str]] | None:
     """:func:`merge_columns` at C speed for a well-formed list (None: let the slow loop look).
-    ``"a b"`` strings are joined by NUL characters, checked to hold one space each and no NUL,
-    and cut at every space and NUL; pairs are checked by their type and length.
+    ``"a b"`` strings are joined by spaces and cut at every space (checked to hold one space
+    each: at least one, and twice as many parts as strings); pairs are checked by their type and
+    length.
 
     >>> _columns_fast(["a b", "ab c"]), _columns_fast(["a b c", "d"]), _columns_fast([["a", "b"]])
     ((['a', 'ab'], ['b', 'c']), None, (['a'], ['b']))
@@ -200,13 +198,12 @@ def _columns_fast(items: list[Any]) -> tuple[list[str], list[str]] | None:
         if items[0].startswith("#"):
             items = [item for item in items if not (type(item) is str and item.startswith("#version"))]
         try:
-            joined = "\0".join(items)
+            parts = " ".join(items).split(" ")
         except TypeError:  # not all strings
             return None
-        n = len(items)
-        if joined.count(" ") != n or joined.count("\0") != n - 1 or _NO_SPACE_LINE.search(joined):
+        # 2n parts with at least one space in each item: exactly one in each
+        if len(parts) != 2 * len(items) or min(map(str.count, items, repeat(" "))) != 1:
             return None
-        parts = joined.replace(" ", "\0").split("\0")
         return parts[0::2], parts[1::2]
     if set(map(type, items)) != {list} or set(map(len, items)) != {2}:
         return None
@@ -340,7 +337,7 @@ class BPE(ChunkCache, VocabLookups):
         self.forget()
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
-        self._byte_ids: tuple[int | None, ...] = tuple(vocab.get(name) for name in BYTE_TOKENS)
+        self._byte_ids: tuple[int | None, ...] = tuple(map(vocab.get, BYTE_TOKENS))
 
     _STATE = ("_vocab", "_keys", "_results", "unk_token", "fuse_unk", "byte_fallback", "continuing_subword_prefix",
               "end_of_word_suffix", "ignore_merges")
