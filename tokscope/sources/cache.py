@@ -86,12 +86,16 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
     tokenizer = _load(entry, kind, digest)
     if tokenizer is not None:
         return tokenizer
-    built = build(data)
-    if isinstance(built, Built):
-        tokenizer, source = built.tokenizer, built.json
-    else:
-        tokenizer, source = built, None
-    _store(entry, kind, digest, tokenizer, source)
+    # The collector stays off from the parse to the entry written, and the parse's objects are let
+    # go before it is back on: they are freed by their counts and no collection ever walks them.
+    with hf.gc_paused():
+        built = build(data)
+        if isinstance(built, Built):
+            tokenizer, source = built.tokenizer, built.json
+        else:
+            tokenizer, source = built, None
+        _store(entry, kind, digest, tokenizer, source)
+        del built, source
     return tokenizer
 
 
@@ -123,15 +127,16 @@ class _Tables:
     def strings(self, items: list[str]) -> list:
         """Strings as one UTF-8 block (lone surrogates kept): joined by a character none of them
         holds, which splits fastest, else with their lengths in characters."""
-        if not all(type(s) is str for s in items):
+        if items and set(map(type, items)) != {str}:
             raise _Unfit("a key that is not a string")
+        joined = "".join(items)  # a separator no string holds is one the joined text does not hold
         for sep in _SEPARATORS:
-            if not any(sep in s for s in items):
+            if sep not in joined:
                 return [self.add("B", sep.join(items).encode("utf-8", "surrogatepass")), sep, len(items)]
-        return [self.add("B", "".join(items).encode("utf-8", "surrogatepass")), self.add("", array("Q", map(len, items)))]
+        return [self.add("B", joined.encode("utf-8", "surrogatepass")), self.add("", array("Q", map(len, items)))]
 
     def byte_strings(self, items: list[bytes]) -> list[int]:
-        if not all(type(s) is bytes for s in items):
+        if items and set(map(type, items)) != {bytes}:
             raise _Unfit("a key that is not bytes")
         return [self.add("B", b"".join(items)), self.add("", array("Q", map(len, items)))]
 
@@ -244,7 +249,7 @@ def _vocab_from(spec: Any, reader: _Reader) -> Any:
         raise ValueError("scores and pieces differ in number")
     for i in spec["int_scores"]:
         scores[i] = int(scores[i])
-    return [[p, s] for p, s in zip(pieces, scores)]
+    return list(zip(pieces, scores))  # (piece, score) pairs: what the Unigram model reads
 
 
 def _bpe_tables(model: BPE, tables: _Tables, token_ids: Callable[[Any], bool] | None = None) -> dict:

@@ -14,6 +14,7 @@ the last place away from what Python reads, enough to flip a segmentation where 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +44,12 @@ _U64 = 2**64 - 1
 _POW10 = tuple(float(f"1e{k}") for k in range(309))
 
 
+#: a JSON number as the JSON reader hands it over: sign, integer digits, fraction digits, exponent
+_match_number = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([-+]?[0-9]+))?").fullmatch
+#: significands of up to this many digits always fit in 64 bits (10**19 - 1 < 2**64 - 1)
+_FIT_DIGITS = 19
+
+
 def hf_json_float(text: str) -> float:
     """The float Hugging Face's ``tokenizers`` reads from the JSON number ``text`` (serde_json
     without its ``float_roundtrip`` option): the digits as a 64-bit integer (digits past its range
@@ -52,6 +59,29 @@ def hf_json_float(text: str) -> float:
     (-7.321885494950275, -7.3218854949502745)
     >>> hf_json_float("0.5"), hf_json_float("-1e-3"), hf_json_float("12")
     (0.5, -0.001, 12.0)
+
+    A number of at most 19 digits (every score a file holds) is cut by one regular expression and
+    its digits read by ``int``; a longer one goes digit by digit (:func:`_digit_loop_float`).
+    """
+    m = _match_number(text)
+    if m is None:
+        raise ValueError(f"not a JSON number: {text!r}")
+    sign, whole, frac, exp = m.groups()
+    if frac is None:
+        frac = ""
+    if len(whole) + len(frac) > _FIT_DIGITS:
+        return _digit_loop_float(text)
+    if exp is None:  # the usual score: an int over a float converts the int first, then divides once
+        value = int(whole + frac) / _POW10[len(frac)]
+        return -value if sign else value
+    return _scaled(float(int(whole + frac)), int(exp) - len(frac), not sign, text)
+
+
+def _digit_loop_float(text: str) -> float:
+    """:func:`hf_json_float` digit by digit, as serde_json reads (the digits past 64 bits dropped).
+
+    >>> _digit_loop_float("123456789012345678901234.5"), float("123456789012345678901234.5")
+    (1.2345678901234567e+23, 1.2345678901234569e+23)
     """
     s = text
     n = len(s)
@@ -95,7 +125,20 @@ def hf_json_float(text: str) -> float:
         i = n
     if i != n:
         raise ValueError(f"not a JSON number: {text!r}")
-    value = float(significand)
+    return _scaled(float(significand), exponent, positive, text)
+
+
+def _scaled(value: float, exponent: int, positive: bool, text: str) -> float:
+    """``value`` times ten to ``exponent`` as serde_json scales it (once by a power of ten when it
+    can, else by 1e308 steps down; too large is an error naming ``text``).
+
+    >>> _scaled(5.0, -1, False, "-0.5")
+    -0.5
+    >>> _scaled(3.0, 400, True, "3e400")
+    Traceback (most recent call last):
+    ...
+    ValueError: number out of range: '3e400'
+    """
     while True:
         k = -exponent if exponent < 0 else exponent
         if k < len(_POW10):

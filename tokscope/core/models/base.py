@@ -42,8 +42,9 @@ def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
     """
     if not isinstance(vocab, Mapping):
         raise TokenizerFileError(f"the {what} is not a mapping of tokens to ids")
-    if (type(vocab) is dict and all(type(t) is str for t in vocab)
-            and all(type(i) is int and 0 <= i <= MAX_ID for i in vocab.values())):
+    # at C speed for a plain dict (a set of the keys' and ids' types, then the ids' range)
+    if (type(vocab) is dict and vocab and set(map(type, vocab)) == {str} and set(map(type, vocab.values())) == {int}
+            and min(vocab.values()) >= 0 and max(vocab.values()) <= MAX_ID):
         return dict(vocab)
     out: dict[str, int] = {}
     for token, token_id in vocab.items():

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import heapq
 import operator
-import re
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -181,14 +180,14 @@ def parse_merges(merges: Iterable[Any]) -> list[tuple[str, str]]:
     return list(zip(*merge_columns(merges)))
 
 
-#: a merge with no space in it (in merges joined by NUL characters)
-_NO_SPACE_LINE = re.compile("(?:\\A|\\x00)[^ \\x00]*(?:\\x00|\\Z)")
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def _columns_fast(items: list[Any]) -> tuple[list[str], list[str]] | None:
     """:func:`merge_columns` at C speed for a well-formed list (None: let the slow loop look).
-    ``"a b"`` strings are joined by NUL characters, checked to hold one space each and no NUL,
-    and cut at every space and NUL; pairs are checked by their type and length.
+    ``"a b"`` strings are joined by spaces and cut at every space (checked to hold one space
+    each: at least one, and twice as many parts as strings); pairs are checked by their type and
+    length.
 
     >>> _columns_fast(["a b", "ab c"]), _columns_fast(["a b c", "d"]), _columns_fast([["a", "b"]])
     ((['a', 'ab'], ['b', 'c']), None, (['a'], ['b']))
@@ -199,17 +198,16 @@ def _columns_fast(items: list[Any]) -> tuple[list[str], list[str]] | None:
         if items[0].startswith("#"):
             items = [item for item in items if not (type(item) is str and item.startswith("#version"))]
         try:
-            joined = "\0".join(items)
+            parts = " ".join(items).split(" ")
         except TypeError:  # not all strings
             return None
-        n = len(items)
-        if joined.count(" ") != n or joined.count("\0") != n - 1 or _NO_SPACE_LINE.search(joined):
+        # 2n parts with at least one space in each item: exactly one in each
+        if len(parts) != 2 * len(items) or min(map(str.count, items, repeat(" "))) != 1:
             return None
-        parts = joined.replace(" ", "\0").split("\0")
         return parts[0::2], parts[1::2]
     if set(map(type, items)) != {list} or set(map(len, items)) != {2}:
         return None
-    lefts, rights = (list(column) for column in zip(*items))
+    lefts, rights = list(map(_FIRST, items)), list(map(_SECOND, items))  # zip(*items) is 10x slower
     try:
         "".join(lefts), "".join(rights)  # both all strings
     except TypeError:
@@ -309,7 +307,7 @@ class BPE(ChunkCache, VocabLookups):
                 raise TokenizerFileError(f"BPE dropout {dropout!r} is not a probability between 0 and 1")
             if dropout != 0:
                 raise UnsupportedComponentError("model", "BPE", f"dropout {dropout}: random merges")
-        self._vocab = _checked_vocab(vocab)
+        self._vocab = check_vocab(vocab)
         self.unk_token = unk_token
         self.fuse_unk = bool(fuse_unk)
         self.byte_fallback = bool(byte_fallback)
@@ -335,7 +333,7 @@ class BPE(ChunkCache, VocabLookups):
         self.forget()
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
-        self._byte_ids: tuple[int | None, ...] = tuple(vocab.get(name) for name in BYTE_TOKENS)
+        self._byte_ids: tuple[int | None, ...] = tuple(map(vocab.get, BYTE_TOKENS))
 
     def __getattr__(self, name: str) -> Any:
         """The merge map, built on first use: ``(left << 32 | right) -> rank`` from :attr:`_keys`;
@@ -903,19 +901,6 @@ class BPE(ChunkCache, VocabLookups):
     def initial_symbols(self, word: str) -> list[int]:
         """The ids of ``word``'s symbols before any merge (for tests against the reference)."""
         return self._symbols_slow(word)[0]
-
-
-def _checked_vocab(vocab: Any) -> dict[str, int]:
-    """:func:`~.base.check_vocab` at C speed for a plain dict of strings to ints in range (a
-    copy); anything else goes through it for its checks and messages.
-
-    >>> _checked_vocab({"a": 0, "b": 1})
-    {'a': 0, 'b': 1}
-    """
-    if (type(vocab) is dict and vocab and set(map(type, vocab)) == {str} and set(map(type, vocab.values())) == {int}
-            and min(vocab.values()) >= 0 and max(vocab.values()) <= _MASK):
-        return dict(vocab)
-    return check_vocab(vocab)
 
 
 def _utf8(text: str) -> bytes:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import operator
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ UNK_PENALTY = 10.0
 _MAX_AGENDA = 100_000
 _MIN_AGENDA = 512
 
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 _END = ""  # key of a trie node's id (no character is the empty string)
 _UNREACHED = -math.inf
 
@@ -118,18 +120,8 @@ class Unigram(ChunkCache):
     kind = "unigram"
 
     def __init__(self, vocab: Sequence[tuple[str, float]], *, unk_id: int | None = None, byte_fallback: bool = False) -> None:
-        pieces: list[str] = []
-        scores: list[float] = []
-        for number, entry in enumerate(vocab):
-            if isinstance(entry, (str, bytes)) or not isinstance(entry, Sequence) or len(entry) != 2:
-                raise TokenizerFileError(f"Unigram vocabulary entry {number} {entry!r} is not a (piece, score) pair")
-            piece, score = entry
-            if not isinstance(piece, str):
-                raise TokenizerFileError(f"Unigram vocabulary entry {number}: piece {piece!r} is not a string")
-            if isinstance(score, bool) or not isinstance(score, (int, float)):
-                raise TokenizerFileError(f"Unigram vocabulary entry {number} ({piece!r}): score {score!r} is not a number")
-            pieces.append(piece)
-            scores.append(float(score))
+        columns = _vocab_columns(vocab)
+        pieces, scores = columns if columns is not None else _checked_columns(vocab)
         if unk_id is not None:
             if isinstance(unk_id, bool) or not isinstance(unk_id, int) or unk_id < 0:
                 raise TokenizerFileError(f"Unigram unk_id {unk_id!r} is not an id")
@@ -141,23 +133,27 @@ class Unigram(ChunkCache):
         self._scores = scores
         self.unk_id = unk_id
         self.byte_fallback = bool(byte_fallback)
-        self._ids: dict[str, int] = {}
-        for i, piece in enumerate(pieces):
-            self._ids[piece] = i
+        self._ids: dict[str, int] = dict(zip(pieces, range(len(pieces))))  # a repeated piece: its last id
         self.min_score = min(scores, default=math.inf)
         self.unk_score = self.min_score - UNK_PENALTY
-        self._trie: dict[str, Any] = {}
-        self._longest = 0
-        for piece, i in self._ids.items():
-            if not piece:
-                continue  # the empty piece is never found in a text
-            node = self._trie
-            for ch in piece:
-                node = node.setdefault(ch, {})
-            node[_END] = i
-            self._longest = max(self._longest, len(piece))
+        self._trie_and_longest: tuple[dict[str, Any], int] | None = None  # built on first use (:attr:`_trie`)
         self._ctable: tuple[Any, Any] | None = None
         self.forget()
+
+    @property
+    def _trie(self) -> dict[str, Any]:
+        """The pieces as a trie of characters (a node's id under ``_END``), for the Python walk;
+        built the first time it is needed (the compiled lattice has its own table)."""
+        if self._trie_and_longest is None:
+            self._trie_and_longest = _trie_of(self._ids)
+        return self._trie_and_longest[0]
+
+    @property
+    def _longest(self) -> int:
+        """The length of the longest piece (in characters)."""
+        if self._trie_and_longest is None:
+            self._trie_and_longest = _trie_of(self._ids)
+        return self._trie_and_longest[1]
 
     # ----- the Model protocol -------------------------------------------------------------------
 
@@ -332,8 +328,73 @@ class Unigram(ChunkCache):
 
     def __getstate__(self) -> dict:
         state = super().__getstate__()
-        state["_ctable"] = None  # the compiled table is built again on first use
+        state["_ctable"] = None  # the compiled table is built again on first use, and the trie
+        state["_trie_and_longest"] = None
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_trie_and_longest", None)  # a pickle from before the lazy trie held "_trie"
+
+
+def _vocab_columns(vocab: Any) -> tuple[list[str], list[float]] | None:
+    """The pieces and their scores (as floats) of a well-formed vocabulary at C speed: a list of
+    ``[piece, score]`` lists or tuples of a ``str`` and an ``int`` or ``float`` (None: let
+    :func:`_checked_columns` look at it entry by entry).
+
+    >>> _vocab_columns([["a", -1], ("b", -2.5)]), _vocab_columns([["a", True]]), _vocab_columns([])
+    ((['a', 'b'], [-1.0, -2.5]), None, None)
+    """
+    if type(vocab) is not list or not vocab or not set(map(type, vocab)) <= {list, tuple} or set(map(len, vocab)) != {2}:
+        return None
+    pieces = list(map(_FIRST, vocab))
+    scores = list(map(_SECOND, vocab))
+    if set(map(type, pieces)) != {str} or not set(map(type, scores)) <= {int, float}:
+        return None
+    return pieces, list(map(float, scores))
+
+
+def _checked_columns(vocab: Any) -> tuple[list[str], list[float]]:
+    """:func:`_vocab_columns` entry by entry, the first bad entry a one-line error.
+
+    >>> _checked_columns([["a", 0.0], ["b", "x"]])
+    Traceback (most recent call last):
+    ...
+    tokscope.core.text.errors.TokenizerFileError: Unigram vocabulary entry 1 ('b'): score 'x' is not a number
+    """
+    pieces: list[str] = []
+    scores: list[float] = []
+    for number, entry in enumerate(vocab):
+        if isinstance(entry, (str, bytes)) or not isinstance(entry, Sequence) or len(entry) != 2:
+            raise TokenizerFileError(f"Unigram vocabulary entry {number} {entry!r} is not a (piece, score) pair")
+        piece, score = entry
+        if not isinstance(piece, str):
+            raise TokenizerFileError(f"Unigram vocabulary entry {number}: piece {piece!r} is not a string")
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            raise TokenizerFileError(f"Unigram vocabulary entry {number} ({piece!r}): score {score!r} is not a number")
+        pieces.append(piece)
+        scores.append(float(score))
+    return pieces, scores
+
+
+def _trie_of(ids: Mapping[str, int]) -> tuple[dict[str, Any], int]:
+    """The trie of ``ids``' pieces (each node a dict of characters, a piece's id under ``_END``;
+    the empty piece left out: no text finds it) and the longest piece's length.
+
+    >>> _trie_of({"ab": 0, "a": 1, "": 2})
+    ({'a': {'b': {'': 0}, '': 1}}, 2)
+    """
+    trie: dict[str, Any] = {}
+    longest = 0
+    for piece, i in ids.items():
+        if not piece:
+            continue
+        node = trie
+        for ch in piece:
+            node = node.setdefault(ch, {})
+        node[_END] = i
+        longest = max(longest, len(piece))
+    return trie, longest
 
 
 def _fused(text: str, path: list[tuple[int, int, int]], unk_id: int | None) -> list[tuple[str, int, int]]:

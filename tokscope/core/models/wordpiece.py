@@ -15,6 +15,7 @@ Unicode code points, so ``e`` + a combining accent is two).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -84,10 +85,9 @@ class WordPiece(ChunkCache, VocabLookups):
         self.max_input_chars_per_word = max_input_chars_per_word
         prefix_len = len(continuing_subword_prefix)
         # no match can be longer than the longest entry (less the prefix after the start)
-        self._longest = max((len(t) for t in self._vocab), default=0)
-        self._longest_cont = max(
-            (len(t) - prefix_len for t in self._vocab if t.startswith(continuing_subword_prefix)), default=0
-        )
+        self._longest = max(map(len, self._vocab), default=0)
+        continued = filter(operator.methodcaller("startswith", continuing_subword_prefix), self._vocab)
+        self._longest_cont = max(map(len, continued), default=prefix_len) - prefix_len
         self.forget()
 
 
