@@ -86,9 +86,11 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
     tokenizer = _load(entry, kind, digest)
     if tokenizer is not None:
         return tokenizer
+    from ..core.formats.tokenizer_json import gc_paused
+
     # The collector stays off from the parse to the entry written, and the parse's objects are let
     # go before it is back on: they are freed by their counts and no collection ever walks them.
-    with hf.gc_paused():
+    with gc_paused():
         built = build(data)
         if isinstance(built, Built):
             tokenizer, source = built.tokenizer, built.json
