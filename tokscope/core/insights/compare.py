@@ -16,6 +16,12 @@ The main calls::
     result = compare(text, segs)                        # Comparison: stats + alignment
     prices = costs(result.stats, price_in=2.5, price_out=10, copies=1000)
 
+Where only the numbers and the cuts are wanted (``tokscope compare``), :func:`summarize` gives
+each tokenizer's :class:`Summary` instead: its counts and its boundaries, without the pieces' ids
+and offsets, so that a big text never holds several tokenizations at once::
+
+    result = compare(text, [summarize(tok, text) for tok in tokenizers])   # the same Comparison
+
 The comparison screen keeps one :class:`~tokscope.core.document.document.Document` per tokenizer, edited as
 the text changes, and reads each one's segmentation with :func:`from_document`.
 """
@@ -36,6 +42,7 @@ from ..text.display import safe_text
 from ..document.document import PARTIAL, SPECIAL, Document, byte_ends
 from ..text.errors import TokscopeError
 from ..text.measure import count_words, ratio, utf8_len
+from ..text.types import is_whole_utf8
 from ..tokenizer.rows import Rows
 from ..tokenizer.tokenizer import Tokenizer, fix_surrogates
 
@@ -218,6 +225,16 @@ class Segmentation:
         """
         return Boundaries(self.ends[:-1], size=self.n_bytes + 1)
 
+    def summary(self, *, ids: bool = False) -> Summary:
+        """Its :class:`Summary` (the ids kept with it when ``ids``).
+
+        >>> s = Segmentation("x", (1, 2, 3), (2, 3, 5), 5, 5, single_byte=1).summary()
+        >>> s.count, s.single_byte, list(s.boundaries()), s.ids
+        (3, 1, [2, 3], ())
+        """
+        return Summary(self.name, self.count, self.n_chars, self.n_bytes, self.partial, self.single_byte,
+                       self.special, self.boundaries(), self.ids if ids else ())
+
     def byte_span(self, i: int) -> tuple[int, int]:
         return (self.ends[i - 1] if i else 0), self.ends[i]
 
@@ -292,15 +309,150 @@ def segment(
     if tokenizer.pieces_tile_bytes:
         # the ids alone place the pieces: their bytes tile the text's
         ids = tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        ends = list(accumulate(map(tokenizer.byte_lengths.__getitem__, ids)))
+        ends = array("q", accumulate(map(tokenizer.byte_lengths.__getitem__, ids)))
         if not ends or ends[-1] == utf8_len(text):
             return _segmentation(tokenizer, name, text, ids, ends, tuple)
+    return _scanned(tokenizer, name, text, allowed_special, disallowed_special)
+
+
+def _scanned(tokenizer: Tokenizer, name: str, text: str, allowed_special: Literal["all"] | Collection[str],
+             disallowed_special: Literal["all"] | Collection[str]) -> Segmentation:
+    """:func:`segment` piece by piece (every kind of tokenizer; ``text``'s surrogates fixed)."""
     allowed, disallowed = tokenizer.resolve_special(allowed_special, disallowed_special)
     tokenizer.check_special(text, disallowed)
     rows = Rows(compact=True)
     tokenizer.scan_text(rows, text, allowed_special=allowed)
     ends = byte_ends(tokenizer, text, rows.ids, rows.starts, rows.ends, rows.flags)
     return _segmentation(tokenizer, name, text, rows.ids, ends, lambda: rows.flags)
+
+
+# ----- one tokenizer's numbers, without its pieces ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Summary:
+    """What a comparison needs of one tokenizer's cut of a text, without its pieces: the counts of
+    a :class:`Segmentation` and its :meth:`~Segmentation.boundaries` (a bitmap of one byte per
+    byte of the text: 5 MB for a 5 MB text, where the pieces' ids and ends take 8 bytes a token
+    each). ``ids`` are kept only when asked for; :func:`compare` takes summaries and
+    segmentations alike.
+    """
+
+    name: str
+    count: int
+    n_chars: int
+    n_bytes: int
+    partial: int
+    single_byte: int
+    special: int
+    cuts: Boundaries = field(repr=False)
+    ids: Sequence[int] = field(default=(), repr=False)
+
+    def boundaries(self) -> Boundaries:
+        """Byte offsets between two pieces (as :meth:`Segmentation.boundaries`)."""
+        return self.cuts
+
+
+#: a token's mark in a start map (see :func:`_start_marks`): 1 plus these bits
+_SINGLE_BYTE, _PARTIAL, _SPECIAL = 1, 2, 4
+#: ``bytes.translate`` table: every mark to 1 (a member of a :class:`Boundaries`), 0 stays 0
+_TO_ONE = bytes([0] + [1] * 255)
+#: ids joined at a time into a start map (``bytes.join`` keeps a buffer record per item: joined
+#: all at once, a text's 1.5 million tokens would take 120 MB for a moment)
+_JOIN_SLICE = 1 << 16
+
+
+class _StartMarks(dict):  # type: ignore[type-arg]
+    """``token id -> bytes``, filled on first use: the byte ``1 + kind`` (:data:`_SINGLE_BYTE`,
+    :data:`_PARTIAL`, :data:`_SPECIAL` bits) and a zero for each further byte of the token, so
+    that the tokens' marks joined are a map of the text's bytes with the kind of the token that
+    starts at each (and 0 inside tokens). Marks of the same length and kind are one object."""
+
+    __slots__ = ("token_bytes", "is_special", "shared")
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        super().__init__()
+        self.token_bytes, self.is_special = tokenizer.token_bytes, tokenizer.is_special
+        self.shared: dict[tuple[int, int], bytes] = {}
+
+    def __missing__(self, token_id: int) -> bytes:
+        data = self.token_bytes(token_id)
+        kind = ((len(data) == 1) * _SINGLE_BYTE | (not is_whole_utf8(data)) * _PARTIAL
+                | self.is_special(token_id) * _SPECIAL)
+        key = (len(data), kind)
+        mark = self.shared.get(key)
+        if mark is None:
+            mark = self.shared[key] = bytes([1 + kind]) + bytes(len(data) - 1) if data else b""
+        self[token_id] = mark
+        return mark
+
+
+def start_map(tokenizer: Tokenizer, ids: Sequence[int]) -> bytes:
+    """The tokens' marks (:class:`_StartMarks`) joined: for a tokenizer whose pieces tile the text's
+    bytes, one byte per byte of the text, nonzero where a piece starts (``1 +`` its kind bits).
+
+    >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
+    >>> list(start_map(tok, tok.encode("abc")))   # "ab" (2 bytes), then "c" (1 byte, kind 1)
+    [1, 0, 2]
+    """
+    get = _StartMarks(tokenizer).__getitem__
+    return b"".join([b"".join(map(get, ids[i:i + _JOIN_SLICE])) for i in range(0, len(ids), _JOIN_SLICE)])
+
+
+def _tiled_summary(tokenizer: Tokenizer, name: str, text: str, ids: Sequence[int], keep_ids: bool) -> Summary | None:
+    """The :class:`Summary` of ``ids`` from their :func:`start_map`; None when the pieces do not
+    tile the text's bytes (some text in no piece, a token of no bytes)."""
+    starts = start_map(tokenizer, ids)
+    if len(starts) != utf8_len(text):
+        return None
+    marks = starts.translate(None, b"\0")  # one byte per token: 1 + its kind
+    if len(marks) != len(ids):
+        return None
+    per_kind = [marks.count(1 + kind) for kind in range(8)]
+    bits = bytearray(starts.translate(_TO_ONE))
+    if bits:
+        bits[0] = 0  # where the first piece starts is no boundary
+    bits.append(0)  # nor is the end of the text
+    return Summary(
+        name, len(ids), len(text), len(starts),
+        partial=sum(n for kind, n in enumerate(per_kind) if kind & _PARTIAL),
+        single_byte=sum(n for kind, n in enumerate(per_kind) if kind & _SINGLE_BYTE),
+        special=sum(n for kind, n in enumerate(per_kind) if kind & _SPECIAL),
+        cuts=Boundaries(bits=bytes(bits)), ids=array("q", ids) if keep_ids else (),
+    )
+
+
+def summarize(
+    tokenizer: Tokenizer,
+    text: str,
+    *,
+    allowed_special: Literal["all"] | Collection[str] = (),
+    disallowed_special: Literal["all"] | Collection[str] = (),
+    name: str | None = None,
+    ids: bool = False,
+) -> Summary:
+    """Encode ``text`` with ``tokenizer`` into a :class:`Summary`: the numbers and boundaries of
+    ``segment(tokenizer, text, ...).summary()`` (the same arguments; the tests hold the two to each
+    other), without keeping the pieces (``ids``: keep the ids too, as an ``array('q')``).
+
+    Where the pieces tile the text's bytes (byte-level BPE) the ids alone give everything: their
+    :func:`start_map`, a byte per byte of the text, is the boundaries and, counted, the kinds. Other
+    tokenizers are segmented and summarized.
+
+    >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
+    >>> s = summarize(tok, "abc ab")
+    >>> s.count, s.single_byte, list(s.boundaries())
+    (4, 2, [2, 3, 4])
+    """
+    text = fix_surrogates(text)
+    name = name or tokenizer.name
+    if tokenizer.pieces_tile_bytes:
+        found = tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        summary = _tiled_summary(tokenizer, name, text, found, ids)
+        if summary is not None:
+            return summary
+        del found
+    return _scanned(tokenizer, name, text, allowed_special, disallowed_special).summary(ids=ids)
 
 
 # ----- alignment --------------------------------------------------------------------------------
@@ -352,8 +504,8 @@ class Alignment:
             yield Cut(byte, char, inside, tuple(byte in s for s in self.sets))
 
 
-def align(segmentations: Sequence[Segmentation]) -> Alignment:
-    """Align the boundaries of several segmentations of one text.
+def align(segmentations: Sequence[Segmentation | Summary]) -> Alignment:
+    """Align the boundaries of several segmentations (or summaries) of one text.
 
     >>> a = Segmentation("a", (1, 2), (2, 4), 4, 4)
     >>> b = Segmentation("b", (1, 2, 3), (1, 2, 4), 4, 4)
@@ -424,8 +576,8 @@ class Comparison:
         return ratio(len(self.alignment.agreed), len(self.alignment.union))
 
 
-def encoding_stats(seg: Segmentation, words: int, alignment: Alignment | None = None, k: int = 0) -> EncodingStats:
-    """The stats of one segmentation (``k``: its position in ``alignment``)."""
+def encoding_stats(seg: Segmentation | Summary, words: int, alignment: Alignment | None = None, k: int = 0) -> EncodingStats:
+    """The stats of one segmentation or summary (``k``: its position in ``alignment``)."""
     n = seg.count
     boundaries = max(n - 1, 0)
     if alignment is not None and k:
@@ -445,8 +597,9 @@ def encoding_stats(seg: Segmentation, words: int, alignment: Alignment | None = 
     )
 
 
-def compare(text: str, segmentations: Sequence[Segmentation], *, words: int | None = None) -> Comparison:
-    """Stats and alignment of several segmentations of ``text`` (the first is the reference).
+def compare(text: str, segmentations: Sequence[Segmentation | Summary], *, words: int | None = None) -> Comparison:
+    """Stats and alignment of several segmentations (or :class:`Summary` objects, or both) of
+    ``text`` (the first is the reference).
 
     >>> a = Segmentation("a", (1, 2), (2, 4), 4, 4)
     >>> b = Segmentation("b", (1, 2, 3), (1, 2, 4), 4, 4)
