@@ -357,9 +357,10 @@ class Summary:
 _SINGLE_BYTE, _PARTIAL, _SPECIAL = 1, 2, 4
 #: ``bytes.translate`` table: every mark to 1 (a member of a :class:`Boundaries`), 0 stays 0
 _TO_ONE = bytes([0] + [1] * 255)
-#: ids joined at a time into a start map (``bytes.join`` keeps a buffer record per item: joined
-#: all at once, a text's 1.5 million tokens would take 120 MB for a moment)
-_JOIN_SLICE = 1 << 16
+#: ids joined at a time into a start map: ``bytes.join`` keeps an 80-byte buffer record per item
+#: while it works (all at once, a text's 1.5 million tokens would take 120 MB for a moment; 1,024
+#: at a time, 80 KB)
+_JOIN_SLICE = 1 << 10
 
 
 class _StartMarks(dict):  # type: ignore[type-arg]
@@ -409,16 +410,18 @@ def _tiled_summary(tokenizer: Tokenizer, name: str, text: str, ids: Sequence[int
     if len(marks) != len(ids):
         return None
     per_kind = [marks.count(1 + kind) for kind in range(8)]
-    bits = bytearray(starts.translate(_TO_ONE))
-    if bits:
-        bits[0] = 0  # where the first piece starts is no boundary
-    bits.append(0)  # nor is the end of the text
+    n_bytes = len(starts)
+    starts = starts.translate(_TO_ONE)
+    # where the first piece starts is no boundary, nor is the end of the text (one copy: a
+    # memoryview's slice is not one)
+    bits = b"".join((b"\0", memoryview(starts)[1:], b"\0")) if starts else b"\0"
+    del starts
     return Summary(
-        name, len(ids), len(text), len(starts),
+        name, len(ids), len(text), n_bytes,
         partial=sum(n for kind, n in enumerate(per_kind) if kind & _PARTIAL),
         single_byte=sum(n for kind, n in enumerate(per_kind) if kind & _SINGLE_BYTE),
         special=sum(n for kind, n in enumerate(per_kind) if kind & _SPECIAL),
-        cuts=Boundaries(bits=bytes(bits)), ids=array("q", ids) if keep_ids else (),
+        cuts=Boundaries(bits=bits), ids=array("q", ids) if keep_ids else (),
     )
 
 
