@@ -9,7 +9,10 @@ kernel (``wait4``'s ``ru_maxrss``):
   of tokens: tiktoken has no JSON output, so this is the least such a stream must cost);
 - ``tokscope compare -f BIG`` (three encodings) against one tiktoken process that reads the file
   and counts it with each of the same three (``encode_ordinary``, printing each count), one after
-  the other: the least a comparison of three counts must cost.
+  the other: the least a comparison of three counts must cost;
+- with ``--only compare``, also tokscope's own floor against the same reference: a process that
+  reads the file as the command does and counts it with ``Tokenizer.encode`` of each of the three
+  (what ``compare`` costs on top of its encodes is the difference of the two rows).
 
 Both sides read the rank files from tokscope's rank cache, warm: one untimed run of each side
 comes first. The rows alternate the two processes ``--repeat`` times and print the best of each,
@@ -49,6 +52,17 @@ for name in names:
         print(name, len(ids))
 """
 
+# tokscope's own floor for compare: the same reading and loading, three ids-only encodes, counts
+# printed (what compare adds on top of its encodes is the compare row against this one)
+FLOOR = """
+import sys
+from tokscope.inputs.text_input import read_input
+from tokscope.sources.registry import load
+text = read_input(sys.argv[1], limit=10**9, keep_head=False).text
+for name in sys.argv[2].split(","):
+    print(name, len(load(name).encode(text, disallowed_special=())))
+"""
+
 
 def run(argv: list[str]) -> tuple[float, float, float]:
     """(seconds, CPU seconds, peak MB) of one process, its output thrown away."""
@@ -86,8 +100,10 @@ def main() -> None:
              [sys.executable, "-c", REFERENCE, str(big), args.encoding]),
             ("compare", "compare (3)", cli + ["compare", "-f", str(big), "--special-as-text", *limit],
              [sys.executable, "-c", REFERENCE, str(big), "gpt2,cl100k_base,o200k_base"]),
+            ("compare", "encode x3 (floor)", [sys.executable, "-c", FLOOR, str(big), "gpt2,cl100k_base,o200k_base"],
+             [sys.executable, "-c", REFERENCE, str(big), "gpt2,cl100k_base,o200k_base"]),
         ]
-        rows = [row[1:] for row in rows if args.only in (None, row[0])]
+        rows = [row[1:] for row in rows if args.only == row[0] or (args.only is None and "floor" not in row[1])]
         print(f"{'command':<16} {'tokscope':>26} {'tiktoken':>26} {'time x':>7} {'cpu x':>6} {'memory x':>9}")
         for label, ours, theirs in rows:
             run(ours), run(theirs)  # warm: the rank caches, the page cache

@@ -140,8 +140,9 @@ def _traced(fn):
 def test_a_summary_costs_little_more_than_the_ids(load):
     """A memory budget (bytes allocated, not time): on a 300 KB text, summarizing costs at most
     three bytes per byte of the text above the ids' encode, and keeps about one (the boundaries'
-    bitmap). The segmentation path keeps ids and ends (8 bytes a token each: ~5x the text) and
-    peaks ~6x the text above the encode; the summary path peaks ~2x."""
+    bitmap, plus the tokenizer's table of marks: ~30 bytes per distinct token). The segmentation
+    path keeps ids and ends (8 bytes a token each: ~5x the text) and peaks ~6x the text above the
+    encode; the summary path peaks ~2x."""
     text = (read_sample("multiscript.txt") + read_sample("prose.txt") + read_sample("code.py")) * 30
     n_bytes = len(text.encode())
     for name in OPENAI:
@@ -154,4 +155,4 @@ def test_a_summary_costs_little_more_than_the_ids(load):
         summary, peak, kept = _traced(lambda: summarize(tok, text))
         assert summary.count > n_bytes // 8
         assert peak <= encode_peak + 3 * n_bytes, (name, peak / n_bytes, encode_peak / n_bytes)
-        assert kept <= 1.1 * n_bytes + 64_000, (name, kept / n_bytes)
+        assert kept <= 1.25 * n_bytes, (name, kept / n_bytes)

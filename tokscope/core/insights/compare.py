@@ -35,6 +35,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import accumulate, compress
 from typing import Literal
 
@@ -353,7 +354,7 @@ class Summary:
         return self.cuts
 
 
-#: a token's mark in a start map (see :func:`_start_marks`): 1 plus these bits
+#: a token's mark in a start map (see :func:`start_mark`): 1 plus these bits
 _SINGLE_BYTE, _PARTIAL, _SPECIAL = 1, 2, 4
 #: ``bytes.translate`` table: every mark to 1 (a member of a :class:`Boundaries`), 0 stays 0
 _TO_ONE = bytes([0] + [1] * 255)
@@ -363,40 +364,42 @@ _TO_ONE = bytes([0] + [1] * 255)
 _JOIN_SLICE = 1 << 10
 
 
-class _StartMarks(dict):  # type: ignore[type-arg]
-    """``token id -> bytes``, filled on first use: the byte ``1 + kind`` (:data:`_SINGLE_BYTE`,
-    :data:`_PARTIAL`, :data:`_SPECIAL` bits) and a zero for each further byte of the token, so
-    that the tokens' marks joined are a map of the text's bytes with the kind of the token that
-    starts at each (and 0 inside tokens). Marks of the same length and kind are one object."""
+@lru_cache(maxsize=None)
+def start_mark(length: int, kind: int) -> bytes:
+    """A token's mark in a :func:`start_map`: the byte ``1 + kind`` (:data:`_SINGLE_BYTE`,
+    :data:`_PARTIAL`, :data:`_SPECIAL` bits), then a zero for each further byte (one object per
+    length and kind; a token of no bytes has no mark).
 
-    __slots__ = ("token_bytes", "is_special", "shared")
+    >>> start_mark(3, _PARTIAL), start_mark(0, 0)
+    (b'\\x03\\x00\\x00', b'')
+    """
+    return bytes([1 + kind]) + bytes(length - 1) if length else b""
 
-    def __init__(self, tokenizer: Tokenizer) -> None:
-        super().__init__()
-        self.token_bytes, self.is_special = tokenizer.token_bytes, tokenizer.is_special
-        self.shared: dict[tuple[int, int], bytes] = {}
 
-    def __missing__(self, token_id: int) -> bytes:
-        data = self.token_bytes(token_id)
-        kind = ((len(data) == 1) * _SINGLE_BYTE | (not is_whole_utf8(data)) * _PARTIAL
-                | self.is_special(token_id) * _SPECIAL)
-        key = (len(data), kind)
-        mark = self.shared.get(key)
-        if mark is None:
-            mark = self.shared[key] = bytes([1 + kind]) + bytes(len(data) - 1) if data else b""
-        self[token_id] = mark
-        return mark
+def _start_marks(tokenizer: Tokenizer, ids: Iterable[int]) -> dict[int, bytes]:
+    """``token id -> start_mark(...)`` of ``tokenizer``, kept with it (plain data: the table holds
+    no reference back to the tokenizer) and completed for ``ids`` on the way."""
+    table: dict[int, bytes] = tokenizer.derived("compare.start_marks", dict)
+    new = set(ids).difference(table)
+    if new:
+        token_bytes, is_special = tokenizer.token_bytes, tokenizer.is_special
+        for token_id in new:
+            data = token_bytes(token_id)
+            table[token_id] = start_mark(len(data), (len(data) == 1) * _SINGLE_BYTE
+                                         | (not is_whole_utf8(data)) * _PARTIAL | is_special(token_id) * _SPECIAL)
+    return table
 
 
 def start_map(tokenizer: Tokenizer, ids: Sequence[int]) -> bytes:
-    """The tokens' marks (:class:`_StartMarks`) joined: for a tokenizer whose pieces tile the text's
-    bytes, one byte per byte of the text, nonzero where a piece starts (``1 +`` its kind bits).
+    """The tokens' marks (:func:`start_mark`) joined: for a tokenizer whose pieces tile the text's
+    bytes, one byte per byte of the text, nonzero where a piece starts (``1 +`` its kind bits),
+    zero inside pieces.
 
     >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
     >>> list(start_map(tok, tok.encode("abc")))   # "ab" (2 bytes), then "c" (1 byte, kind 1)
     [1, 0, 2]
     """
-    get = _StartMarks(tokenizer).__getitem__
+    get = _start_marks(tokenizer, ids).__getitem__
     return b"".join([b"".join(map(get, ids[i:i + _JOIN_SLICE])) for i in range(0, len(ids), _JOIN_SLICE)])
 
 
