@@ -12,6 +12,10 @@ Decisions (also in the README section):
   notice. With ``--json`` the failures are also listed under ``"failed"``.
 - Prices are numbers >= 0 per million tokens (``--price-in``, ``--price-out``; a missing one
   is 0); ``--copies N`` (N >= 1) needs a price. Bad values are usage errors (exit 2).
+- Each encoding is summarised in turn (:func:`~tokscope.core.insights.compare.summarize`: its
+  counts and cuts, not its pieces; the ids only for ``--json``), so a big text never holds three
+  tokenizations at once; from :data:`RELEASE_CHARS` characters on, each tokenizer (and its caches)
+  is dropped once summarised.
 """
 
 from __future__ import annotations
