@@ -4,6 +4,8 @@ A "full update" re-encodes the text with all three encodings, aligns their bound
 computes the stats (what the comparison screen does after each keystroke). Two paths:
 
 - full:        segment() each encoding on the whole new text, then compare()
+- summaries:   summarize() each encoding (counts and cuts, no pieces: what ``tokscope compare``
+               does), then compare()
 - screen:      what the comparison screen does per pane: the incremental document's
                Document.edited() (re-encodes only the chunks near the edit) + from_document(),
                then compare(); its incremental row layout (render.relayout) is measured apart
@@ -24,7 +26,7 @@ import random
 import statistics
 import time
 
-from tokscope.core.insights.compare import compare, from_document, segment
+from tokscope.core.insights.compare import compare, from_document, segment, summarize
 from tokscope.sample_texts import read_sample
 from tokscope.sources.registry import load
 
@@ -66,7 +68,7 @@ def main() -> None:
 
     docs = [Document.build(t, text) for t in toks]
     rows = [layout(d, 50, TEXT, False) for d in docs]
-    ref, full, seg_only, screen, lay = [], [], [], [], []
+    ref, full, seg_only, screen, lay, summed = [], [], [], [], [], []
     current = text
     for _ in range(args.edits):
         at = rnd.randrange(len(current))
@@ -74,6 +76,7 @@ def main() -> None:
         ref.append(timed(lambda: [t.encode_ordinary(new) for t in toks]))
         full.append(timed(lambda: compare(new, [segment(t, new) for t in toks])))
         seg_only.append(timed(lambda: [segment(t, new) for t in toks]))
+        summed.append(timed(lambda: compare(new, [summarize(t, new) for t in toks])))
         new_docs: list = []
 
         def screen_update() -> None:
@@ -94,6 +97,7 @@ def main() -> None:
     print(f"first open (cold chunk caches): {t_first:7.1f} ms")
     print(f"reference encode_ordinary x3:   {r:7.1f} ms  (1.00)")
     print(f"full update (segment x3+align): {med(full):7.1f} ms  ({med(full) / r:.2f}x ref)   of which encoding {med(seg_only):.1f} ms")
+    print(f"summaries (summarize x3+align): {med(summed):7.1f} ms  ({med(summed) / r:.2f}x ref)")
     print(f"screen (Document.edited x3 + from_document + align): {med(screen):.1f} ms  ({med(screen) / r:.2f}x ref); "
           f"+ incremental row layout x3 at 50 columns: {med(lay):.1f} ms")
     for label, value in (("full", med(full)), ("screen + layout", med(screen) + med(lay))):

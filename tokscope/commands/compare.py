@@ -12,6 +12,10 @@ Decisions (also in the README section):
   notice. With ``--json`` the failures are also listed under ``"failed"``.
 - Prices are numbers >= 0 per million tokens (``--price-in``, ``--price-out``; a missing one
   is 0); ``--copies N`` (N >= 1) needs a price. Bad values are usage errors (exit 2).
+- Each encoding is summarised in turn (:func:`~tokscope.core.insights.compare.summarize`: its
+  counts and cuts, not its pieces; the ids only for ``--json``), so a big text never holds three
+  tokenizations at once; from :data:`RELEASE_CHARS` characters on, each tokenizer (and its caches)
+  is dropped once summarised.
 """
 
 from __future__ import annotations
@@ -45,12 +49,17 @@ from ..core.insights.compare import (
     format_money,
     parse_copies,
     parse_price,
-    segment,
+    summarize,
 )
 from ..core.text.display import safe_text
 from ..core.text.errors import DisallowedSpecialError, TokscopeError
 
 PROG = "tokscope"
+
+#: From this many characters on, each tokenizer is dropped from the process once its summary is
+#: made: its caches hold the ids of every line of the text, and nothing later needs them; below
+#: it they are small, and a later command in the same process (a test's) would load it again.
+RELEASE_CHARS = 1 << 20
 
 
 # ----- argument checks ------------------------------------------------------------------------------
@@ -159,17 +168,25 @@ def render_costs(items: tuple[Cost, ...]) -> list[str]:
 def cmd_compare(args: argparse.Namespace) -> int:
     if args.copies is not None and args.price_in is None and args.price_out is None:
         raise UsageError("--copies needs a price: add --price-in and/or --price-out")
+    from ..sources.registry import forget
+
     names = unique_encodings(args.encodings)
     text = read_text(args)
     tokenizers, failed = load_all(names)
+    loaded = [name for name in names if name not in {n for n, _ in failed}]
     special = encode_args(args)
     segs, refused = [], []
-    for tok in tokenizers:
+    while tokenizers:
+        tok = tokenizers.pop(0)
         note_unknown_specials(tok, args)
         try:
-            segs.append(segment(tok, text, **special))
+            segs.append(summarize(tok, text, ids=args.json, **special))
         except DisallowedSpecialError as exc:
             refused.append((tok.name, str(DisallowedSpecialError(exc.token, hint=SPECIAL_HINT))))
+        name = loaded.pop(0)
+        if len(text) >= RELEASE_CHARS:
+            forget(name)
+        del tok
     reasons = {reason for _, reason in refused}
     if not segs and len(reasons) == 1:
         raise TokscopeError(reasons.pop())  # every encoding refused the text for the same reason: say it once

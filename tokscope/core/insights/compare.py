@@ -16,6 +16,12 @@ The main calls::
     result = compare(text, segs)                        # Comparison: stats + alignment
     prices = costs(result.stats, price_in=2.5, price_out=10, copies=1000)
 
+Where only the numbers and the cuts are wanted (``tokscope compare``), :func:`summarize` gives
+each tokenizer's :class:`Summary` instead: its counts and its boundaries, without the pieces' ids
+and offsets, so that a big text never holds several tokenizations at once::
+
+    result = compare(text, [summarize(tok, text) for tok in tokenizers])   # the same Comparison
+
 The comparison screen keeps one :class:`~tokscope.core.document.document.Document` per tokenizer, edited as
 the text changes, and reads each one's segmentation with :func:`from_document`.
 """
@@ -29,6 +35,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache, reduce
+from operator import and_, or_
 from itertools import accumulate, compress
 from typing import Literal
 
@@ -36,6 +44,7 @@ from ..text.display import safe_text
 from ..document.document import PARTIAL, SPECIAL, Document, byte_ends
 from ..text.errors import TokscopeError
 from ..text.measure import count_words, ratio, utf8_len
+from ..text.types import is_whole_utf8
 from ..tokenizer.rows import Rows
 from ..tokenizer.tokenizer import Tokenizer, fix_surrogates
 
@@ -100,6 +109,14 @@ class Boundaries(Collection[int]):
     def __or__(self, other: Boundaries) -> Boundaries:
         return self._new(self._int() | other._int())
 
+    def common(self, other: Boundaries) -> int:
+        """How many members both have (``len(a & b)`` without building it).
+
+        >>> Boundaries([2, 5, 9], size=10).common(Boundaries([2, 7, 9], size=10))
+        2
+        """
+        return (self._int() & other._int()).bit_count()  # one bit per member: its byte is 0 or 1
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Boundaries):
             return self._bits.rstrip(b"\0") == other._bits.rstrip(b"\0")
@@ -111,20 +128,6 @@ class Boundaries(Collection[int]):
 
     def __repr__(self) -> str:
         return f"Boundaries({list(self)!r})"
-
-
-def _union(sets: Sequence[Boundaries]) -> Boundaries:
-    value = 0
-    for s in sets:
-        value |= s._int()
-    return sets[0]._new(value)
-
-
-def _intersection(sets: Sequence[Boundaries]) -> Boundaries:
-    value = sets[0]._int()
-    for s in sets[1:]:
-        value &= s._int()
-    return sets[0]._new(value)
 
 
 # ----- text positions ---------------------------------------------------------------------------
@@ -218,6 +221,16 @@ class Segmentation:
         """
         return Boundaries(self.ends[:-1], size=self.n_bytes + 1)
 
+    def summary(self, *, ids: bool = False) -> Summary:
+        """Its :class:`Summary` (the ids kept with it when ``ids``).
+
+        >>> s = Segmentation("x", (1, 2, 3), (2, 3, 5), 5, 5, single_byte=1).summary()
+        >>> s.count, s.single_byte, list(s.boundaries()), s.ids
+        (3, 1, [2, 3], ())
+        """
+        return Summary(self.name, self.count, self.n_chars, self.n_bytes, self.partial, self.single_byte,
+                       self.special, self.boundaries(), self.ids if ids else ())
+
     def byte_span(self, i: int) -> tuple[int, int]:
         return (self.ends[i - 1] if i else 0), self.ends[i]
 
@@ -292,15 +305,155 @@ def segment(
     if tokenizer.pieces_tile_bytes:
         # the ids alone place the pieces: their bytes tile the text's
         ids = tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        ends = list(accumulate(map(tokenizer.byte_lengths.__getitem__, ids)))
+        ends = array("q", accumulate(map(tokenizer.byte_lengths.__getitem__, ids)))
         if not ends or ends[-1] == utf8_len(text):
             return _segmentation(tokenizer, name, text, ids, ends, tuple)
+    return _scanned(tokenizer, name, text, allowed_special, disallowed_special)
+
+
+def _scanned(tokenizer: Tokenizer, name: str, text: str, allowed_special: Literal["all"] | Collection[str],
+             disallowed_special: Literal["all"] | Collection[str]) -> Segmentation:
+    """:func:`segment` piece by piece (every kind of tokenizer; ``text``'s surrogates fixed)."""
     allowed, disallowed = tokenizer.resolve_special(allowed_special, disallowed_special)
     tokenizer.check_special(text, disallowed)
     rows = Rows(compact=True)
     tokenizer.scan_text(rows, text, allowed_special=allowed)
     ends = byte_ends(tokenizer, text, rows.ids, rows.starts, rows.ends, rows.flags)
     return _segmentation(tokenizer, name, text, rows.ids, ends, lambda: rows.flags)
+
+
+# ----- one tokenizer's numbers, without its pieces ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Summary:
+    """What a comparison needs of one tokenizer's cut of a text, without its pieces: the counts of
+    a :class:`Segmentation` and its :meth:`~Segmentation.boundaries` (a bitmap of one byte per
+    byte of the text: 5 MB for a 5 MB text, where the pieces' ids and ends take 8 bytes a token
+    each). ``ids`` are kept only when asked for; :func:`compare` takes summaries and
+    segmentations alike.
+    """
+
+    name: str
+    count: int
+    n_chars: int
+    n_bytes: int
+    partial: int
+    single_byte: int
+    special: int
+    cuts: Boundaries = field(repr=False)
+    ids: Sequence[int] = field(default=(), repr=False)
+
+    def boundaries(self) -> Boundaries:
+        """Byte offsets between two pieces (as :meth:`Segmentation.boundaries`)."""
+        return self.cuts
+
+
+#: a token's mark in a start map (see :func:`start_mark`): 1 plus these bits
+_SINGLE_BYTE, _PARTIAL, _SPECIAL = 1, 2, 4
+#: ``bytes.translate`` table: every mark to 1 (a member of a :class:`Boundaries`), 0 stays 0
+_TO_ONE = bytes([0] + [1] * 255)
+#: ids joined at a time into a start map: ``bytes.join`` keeps an 80-byte buffer record per item
+#: while it works (all at once, a text's 1.5 million tokens would take 120 MB for a moment; 1,024
+#: at a time, 80 KB)
+_JOIN_SLICE = 1 << 10
+
+
+@lru_cache(maxsize=None)
+def start_mark(length: int, kind: int) -> bytes:
+    """A token's mark in a :func:`start_map`: the byte ``1 + kind`` (:data:`_SINGLE_BYTE`,
+    :data:`_PARTIAL`, :data:`_SPECIAL` bits), then a zero for each further byte (one object per
+    length and kind; a token of no bytes has no mark).
+
+    >>> start_mark(3, _PARTIAL), start_mark(0, 0)
+    (b'\\x03\\x00\\x00', b'')
+    """
+    return bytes([1 + kind]) + bytes(length - 1) if length else b""
+
+
+def _start_marks(tokenizer: Tokenizer, ids: Iterable[int]) -> dict[int, bytes]:
+    """``token id -> start_mark(...)`` of ``tokenizer``, kept with it (plain data: the table holds
+    no reference back to the tokenizer) and completed for ``ids`` on the way."""
+    table: dict[int, bytes] = tokenizer.derived("compare.start_marks", dict)
+    new = set(ids).difference(table)
+    if new:
+        token_bytes, is_special = tokenizer.token_bytes, tokenizer.is_special
+        for token_id in new:
+            data = token_bytes(token_id)
+            table[token_id] = start_mark(len(data), (len(data) == 1) * _SINGLE_BYTE
+                                         | (not is_whole_utf8(data)) * _PARTIAL | is_special(token_id) * _SPECIAL)
+    return table
+
+
+def start_map(tokenizer: Tokenizer, ids: Sequence[int]) -> bytes:
+    """The tokens' marks (:func:`start_mark`) joined: for a tokenizer whose pieces tile the text's
+    bytes, one byte per byte of the text, nonzero where a piece starts (``1 +`` its kind bits),
+    zero inside pieces.
+
+    >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
+    >>> list(start_map(tok, tok.encode("abc")))   # "ab" (2 bytes), then "c" (1 byte, kind 1)
+    [1, 0, 2]
+    """
+    get = _start_marks(tokenizer, ids).__getitem__
+    return b"".join([b"".join(map(get, ids[i:i + _JOIN_SLICE])) for i in range(0, len(ids), _JOIN_SLICE)])
+
+
+def _tiled_summary(tokenizer: Tokenizer, name: str, text: str, ids: Sequence[int], keep_ids: bool) -> Summary | None:
+    """The :class:`Summary` of ``ids`` from their :func:`start_map`; None when the pieces do not
+    tile the text's bytes (some text in no piece, a token of no bytes)."""
+    starts = start_map(tokenizer, ids)
+    if len(starts) != utf8_len(text):
+        return None
+    marks = starts.translate(None, b"\0")  # one byte per token: 1 + its kind
+    if len(marks) != len(ids):
+        return None
+    per_kind = [marks.count(1 + kind) for kind in range(8)]
+    n_bytes = len(starts)
+    starts = starts.translate(_TO_ONE)
+    # where the first piece starts is no boundary, nor is the end of the text (one copy: a
+    # memoryview's slice is not one)
+    bits = b"".join((b"\0", memoryview(starts)[1:], b"\0")) if starts else b"\0"
+    del starts
+    return Summary(
+        name, len(ids), len(text), n_bytes,
+        partial=sum(n for kind, n in enumerate(per_kind) if kind & _PARTIAL),
+        single_byte=sum(n for kind, n in enumerate(per_kind) if kind & _SINGLE_BYTE),
+        special=sum(n for kind, n in enumerate(per_kind) if kind & _SPECIAL),
+        cuts=Boundaries(bits=bits), ids=array("q", ids) if keep_ids else (),
+    )
+
+
+def summarize(
+    tokenizer: Tokenizer,
+    text: str,
+    *,
+    allowed_special: Literal["all"] | Collection[str] = (),
+    disallowed_special: Literal["all"] | Collection[str] = (),
+    name: str | None = None,
+    ids: bool = False,
+) -> Summary:
+    """Encode ``text`` with ``tokenizer`` into a :class:`Summary`: the numbers and boundaries of
+    ``segment(tokenizer, text, ...).summary()`` (the same arguments; the tests hold the two to each
+    other), without keeping the pieces (``ids``: keep the ids too, as an ``array('q')``).
+
+    Where the pieces tile the text's bytes (byte-level BPE) the ids alone give everything: their
+    :func:`start_map`, a byte per byte of the text, is the boundaries and, counted, the kinds. Other
+    tokenizers are segmented and summarized.
+
+    >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
+    >>> s = summarize(tok, "abc ab")
+    >>> s.count, s.single_byte, list(s.boundaries())
+    (4, 2, [2, 3, 4])
+    """
+    text = fix_surrogates(text)
+    name = name or tokenizer.name
+    if tokenizer.pieces_tile_bytes:
+        found = tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        summary = _tiled_summary(tokenizer, name, text, found, ids)
+        if summary is not None:
+            return summary
+        del found
+    return _scanned(tokenizer, name, text, allowed_special, disallowed_special).summary(ids=ids)
 
 
 # ----- alignment --------------------------------------------------------------------------------
@@ -352,8 +505,8 @@ class Alignment:
             yield Cut(byte, char, inside, tuple(byte in s for s in self.sets))
 
 
-def align(segmentations: Sequence[Segmentation]) -> Alignment:
-    """Align the boundaries of several segmentations of one text.
+def align(segmentations: Sequence[Segmentation | Summary]) -> Alignment:
+    """Align the boundaries of several segmentations (or summaries) of one text.
 
     >>> a = Segmentation("a", (1, 2), (2, 4), 4, 4)
     >>> b = Segmentation("b", (1, 2, 3), (1, 2, 4), 4, 4)
@@ -366,11 +519,12 @@ def align(segmentations: Sequence[Segmentation]) -> Alignment:
     if len({s.n_bytes for s in segmentations}) > 1:
         raise ValueError("the segmentations are of different texts")
     sets = tuple(s.boundaries() for s in segmentations)
+    values = [s._int() for s in sets]  # each bitmap as one int, once
     return Alignment(
         names=tuple(s.name for s in segmentations),
         sets=sets,
-        union=_union(sets),
-        agreed=_intersection(sets),
+        union=sets[0]._new(reduce(or_, values)),
+        agreed=sets[0]._new(reduce(and_, values)),
     )
 
 
@@ -424,13 +578,13 @@ class Comparison:
         return ratio(len(self.alignment.agreed), len(self.alignment.union))
 
 
-def encoding_stats(seg: Segmentation, words: int, alignment: Alignment | None = None, k: int = 0) -> EncodingStats:
-    """The stats of one segmentation (``k``: its position in ``alignment``)."""
+def encoding_stats(seg: Segmentation | Summary, words: int, alignment: Alignment | None = None, k: int = 0) -> EncodingStats:
+    """The stats of one segmentation or summary (``k``: its position in ``alignment``)."""
     n = seg.count
     boundaries = max(n - 1, 0)
     if alignment is not None and k:
         first = alignment.sets[0]
-        same = len(alignment.sets[k] & first)
+        same = alignment.sets[k].common(first)
         extra, missing = len(alignment.sets[k]) - same, len(first) - same
     else:
         extra = missing = 0
@@ -445,8 +599,9 @@ def encoding_stats(seg: Segmentation, words: int, alignment: Alignment | None = 
     )
 
 
-def compare(text: str, segmentations: Sequence[Segmentation], *, words: int | None = None) -> Comparison:
-    """Stats and alignment of several segmentations of ``text`` (the first is the reference).
+def compare(text: str, segmentations: Sequence[Segmentation | Summary], *, words: int | None = None) -> Comparison:
+    """Stats and alignment of several segmentations (or :class:`Summary` objects, or both) of
+    ``text`` (the first is the reference).
 
     >>> a = Segmentation("a", (1, 2), (2, 4), 4, 4)
     >>> b = Segmentation("b", (1, 2, 3), (1, 2, 4), 4, 4)
