@@ -1,6 +1,6 @@
 """The split of the tiktoken-family patterns at C speed: ``split.c`` beside this file, compiled.
 
-The OpenAI encodings' patterns (cl100k_base's, o200k_base's, GPT-2's) and Llama 3's are each
+The OpenAI encodings' patterns (cl100k_base's, o200k_base's, GPT-2's), Llama 3's and Qwen's are each
 written out in C as a state machine that cuts text exactly as the ``regex`` module does
 (:class:`~tokscope.core.patterns.tiktoken_syntax.ChunkPattern`, which stays the fallback and the
 test oracle). A pattern is recognised by its exact string, never by a name. The extension is
@@ -34,8 +34,11 @@ CL100K_PATTERN, O200K_PATTERN = sorted(LINE_SAFE_PATTERNS, key=len)
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
                   r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 
+#: Qwen's pattern: Llama 3's with one digit a chunk (tokscope.sources.open_models has it too)
+QWEN_PATTERN = LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
+
 #: pattern -> the number of its state machine in ``split.c`` (KIND_* there)
-KINDS: dict[str, int] = {CL100K_PATTERN: 1, O200K_PATTERN: 2, GPT2_PATTERN: 3, LLAMA3_PATTERN: 4}
+KINDS: dict[str, int] = {CL100K_PATTERN: 1, O200K_PATTERN: 2, GPT2_PATTERN: 3, LLAMA3_PATTERN: 4, QWEN_PATTERN: 5}
 
 #: The classes of the flags byte (bits 0-4), as the patterns write them: each is matched with
 #: :func:`translate_pattern`'s pinning, as the regex path matches it.
@@ -56,6 +59,7 @@ FOLDS: tuple[tuple[int, str], ...] = (
     (4 << 5, r"(?i:e)"),
 )
 
+_FOLD_BITS = 0xE0
 BLOCK = 256
 N_BLOCKS = 0x110000 // BLOCK
 
@@ -79,6 +83,8 @@ def block_flags(block: int, classes: tuple[tuple[int, str], ...] = CLASSES + FOL
     for bit, pattern in _class_patterns(classes):
         for found in pattern.finditer(chars):
             for i in range(found.start(), found.end()):
+                if bit & _FOLD_BITS and flags[i] & _FOLD_BITS:  # a code, not a bit: one per character
+                    raise ValueError(f"U+{block * BLOCK + i:04X} folds to two contraction letters")
                 flags[i] |= bit
     return bytes(flags)
 

@@ -13,6 +13,7 @@
  *   KIND_O200K   o200k_base's pattern (o200k_harmony's too)
  *   KIND_GPT2    GPT-2's (r50k_base, p50k_base, p50k_edit)
  *   KIND_LLAMA3  Llama 3's (cl100k_base's alternatives, greedy, with o200k_base's whitespace ones)
+ *   KIND_QWEN    Qwen's (Llama 3's with one digit a chunk: \p{N} for \p{N}{1,3})
  *
  * The character classes come from Python: a table of one flags byte per code point, two-level
  * (4352 blocks of 256 code points), filled block by block from the ``regex`` module's own classes
@@ -49,6 +50,7 @@
 #define KIND_O200K 2
 #define KIND_GPT2 3
 #define KIND_LLAMA3 4
+#define KIND_QWEN 5
 
 typedef struct {
     uint16_t index[N_BLOCKS];
@@ -134,6 +136,8 @@ classify(const Table *t, PyObject *text, uint8_t *out)
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     const uint16_t *index = t->index;
     const uint8_t *blocks = t->blocks;
+    if (n == 0)
+        return 0;
     if (kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *s = (const Py_UCS1 *)data;
         if (index[0] == UNFILLED)
@@ -297,7 +301,7 @@ spaces_newline_first(const Text *t, Py_ssize_t i)
  * (its greedy quantifiers never give back here: what follows each cannot match what it took; only
  * the whitespace alternatives differ) */
 static inline Py_ssize_t
-match_cl100k_like(const Text *t, Py_ssize_t i, int llama3)
+match_cl100k_like(const Text *t, Py_ssize_t i, int llama3, Py_ssize_t digits)
 {
     Py_ssize_t n = t->n, j, e;
     const uint8_t *f = t->f;
@@ -308,7 +312,7 @@ match_cl100k_like(const Text *t, Py_ssize_t i, int llama3)
     if (j < n && (f[j] & F_L))
         return run(t, j, F_L);
     if (f[i] & F_N) {
-        for (j = i + 1; j < n && j < i + 3 && (f[j] & F_N); j++)
+        for (j = i + 1; j < n && j < i + digits && (f[j] & F_N); j++)
             ;
         return j;
     }
@@ -328,13 +332,19 @@ match_cl100k_like(const Text *t, Py_ssize_t i, int llama3)
 static Py_ssize_t
 match_cl100k(const Text *t, Py_ssize_t i)
 {
-    return match_cl100k_like(t, i, 0);
+    return match_cl100k_like(t, i, 0, 3);
 }
 
 static Py_ssize_t
 match_llama3(const Text *t, Py_ssize_t i)
 {
-    return match_cl100k_like(t, i, 1);
+    return match_cl100k_like(t, i, 1, 3);
+}
+
+static Py_ssize_t
+match_qwen(const Text *t, Py_ssize_t i)
+{
+    return match_cl100k_like(t, i, 1, 1);
 }
 
 /* o200k_base's pattern (see scanner.py for it written out) */
@@ -441,6 +451,7 @@ split(PyObject *self, PyObject *args)
     case KIND_O200K: match = match_o200k; break;
     case KIND_GPT2: match = match_gpt2; break;
     case KIND_LLAMA3: match = match_llama3; break;
+    case KIND_QWEN: match = match_qwen; break;
     default:
         PyErr_Format(PyExc_ValueError, "split: unknown pattern kind %d", kind);
         return NULL;
@@ -502,7 +513,8 @@ PyInit__tokscope_split(void)
         || PyModule_AddIntConstant(m, "KIND_CL100K", KIND_CL100K) < 0
         || PyModule_AddIntConstant(m, "KIND_O200K", KIND_O200K) < 0
         || PyModule_AddIntConstant(m, "KIND_GPT2", KIND_GPT2) < 0
-        || PyModule_AddIntConstant(m, "KIND_LLAMA3", KIND_LLAMA3) < 0) {
+        || PyModule_AddIntConstant(m, "KIND_LLAMA3", KIND_LLAMA3) < 0
+        || PyModule_AddIntConstant(m, "KIND_QWEN", KIND_QWEN) < 0) {
         Py_DECREF(m);
         return NULL;
     }
