@@ -61,7 +61,6 @@ FOLDS: tuple[tuple[int, str], ...] = (
 
 _FOLD_BITS = 0xE0
 BLOCK = 256
-N_BLOCKS = 0x110000 // BLOCK
 
 
 @functools.cache
