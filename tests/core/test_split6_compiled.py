@@ -98,6 +98,22 @@ def test_findall_and_the_pre_tokenizer_use_it(text):
         assert pre.compiled.findall(text) == want
 
 
+LINES = st.lists(st.sampled_from(list("a/ \n\t\r\x0b\x0c\x1c\x85\xa0\u2028\u3000\u00e9\U0001F600\ud800") + ["\n\n", "\r\n"]),
+                 max_size=30).map("".join)
+
+
+@given(text=st.one_of(LINES, mixed))
+@FUZZ
+def test_segments_are_the_regex_cuts(text):
+    """The compiled segments cut where the regex ``\\n(?=[^\\s/])`` cuts (\\s as the stdlib's), and
+    the chunks of the segments, one after another, are the chunks of the whole text."""
+    for pattern in PATTERNS[:2]:
+        want = compile_pattern(pattern).segments(text)
+        got = compile_split(pattern).segments(text)
+        assert got == want
+        assert [c for segment in got for c in compile_split(pattern).split(segment)] == compile_pattern(pattern).findall(text)
+
+
 # ----- every code point in the contexts that show its class ---------------------------------------
 
 #: each code point X in contexts where its classes decide the chunks: after a space, between

@@ -146,9 +146,9 @@ def compiled_in_use() -> bool:
 
 
 class ScannedPattern(ChunkPattern):
-    """A :class:`ChunkPattern` whose whole-text :meth:`split` and :meth:`findall` run the compiled
-    scanner (when in use; every other method, and any call with ``pos``/``endpos``, is the
-    regex path's)."""
+    """A :class:`ChunkPattern` whose whole-text :meth:`split` and :meth:`findall`, and
+    :meth:`segments`, run the compiled scanner (when in use; every other method, and any call with
+    ``pos``/``endpos``, is the regex path's)."""
 
     __slots__ = ("kind",)
 
@@ -163,7 +163,14 @@ class ScannedPattern(ChunkPattern):
         scanner = _state["scanner"]
         if scanner is None:
             return super().split(text)
-        return scanner.split(self.kind, text)
+        chunks = scanner.module.split(scanner.table, self.kind, text)  # type: ignore[attr-defined]
+        return scanner.split(self.kind, text) if chunks is None else chunks
+
+    def segments(self, text: str) -> list[str]:
+        scanner = _state["scanner"]
+        if scanner is None or not self.line_safe:
+            return super().segments(text)
+        return scanner.module.segments(text)  # type: ignore[attr-defined]
 
     def findall(self, text: str, pos: int | None = None, endpos: int | None = None) -> list[str]:
         scanner = _state["scanner"]

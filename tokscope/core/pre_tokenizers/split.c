@@ -24,6 +24,7 @@
  *   fill(table, block, flags: bytes of 256)
  *   missing(table, text) -> list of block numbers not yet filled (in order of first use)
  *   split(table, kind, text) -> list of str (the chunks, as findall gives them) or None
+ *   segments(text) -> list of str: ChunkPattern.segments of the line-safe patterns
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -489,11 +490,46 @@ split(PyObject *self, PyObject *args)
     return out;
 }
 
+/* text cut after each line break followed by a character that is neither whitespace (str.isspace,
+ * as the stdlib re's \s) nor '/': ChunkPattern.segments of a line-safe pattern, whose regex is
+ * \n(?=[^\s/]) */
+static PyObject *
+segments(PyObject *self, PyObject *args)
+{
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text))
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), start = 0;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out != NULL && i + 1 < n; i++) {
+        if (PyUnicode_READ(kind, data, i) != '\n')
+            continue;
+        Py_UCS4 next = PyUnicode_READ(kind, data, i + 1);
+        if (next == '/' || Py_UNICODE_ISSPACE(next))
+            continue;
+        PyObject *part = PyUnicode_Substring(text, start, i + 1);
+        if (part == NULL || PyList_Append(out, part) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(part);
+        start = i + 1;
+    }
+    if (out != NULL) {
+        PyObject *part = start == 0 ? (Py_INCREF(text), text) : PyUnicode_Substring(text, start, n);
+        if (part == NULL || PyList_Append(out, part) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(part);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"new_table", new_table, METH_NOARGS, "new_table() -> an empty table of character classes"},
     {"fill", fill, METH_VARARGS, "fill(table, block, flags): the 256 flags of code points block*256 .. block*256+255"},
     {"missing", missing, METH_VARARGS, "missing(table, text) -> the blocks of text's code points not filled yet"},
     {"split", split, METH_VARARGS, "split(table, kind, text) -> the chunks of text, or None when a block is not filled"},
+    {"segments", segments, METH_VARARGS, "segments(text) -> text cut after each line break before a non-space other than '/'"},
     {NULL, NULL, 0, NULL},
 };
 
