@@ -10,8 +10,8 @@ pattern, :func:`compile_split` gives the plain :class:`ChunkPattern`.
 The scanner's character classes are the regex path's own: a flags byte per code point, filled a
 block of 256 code points at a time, the first time a text holds one of them, by matching the
 pattern's classes (pinned to :data:`~tokscope.core.patterns.tiktoken_syntax.PATTERN_UNICODE_VERSION`
-exactly as the regex path pins them) over the block's code points (see :func:`block_flags`).
-Nothing is built at load: an English text fills one block.
+exactly as the regex path pins them, in the blocks where pinning changes a class) over the block's
+code points (see :func:`block_flags`). Nothing is built at load: an English text fills one block.
 
 >>> pattern = compile_split(GPT2_PATTERN)
 >>> pattern.split("Hello world's  end")
@@ -25,7 +25,14 @@ import threading
 
 import regex
 
-from ..patterns.tiktoken_syntax import GPT2_PATTERN, LINE_SAFE_PATTERNS, ChunkPattern, compile_pattern, translate_pattern
+from ..patterns.tiktoken_syntax import (
+    GPT2_PATTERN,
+    LINE_SAFE_PATTERNS,
+    ChunkPattern,
+    compile_pattern,
+    moved_ranges,
+    translate_pattern,
+)
 
 #: cl100k_base's and o200k_base's patterns (o200k_harmony shares the latter)
 CL100K_PATTERN, O200K_PATTERN = sorted(LINE_SAFE_PATTERNS, key=len)
@@ -64,9 +71,17 @@ BLOCK = 256
 
 
 @functools.cache
-def _class_patterns(classes: tuple[tuple[int, str], ...]) -> tuple[tuple[int, regex.Pattern[str]], ...]:
-    """Each class compiled as a run of its members, pinned as the regex path pins it."""
-    return tuple((bit, regex.compile("(?:%s)+" % translate_pattern(body)[0])) for bit, body in classes)
+def _class_patterns(classes: tuple[tuple[int, str], ...], pinned: bool) -> tuple[tuple[int, regex.Pattern[str]], ...]:
+    """Each class compiled as a run of its members, pinned as the regex path pins it (the pinned
+    translation takes a moment to build: only blocks that hold a moved code point need it)."""
+    return tuple((bit, regex.compile("(?:%s)+" % translate_pattern(body, pin_unicode=pinned)[0]))
+                 for bit, body in classes)
+
+
+@functools.cache
+def _moved_blocks() -> frozenset[int]:
+    """The blocks holding a code point whose class the regex path pins."""
+    return frozenset(b for first, last in moved_ranges() for b in range(first // BLOCK, last // BLOCK + 1))
 
 
 def block_flags(block: int, classes: tuple[tuple[int, str], ...] = CLASSES + FOLDS) -> bytes:
@@ -79,7 +94,7 @@ def block_flags(block: int, classes: tuple[tuple[int, str], ...] = CLASSES + FOL
     """
     chars = "".join(map(chr, range(block * BLOCK, (block + 1) * BLOCK)))
     flags = bytearray(BLOCK)
-    for bit, pattern in _class_patterns(classes):
+    for bit, pattern in _class_patterns(classes, block in _moved_blocks()):
         for found in pattern.finditer(chars):
             for i in range(found.start(), found.end()):
                 if bit & _FOLD_BITS and flags[i] & _FOLD_BITS:  # a code, not a bit: one per character
