@@ -48,7 +48,7 @@ INTERESTING = list(
     "/.,!?-_\u00a7\u20ac\U0001F600\u200d\ufe0f"
     "\ud800\udc00\udfff\u0378\ue000\U0010FFFF\U000E0100"
     "\u0295\u0897\u1c89\U00013460\U00031350"
-) + ["\r\n", "'s", "'LL", "'Ve", "'\u017f", "  ", "\n\n", "123456", "<|endoftext|>"]
+) + ["\r\n", "'s", "'LL", "'Ve", "'\u017f", "  ", "\n\n", "123456", "<|endoftext|>", "AB", "1\u0301AB", "A\u02b0B"]
 
 biased = st.lists(st.sampled_from(INTERESTING), max_size=40).map("".join)
 any_text = st.text(st.characters(exclude_categories=()), max_size=40)
@@ -118,7 +118,7 @@ def test_segments_are_the_regex_cuts(text):
 
 #: each code point X in contexts where its classes decide the chunks: after a space, between
 #: letters of each case, before and after digits and marks, after an apostrophe, before a line break
-CONTEXTS = ("a{}b", "A{}a", " {}1", "'{}x", "{}\u0301a", "1{}2", "\n{} ", "'l{}", "'v{}", "{}Ab", "x {}\n")
+CONTEXTS = ("a{}b", "A{}a", " {}1", "'{}x", "{}\u0301a", "1{}2", "\n{} ", "'l{}", "'v{}", "{}Ab", "x {}\n", "1{}AB.")
 
 
 def _code_point_text(code_points, context: str) -> str:
