@@ -61,6 +61,19 @@ typedef struct {
 
 static const char *CAPSULE = "_tokscope_split.table";
 
+/* 1 when text's characters can be read (a legacy str made by a deprecated API may need readying
+ * before 3.12); 0 with an exception set */
+static int
+ready(PyObject *text)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    return PyUnicode_READY(text) == 0;
+#else
+    (void)text;
+    return 1;
+#endif
+}
+
 static void
 table_free(PyObject *capsule)
 {
@@ -162,7 +175,7 @@ static PyObject *
 missing(PyObject *self, PyObject *args)
 {
     PyObject *obj, *text;
-    if (!PyArg_ParseTuple(args, "OU", &obj, &text))
+    if (!PyArg_ParseTuple(args, "OU", &obj, &text) || !ready(text))
         return NULL;
     Table *t = get_table(obj);
     if (t == NULL)
@@ -441,7 +454,7 @@ split(PyObject *self, PyObject *args)
 {
     PyObject *obj, *text;
     int kind;
-    if (!PyArg_ParseTuple(args, "OiU", &obj, &kind, &text))
+    if (!PyArg_ParseTuple(args, "OiU", &obj, &kind, &text) || !ready(text))
         return NULL;
     Table *table = get_table(obj);
     if (table == NULL)
@@ -497,7 +510,7 @@ static PyObject *
 segments(PyObject *self, PyObject *args)
 {
     PyObject *text;
-    if (!PyArg_ParseTuple(args, "U", &text))
+    if (!PyArg_ParseTuple(args, "U", &text) || !ready(text))
         return NULL;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
