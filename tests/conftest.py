@@ -42,9 +42,7 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="module")
 def merge_loop(request):
-    from compiled_merge import compiled_module
-
-    from compiled_merge import split_module
+    from compiled_merge import compiled_module, split_module
 
     from tokscope.core.models import ranks
     from tokscope.core.pre_tokenizers import compiled_split
