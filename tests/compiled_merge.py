@@ -1,4 +1,5 @@
-"""The compiled merge loop for the tests: the one installed with tokscope, else one built here.
+"""The compiled merge loop (and the compiled pattern split, :func:`split_module`) for the tests:
+the one installed with tokscope, else one built here.
 
 CI installs the checkout (``pip install '.[test]'``), which builds ``_tokscope_merge`` when the
 machine has a C compiler; a developer's checkout may not have it, so when it is not installed and
