@@ -1,11 +1,11 @@
 """The split of the tiktoken-family patterns at C speed: ``split.c`` beside this file, compiled.
 
-The OpenAI encodings' patterns (cl100k_base's, o200k_base's, GPT-2's), Llama 3's and Qwen's are each
-written out in C as a state machine that cuts text exactly as the ``regex`` module does
+The OpenAI encodings' patterns (cl100k_base's, o200k_base's, GPT-2's), Llama 3's and Qwen's are
+each written out in C as a state machine that cuts text exactly as the ``regex`` module does
 (:class:`~tokscope.core.patterns.tiktoken_syntax.ChunkPattern`, which stays the fallback and the
-test oracle). A pattern is recognised by its exact string, never by a name. The extension is
-optional (built at install when the machine has a C compiler); without it, or for any other
-pattern, :func:`compile_split` gives the plain :class:`ChunkPattern`.
+test oracle). A pattern is recognised by its exact string, never by a name: for any other,
+:func:`compile_split` gives the plain :class:`ChunkPattern`. The extension is optional (built at
+install when the machine has a C compiler); without it the known patterns split by the regex too.
 
 The scanner's character classes are the regex path's own: a flags byte per code point, filled a
 block of 256 code points at a time, the first time a text holds one of them, by matching the
