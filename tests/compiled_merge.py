@@ -1,4 +1,5 @@
-"""The compiled merge loop for the tests: the one installed with tokscope, else one built here.
+"""The compiled merge loop (and the compiled pattern split, :func:`split_module`) for the tests:
+the one installed with tokscope, else one built here.
 
 CI installs the checkout (``pip install '.[test]'``), which builds ``_tokscope_merge`` when the
 machine has a C compiler; a developer's checkout may not have it, so when it is not installed and
@@ -14,17 +15,18 @@ import tempfile
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[1] / "tokscope" / "core" / "models" / "merge.c"
+SPLIT_SOURCE = Path(__file__).resolve().parents[1] / "tokscope" / "core" / "pre_tokenizers" / "split.c"
 
 
-def _build() -> object | None:
-    """``_tokscope_merge`` built from this checkout's ``merge.c`` into a temporary folder (None
-    without a C compiler)."""
+def _build(name: str = "_tokscope_merge", source: Path = SOURCE) -> object | None:
+    """``name`` built from this checkout's ``source`` (``merge.c`` unless told) into a temporary
+    folder (None without a C compiler)."""
     try:
         from setuptools import Distribution, Extension
     except ImportError:
         return None
     out = Path(tempfile.mkdtemp(prefix="tokscope-merge-"))
-    dist = Distribution({"name": "t", "ext_modules": [Extension("_tokscope_merge", [str(SOURCE)])]})
+    dist = Distribution({"name": "t", "ext_modules": [Extension(name, [str(source)])]})
     cmd = dist.get_command_obj("build_ext")
     cmd.build_lib = str(out)
     cmd.build_temp = str(out / "tmp")
@@ -33,10 +35,10 @@ def _build() -> object | None:
         cmd.run()
     except Exception:  # noqa: BLE001 - no compiler (or a broken one): the pure loop only
         return None
-    built = next(out.glob("_tokscope_merge*"), None)
+    built = next(out.glob(name + "*"), None)
     if built is None:
         return None
-    spec = importlib.util.spec_from_file_location("_tokscope_merge", built)
+    spec = importlib.util.spec_from_file_location(name, built)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
@@ -60,3 +62,18 @@ def lattice_module() -> object | None:
     if getattr(module, "LATTICE_ABI", None) != 1:
         module = _build()
     return module if getattr(module, "LATTICE_ABI", None) == 1 else None
+
+
+@functools.cache
+def split_module() -> object | None:
+    """The compiled pre-tokenizer split (``_tokscope_split``): the one installed when it is current,
+    else one built here from ``tokscope/core/pre_tokenizers/split.c`` (None without a C compiler)."""
+    try:
+        import _tokscope_split
+
+        if getattr(_tokscope_split, "SPLIT_ABI", None) == 1:
+            return _tokscope_split
+    except ImportError:
+        pass
+    module = _build("_tokscope_split", SPLIT_SOURCE)
+    return module if getattr(module, "SPLIT_ABI", None) == 1 else None

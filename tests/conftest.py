@@ -27,7 +27,8 @@ def load():
 # ----- both merge loops on the parity suites -------------------------------------------------------
 
 #: the parity suites, run twice: with the compiled merge loop (its rank table from the first merge
-#: on) and with the pure-Python one, each on freshly loaded tokenizers (empty chunk caches)
+#: on) and the compiled pattern split, and with the pure-Python loop and the regex split, each on
+#: freshly loaded tokenizers (empty chunk caches)
 BOTH_MERGE_LOOPS = ("core/test_parity.py", "tiktoken_suite/")
 
 
@@ -41,9 +42,10 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="module")
 def merge_loop(request):
-    from compiled_merge import compiled_module
+    from compiled_merge import compiled_module, split_module
 
     from tokscope.core.models import ranks
+    from tokscope.core.pre_tokenizers import compiled_split
 
     compiled = request.param == "compiled"
     module = compiled_module() if compiled else None
@@ -52,8 +54,12 @@ def merge_loop(request):
     was_on, table_after = ranks.compiled_available(), ranks.TABLE_AFTER
     ranks.use_compiled(compiled, module)
     ranks.TABLE_AFTER = 0 if compiled else table_after
+    # the pattern split too: the compiled scanner with the compiled loop, the regex path with the pure one
+    split_was = compiled_split.compiled_in_use()
+    compiled_split.use_compiled(compiled and split_module() is not None, split_module() if compiled else None)
     registry.forget()
     yield request.param
     ranks.TABLE_AFTER = table_after
     ranks.use_compiled(was_on)
+    compiled_split.use_compiled(split_was)
     registry.forget()

@@ -64,22 +64,46 @@ _PROPERTY = regex.compile(r"\\([pP])\{(\^?)([A-Za-z_]+)\}")
 
 
 @functools.cache
-def _pinned_table() -> dict[int, str]:
-    """``code point -> Unicode 16.0 category`` for the code points whose category moved."""
-    table: dict[int, str] = {}
+def moved_ranges() -> tuple[tuple[int, int], ...]:
+    """The ``(first, last)`` ranges of code points whose class :func:`translate_pattern` pins (the
+    only ones where the plain and the pinned translations can differ); cheap, unlike the tables.
+
+    >>> moved_ranges()[:2]
+    ((661, 661), (1368, 1368))
+    """
+    return tuple((first, last) for first, last, _ in _moved_items())
+
+
+@functools.cache
+def _moved_items() -> tuple[tuple[int, int, str], ...]:
+    out = []
     for item in _PINNED_CATEGORIES.split():
         span, _, category = item.partition(":")
         first, _, last = span.partition("-")
-        for cp in range(int(first, 16), int(last or first, 16) + 1):
-            table[cp] = category
+        out.append((int(first, 16), int(last or first, 16), category))
+    return tuple(out)
+
+
+@functools.cache
+def _pinned_table() -> dict[int, str]:
+    """``code point -> Unicode 16.0 category`` for the code points whose category moved."""
+    table: dict[int, str] = {}
+    for first, last, category in _moved_items():
+        table.update(dict.fromkeys(range(first, last + 1), category))
     return table
+
+
+@functools.cache
+def _moved_chars() -> str:
+    """Every code point whose category moved, in order, as one string."""
+    return "".join(["".join(map(chr, range(first, last + 1))) for first, last, _ in _moved_items()])
 
 
 @functools.cache
 def _by_category() -> dict[str, frozenset[int]]:
     groups: dict[str, set[int]] = {}
-    for cp, category in _pinned_table().items():
-        groups.setdefault(category, set()).add(cp)
+    for first, last, category in _moved_items():
+        groups.setdefault(category, set()).update(range(first, last + 1))
     return {category: frozenset(cps) for category, cps in groups.items()}
 
 
@@ -87,8 +111,7 @@ def _by_category() -> dict[str, frozenset[int]]:
 def _property_members(name: str) -> tuple[frozenset[int], frozenset[int]]:
     """Among the moved code points: those the installed ``regex`` puts in ``\\p{name}``, and those
     :data:`PATTERN_UNICODE_VERSION` does."""
-    chars = "".join(map(chr, _pinned_table()))
-    installed = frozenset(ord(m.group()) for m in regex.finditer(r"\p{%s}" % name, chars))
+    installed = frozenset(map(ord, regex.findall(r"\p{%s}" % name, _moved_chars())))
     groups = _by_category()
     pinned = frozenset().union(*(groups.get(c, ()) for c in _PROPERTY_CATEGORIES[name]))
     return installed, pinned

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..patterns.tiktoken_syntax import compile_pattern
+from .compiled_split import compile_split
 
 if TYPE_CHECKING:
     from ..text.normalized import NormalizedText
 
 
 class PatternSplit:
-    """The pre-tokenizer of byte-level BPE from ranks: matches of a tiktoken-syntax pattern.
+    """The pre-tokenizer of byte-level BPE from ranks: matches of a tiktoken-syntax pattern (the
+    known patterns of the OpenAI encodings and Llama 3 split by the compiled scanner when it is
+    installed: see :mod:`.compiled_split`).
 
     >>> PatternSplit(r"\\S+|\\s+").compiled.findall("a b")
     ['a', ' ', 'b']
@@ -22,7 +24,7 @@ class PatternSplit:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self.compiled = compile_pattern(pattern)
+        self.compiled = compile_split(pattern)
 
     def __reduce__(self):
         return PatternSplit, (self.pattern,)
