@@ -91,8 +91,9 @@ def test_the_command_works_from_an_isolated_install(tmp_path):
     where = subprocess.run([str(bin_dir / "python"), "-c", "import tokscope; print(tokscope.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, env=env, check=True).stdout
     assert Path(where.strip()).is_relative_to(venv)  # the installed copy, not the checkout
-    if shutil.which("cc") or shutil.which("gcc"):  # a compiler at install: the compiled merge loop too
-        check = "from tokscope.core.models import ranks; print(ranks.compiled_available())"
+    if shutil.which("cc") or shutil.which("gcc"):  # a compiler at install: the compiled merge loop and split too
+        check = ("from tokscope.core.models import ranks; from tokscope.core.pre_tokenizers import compiled_split; "
+                 "print(ranks.compiled_available(), compiled_split.compiled_available())")
         compiled = subprocess.run([str(bin_dir / "python"), "-c", check], capture_output=True, text=True,
                                   cwd=tmp_path, env=env, check=True).stdout
-        assert compiled.strip() == "True"
+        assert compiled.split() == ["True", "True"]
