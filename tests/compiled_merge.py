@@ -60,3 +60,13 @@ def lattice_module() -> object | None:
     if getattr(module, "LATTICE_ABI", None) != 1:
         module = _build()
     return module if getattr(module, "LATTICE_ABI", None) == 1 else None
+
+
+@functools.cache
+def spm_reader_module() -> object | None:
+    """A ``_tokscope_merge`` with the compiled ``.model`` reader (``spm_model_pieces``): the
+    installed one when it has it, else one built here (None without a C compiler)."""
+    module = compiled_module()
+    if getattr(module, "SPM_ABI", None) != 1:
+        module = _build()
+    return module if getattr(module, "SPM_ABI", None) == 1 else None
