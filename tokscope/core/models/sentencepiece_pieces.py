@@ -89,7 +89,7 @@ class Pieces:
             self.unk_id = unk_id
         self._bytes: list[int | None] = [None] * 256
         for i in self.by_type.get(BYTE, ()):
-            value = byte_value(self.pieces[i])
+            value = _BYTE_VALUES.get(self.pieces[i])
             if value is None:
                 raise TokenizerFileError(f"the SentencePiece model's byte piece {self.pieces[i]!r} is not <0xNN>")
             if self._bytes[value] is None:
@@ -219,6 +219,10 @@ def byte_value(piece: str) -> int | None:
         if all(c in "0123456789ABCDEF" for c in digits):
             return int(digits, 16)
     return None
+
+
+#: ``byte_value`` of every byte piece
+_BYTE_VALUES = {byte_piece(b): b for b in range(256)}
 
 
 class PiecesModel:
