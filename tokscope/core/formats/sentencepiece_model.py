@@ -5,8 +5,11 @@ The file is a serialized ``ModelProto`` (SentencePiece's ``sentencepiece_model.p
 read here by a small reader of the protocol-buffer wire format that knows the fields tokenizing
 needs (the pieces with their scores and types, the trainer's model type and flags, the
 normalizer's rules); every other field is skipped by its wire type, so files from any release
-read alike. A hand-written reader keeps ``protobuf`` out of the dependencies and loads faster
-(the figures are in ``bench/README.md``).
+read alike. A hand-written reader keeps ``protobuf`` out of the dependencies and loads faster:
+protobuf's import alone costs more than the library's whole load. The pieces are read by the
+compiled reader of the optional extension when it is installed (``merge.c``'s
+``spm_model_pieces``), else by the Python one, which gives the same answers and errors and is
+the tests' oracle (the figures are in ``bench/README.md``).
 
 The pipeline is the library's: :class:`.SentencePieceNormalizer` (charsmap, user-defined pieces,
 whitespace rules), no pre-tokenizer (the library runs its model over the whole normalized text),
