@@ -57,15 +57,17 @@ class Pieces:
         if not valid:
             bad = next(i for i, t in enumerate(types) if not isinstance(t, int) or not NORMAL <= t <= BYTE)
             raise TokenizerFileError(f"the SentencePiece model's piece {bad} has an unknown type {types[bad]!r}")
-        self.pieces = list(pieces)
+        self.pieces = pieces if type(pieces) is list else list(pieces)
         self.scores = scores if isinstance(scores, array) else array("d", scores)
         self.types = bytes(types)
         self.byte_fallback = bool(byte_fallback)
-        # a dict keeps the last of equal keys: built backwards, the first id of a piece wins
-        self._all: dict[str, int] = dict(zip(reversed(self.pieces), range(n - 1, -1, -1)))
-        if "" in self._all:
-            raise TokenizerFileError(f"the SentencePiece model's piece {self._all['']} is empty")
-        if len(self._all) != n and strict:
+        # the first id of each piece: built forwards where a piece defined twice is refused
+        # anyway, else backwards (a dict keeps the last of equal keys)
+        first: dict[str, int] = (dict(zip(self.pieces, range(n))) if strict
+                                 else dict(zip(reversed(self.pieces), range(n - 1, -1, -1))))
+        if "" in first:
+            raise TokenizerFileError(f"the SentencePiece model's piece {self.pieces.index('')} is empty")
+        if len(first) != n and strict:
             seen: set[str] = set()
             twice = next(p for p in self.pieces if p in seen or seen.add(p))  # type: ignore[func-returns-value]
             raise TokenizerFileError(f"the SentencePiece model defines the piece {twice!r} twice")
@@ -74,13 +76,13 @@ class Pieces:
         for m in _NOT_NORMAL.finditer(self.types):
             self.by_type.setdefault(self.types[m.start()], []).append(m.start())
         reserved = [i for t in (UNKNOWN, CONTROL, BYTE) for i in self.by_type.get(t, ())]
-        if reserved:
-            self._ids = dict(self._all)
-            for i in reserved:
-                if self._ids.get(self.pieces[i]) == i:
-                    del self._ids[self.pieces[i]]
-        else:
-            self._ids = self._all
+        # every piece's id (token_to_id, get_vocab) is made on first use from the pieces: a load
+        # keeps one dict, the look-ups, which lack the reserved pieces
+        self._all_ids: dict[str, int] | None = None if reserved else first
+        self._ids = first
+        for i in reserved:
+            if first.get(self.pieces[i]) == i:
+                del first[self.pieces[i]]
         unknown = self.by_type.get(UNKNOWN, [])
         if len(unknown) > 1 and strict:
             raise TokenizerFileError("the SentencePiece model has two unknown pieces")
@@ -101,6 +103,15 @@ class Pieces:
                 raise TokenizerFileError("the SentencePiece model uses byte fallback but lacks some of the 256 byte pieces")
         #: the matcher of user-defined pieces
         self.user_symbols = PrefixMatcher(self.pieces[i] for i in self.by_type.get(USER_DEFINED, ()))
+
+    @property
+    def _all(self) -> dict[str, int]:
+        """Every piece's first id (in the order of the ids, from the last)."""
+        found = self._all_ids
+        if found is None:
+            n = len(self.pieces)
+            found = self._all_ids = dict(zip(reversed(self.pieces), range(n - 1, -1, -1)))
+        return found
 
     @property
     def lookups(self) -> dict[str, int]:
