@@ -94,21 +94,33 @@ class SentencePieceBPE(PiecesModel):
         self.unk_id = pieces.unk_id
         self.llama_cpp = llama_cpp
         types = pieces.types
+        self._llama_join: dict[str, int] | None = None
         if llama_cpp:
             self.label = "BPE by score (llama.cpp SPM)"
             # llama.cpp joins symbols into any token (the last of a duplicated text wins)
-            self._join = dict(zip(pieces.pieces, range(len(pieces))))
-        else:
-            self._join = pieces.lookups
+            self._llama_join = dict(zip(pieces.pieces, range(len(pieces))))
         self._scores = pieces.scores
-        # the library orders scores by their bits: +0.0 before -0.0 (llama.cpp compares floats)
-        self._negative_zero = frozenset() if llama_cpp else frozenset(
-            i for i in negative_zeros(pieces.scores) if self._join.get(pieces.pieces[i]) == i)
+        self._negatives: frozenset[int] | None = frozenset() if llama_cpp else None
         self._types = types
         self._suffix = treat_whitespace_as_suffix
         self._safe: str | None = None
         self._cache: dict[str, tuple[tuple[int | None, int, int], ...]] = {}
         self._ids_cache: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
+
+    @property
+    def _join(self) -> dict[str, int]:
+        """The pieces symbols may be joined into (the table's look-ups, made on first use)."""
+        return self._llama_join if self._llama_join is not None else self.table.lookups
+
+    @property
+    def _negative_zero(self) -> frozenset[int]:
+        """The pieces scored -0.0 (the library orders scores by their bits: +0.0 before -0.0;
+        llama.cpp compares floats), found on first use."""
+        found = self._negatives
+        if found is None:
+            join, pieces = self._join, self.table.pieces
+            found = self._negatives = frozenset(i for i in negative_zeros(self._scores) if join.get(pieces[i]) == i)
+        return found
 
     def _cut_mode(self) -> str:
         """Where no merge can cross, worked out on first use: ``every`` ``▁`` when no piece holds

@@ -61,28 +61,28 @@ class Pieces:
         self.scores = scores if isinstance(scores, array) else array("d", scores)
         self.types = bytes(types)
         self.byte_fallback = bool(byte_fallback)
-        # the first id of each piece: built forwards where a piece defined twice is refused
-        # anyway, else backwards (a dict keeps the last of equal keys)
-        first: dict[str, int] = (dict(zip(self.pieces, range(n))) if strict
-                                 else dict(zip(reversed(self.pieces), range(n - 1, -1, -1))))
-        if "" in first:
+        # the dicts of the pieces (the look-ups, every piece's first id) are made on first use;
+        # a load only checks what the library refuses: a set where a piece defined twice is
+        # refused, else the first ids (a dict keeps the last of equal keys: built backwards)
+        first: dict[str, int] | None = None
+        if strict:
+            distinct: set[str] | dict[str, int] = set(self.pieces)
+        else:
+            distinct = first = dict(zip(reversed(self.pieces), range(n - 1, -1, -1)))
+        if "" in distinct:
             raise TokenizerFileError(f"the SentencePiece model's piece {self.pieces.index('')} is empty")
-        if len(first) != n and strict:
+        if len(distinct) != n and strict:
             seen: set[str] = set()
             twice = next(p for p in self.pieces if p in seen or seen.add(p))  # type: ignore[func-returns-value]
             raise TokenizerFileError(f"the SentencePiece model defines the piece {twice!r} twice")
+        del distinct
         #: ids of the pieces that are not normal, by type
         self.by_type: dict[int, list[int]] = {}
         for m in _NOT_NORMAL.finditer(self.types):
             self.by_type.setdefault(self.types[m.start()], []).append(m.start())
-        reserved = [i for t in (UNKNOWN, CONTROL, BYTE) for i in self.by_type.get(t, ())]
-        # every piece's id (token_to_id, get_vocab) is made on first use from the pieces: a load
-        # keeps one dict, the look-ups, which lack the reserved pieces
-        self._all_ids: dict[str, int] | None = None if reserved else first
-        self._ids = first
-        for i in reserved:
-            if first.get(self.pieces[i]) == i:
-                del first[self.pieces[i]]
+        self._all_ids: dict[str, int] | None = first
+        self._ids: dict[str, int] | None = None
+        self._distinct = strict
         unknown = self.by_type.get(UNKNOWN, [])
         if len(unknown) > 1 and strict:
             raise TokenizerFileError("the SentencePiece model has two unknown pieces")
@@ -115,8 +115,20 @@ class Pieces:
 
     @property
     def lookups(self) -> dict[str, int]:
-        """``piece -> id`` of the pieces the text may become (read-only by convention)."""
-        return self._ids
+        """``piece -> id`` of the pieces the text may become (read-only by convention): every
+        piece's first id without those whose first id is reserved (unknown, control, byte)."""
+        found = self._ids
+        if found is None:
+            reserved = [i for t in (UNKNOWN, CONTROL, BYTE) for i in self.by_type.get(t, ())]
+            if self._distinct:  # each piece once: its first id is its id (built forwards)
+                found = dict(zip(self.pieces, range(len(self.pieces))))
+            else:
+                found = dict(self._all) if reserved else self._all
+            for i in reserved:
+                if found.get(self.pieces[i]) == i:
+                    del found[self.pieces[i]]
+            self._ids = found
+        return found
 
     # ----- lookups ---------------------------------------------------------------------------
 
@@ -125,7 +137,7 @@ class Pieces:
 
     def lookup(self, piece: str) -> int | None:
         """The id of a piece the text may become (normal, user-defined or unused), else None."""
-        return self._ids.get(piece)
+        return self.lookups.get(piece)
 
     def token_to_id(self, piece: str) -> int | None:
         return self._all.get(piece)
