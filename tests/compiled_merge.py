@@ -77,3 +77,13 @@ def split_module() -> object | None:
         pass
     module = _build("_tokscope_split", SPLIT_SOURCE)
     return module if getattr(module, "SPLIT_ABI", None) == 1 else None
+
+
+@functools.cache
+def spm_reader_module() -> object | None:
+    """A ``_tokscope_merge`` with the compiled ``.model`` reader (``spm_model_pieces``): the
+    installed one when it has it, else one built here (None without a C compiler)."""
+    module = compiled_module()
+    if getattr(module, "SPM_ABI", None) != 1:
+        module = _build()
+    return module if getattr(module, "SPM_ABI", None) == 1 else None

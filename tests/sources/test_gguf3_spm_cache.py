@@ -33,6 +33,16 @@ def _models() -> list[Path]:
     return out[:2] + out[-1:]
 
 
+@pytest.fixture(autouse=True)
+def python_reader(monkeypatch):
+    """The cache serves the Python reader (the compiled one parses faster than an entry reads; see
+    tests/spm/test_spm7_cache_policy.py); every model is cached here, small ones too."""
+    monkeypatch.setattr(cache, "SPM_CACHE_MIN_PIECES", 0)
+    sentencepiece_model.use_compiled(False)
+    yield
+    sentencepiece_model.use_compiled(True)
+
+
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     folder = tmp_path / "cache"

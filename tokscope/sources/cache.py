@@ -732,27 +732,36 @@ def _gguf_from(described: Any, reader: _Reader) -> Tokenizer:
 #
 # A ``.model`` file is keyed by its bytes' sha256 like a tokenizer.json; its entry holds the parsed
 # ``ModelProto`` (pieces, scores, types, and the trainer's and normalizer's fields), so a second
-# load skips the protobuf parse and builds the tokenizer from the tables.
+# load skips the protobuf parse and builds the tokenizer from the tables. Only the Python reader
+# is served: the compiled one parses a file faster than an entry is read (and a first load then
+# writes nothing), and a model of fewer than SPM_CACHE_MIN_PIECES pieces parses about as fast as
+# its entry reads (the figures are in bench/README.md).
 
 _SPM = "spm-model"
+#: the Python reader's models with fewer pieces than this are not cached
+SPM_CACHE_MIN_PIECES = 4096
 
 
 def cached_sentencepiece(path: Path, label: str) -> Tokenizer:
     """The tokenizer of the SentencePiece ``.model`` file at ``path``
     (:func:`~..core.formats.sentencepiece_model.from_model_bytes`), from the cache when it holds
-    the file's parse."""
+    the file's parse (see above for when it does)."""
+    from ..core.formats import sentencepiece_model
+
     data = read_source(path)
+    source = os.fspath(path)
+    if sentencepiece_model.compiled_reader() is not None:
+        return sentencepiece_model.from_model_bytes(data, label, source)
     digest = hashlib.sha256(data).hexdigest()
     entry = _entry(_SPM, digest)
     tokenizer = _load(entry, _SPM, digest)
     if tokenizer is not None:
         tokenizer.name = label
         return tokenizer
-    from ..core.formats import sentencepiece_model
-
-    source = os.fspath(path)
     proto = sentencepiece_model.parse(data, source)
     tokenizer = sentencepiece_model.from_proto(proto, label, source)
+    if len(proto.pieces) < SPM_CACHE_MIN_PIECES:
+        return tokenizer
     tables = _Tables()
     try:
         described = {"recipe": "sentencepiece", "name": label, "source": source,

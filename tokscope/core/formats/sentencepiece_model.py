@@ -5,8 +5,11 @@ The file is a serialized ``ModelProto`` (SentencePiece's ``sentencepiece_model.p
 read here by a small reader of the protocol-buffer wire format that knows the fields tokenizing
 needs (the pieces with their scores and types, the trainer's model type and flags, the
 normalizer's rules); every other field is skipped by its wire type, so files from any release
-read alike. A hand-written reader keeps ``protobuf`` out of the dependencies and loads faster
-(the figures are in ``bench/README.md``).
+read alike. A hand-written reader keeps ``protobuf`` out of the dependencies and loads faster:
+protobuf's import alone costs more than the library's whole load. The pieces are read by the
+compiled reader of the optional extension when it is installed (``merge.c``'s
+``spm_model_pieces``), else by the Python one, which gives the same answers and errors and is
+the tests' oracle (the figures are in ``bench/README.md``).
 
 The pipeline is the library's: :class:`.SentencePieceNormalizer` (charsmap, user-defined pieces,
 whitespace rules), no pre-tokenizer (the library runs its model over the whole normalized text),
@@ -92,6 +95,42 @@ class ModelProto:
 
 
 # ----- the wire format ---------------------------------------------------------------------------
+#
+# The compiled reader (``merge.c``'s ``spm_model_pieces``, in the optional ``_tokscope_merge``
+# extension) reads the top level as :func:`_top` does, check for check; without it (no C compiler
+# at install, or switched off) :func:`_top` runs, and it stays the tests' oracle.
+
+
+def _import_compiled() -> Any:
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "SPM_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Read the pieces with the compiled reader when installed (the default), or with the Python
+    one (tests and benches compare the two); ``module`` puts in a compiled one built elsewhere.
+
+    >>> was = compiled_reader() is not None
+    >>> use_compiled(False); compiled_reader() is None
+    True
+    >>> use_compiled(True); (compiled_reader() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = bool(on)
+
+
+def compiled_reader() -> Any:
+    """The compiled reader's module in use, or None (the Python reader)."""
+    return _compiled["module"] if _compiled["on"] else None
+
 
 
 class _Truncated(Exception):
@@ -196,6 +235,28 @@ def _piece_fields(data: bytes, start: int, end: int) -> tuple[str, bytes, int]:
     return piece, score, kind
 
 
+def _read_top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`_top`'s answer, from the compiled reader when there is one (its errors turned into
+    the Python reader's)."""
+    module = compiled_reader()
+    if module is None:
+        return _top(data)
+    try:
+        pieces, raw, types, trainer, normalizer = module.spm_model_pieces(data)
+    except ValueError as exc:
+        kind, detail = exc.args
+        if kind == "truncated":
+            raise _Truncated from None
+        if kind == "utf8":
+            raise _NotUtf8 from None
+        raise TokenizerFileError(detail) from None
+    scores = array("f")
+    scores.frombytes(raw)
+    if sys.byteorder != "little":
+        scores.byteswap()
+    return pieces, scores, types, trainer, normalizer
+
+
 def _top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]], list[tuple[int, int]]]:
     """The top-level fields: the pieces (text, scores as an ``array('f')``, types), and the spans
     of the trainer and normalizer messages. Most pieces are ``0a <len> 0a <len> <piece> 15
@@ -250,22 +311,26 @@ def _top(data: bytes) -> tuple[list[str], array, list[int], list[tuple[int, int]
         if wire == 2:
             length, start = _varint(data, after)
             end = start + length
-            if end > n:
-                raise _Truncated
-            if number == 1:
-                piece, score, kind = _piece_fields(data, start, end)
-                append_piece(piece)
-                score_bytes += score
-                append_type(kind)
-            elif number == 2:
-                trainer.append((start, end))
-            elif number == 3:
-                normalizer.append((start, end))
-            pos = end
+        elif wire == 0:
+            start = end = _varint(data, after)[1]
+        elif wire in (1, 5):
+            start = end = after + (4 if wire == 5 else 8)
         else:
-            for _ in _fields(data, pos, _field_end(data, pos)):
-                pass
-            pos = _field_end(data, pos)
+            raise TokenizerFileError(f"the SentencePiece model has a field of wire type {wire} at its top level")
+        if end > n:
+            raise _Truncated
+        if number == 0:
+            raise TokenizerFileError("the SentencePiece model has a field numbered 0")
+        if wire == 2 and number == 1:
+            piece, score, kind = _piece_fields(data, start, end)
+            append_piece(piece)
+            score_bytes += score
+            append_type(kind)
+        elif wire == 2 and number == 2:
+            trainer.append((start, end))
+        elif wire == 2 and number == 3:
+            normalizer.append((start, end))
+        pos = end
     scores = array("f")
     scores.frombytes(bytes(score_bytes))
     if sys.byteorder != "little":
@@ -363,19 +428,6 @@ def _agreeing(a: bytes, b: bytes, c: bytes, d: bytes) -> int:
     return lo
 
 
-def _field_end(data: bytes, pos: int) -> int:
-    """Where the field at ``pos`` (not length-delimited) ends."""
-    key, pos = _varint(data, pos)
-    wire = key & 7
-    if wire == 0:
-        return _varint(data, pos)[1]
-    if wire == 5:
-        return pos + 4
-    if wire == 1:
-        return pos + 8
-    raise TokenizerFileError(f"the SentencePiece model has a field of wire type {wire} at its top level")
-
-
 _TRAINER_BOOLS = {35: "byte_fallback", 24: "treat_whitespace_as_suffix"}
 _TRAINER_INTS = {3: "model_type", 40: "unk_id", 41: "bos_id", 42: "eos_id"}
 _NORMALIZER_BOOLS = {3: "add_dummy_prefix", 4: "remove_extra_whitespaces", 5: "escape_whitespaces"}
@@ -388,7 +440,7 @@ def parse(data: bytes, source: str = "the SentencePiece model") -> ModelProto:
         raise TokenizerFileError(f"{source} is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
     data = bytes(data)
     try:
-        pieces, scores, types, trainer_spans, normalizer_spans = _top(data)
+        pieces, scores, types, trainer_spans, normalizer_spans = _read_top(data)
         trainer: dict[str, Any] = {}
         normalizer: dict[str, Any] = {}
         for value in trainer_spans:
@@ -470,6 +522,9 @@ def from_proto(proto: ModelProto, name: str, source: str = "the SentencePiece mo
     model: Any
     if kind == "unigram":
         model = SentencePieceUnigram(table, treat_whitespace_as_suffix=trainer.treat_whitespace_as_suffix)
+        # built at load, as the library builds its trie (a 250k-piece model's first encode
+        # otherwise paid ~0.2 s for it; the load stays under the library's)
+        model.build_lattice()
     elif kind == "bpe":
         model = SentencePieceBPE(table, treat_whitespace_as_suffix=trainer.treat_whitespace_as_suffix)
     elif kind == "char":

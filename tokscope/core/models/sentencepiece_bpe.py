@@ -29,7 +29,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .sentencepiece_pieces import SPACE, UNUSED, Pieces, PiecesModel, byte_piece, cut_mode, cut_words
+from .sentencepiece_pieces import SPACE, UNKNOWN, UNUSED, Pieces, PiecesModel, byte_piece, cut_mode, cut_words
 
 #: how deep an unused piece is split back (the library's limit)
 MAX_RESEGMENT_DEPTH = 100
@@ -94,20 +94,33 @@ class SentencePieceBPE(PiecesModel):
         self.unk_id = pieces.unk_id
         self.llama_cpp = llama_cpp
         types = pieces.types
+        self._llama_join: dict[str, int] | None = None
         if llama_cpp:
             self.label = "BPE by score (llama.cpp SPM)"
             # llama.cpp joins symbols into any token (the last of a duplicated text wins)
-            self._join = dict(zip(pieces.pieces, range(len(pieces))))
-        else:
-            self._join = pieces.lookups
+            self._llama_join = dict(zip(pieces.pieces, range(len(pieces))))
         self._scores = pieces.scores
-        # the library orders scores by their bits: +0.0 before -0.0 (llama.cpp compares floats)
-        self._negative_zero = frozenset() if llama_cpp else frozenset(
-            i for i in negative_zeros(pieces.scores) if self._join.get(pieces.pieces[i]) == i)
+        self._negatives: frozenset[int] | None = frozenset() if llama_cpp else None
         self._types = types
         self._suffix = treat_whitespace_as_suffix
         self._safe: str | None = None
         self._cache: dict[str, tuple[tuple[int | None, int, int], ...]] = {}
+        self._ids_cache: dict[str, tuple[tuple[int, ...], bool, bool]] = {}
+
+    @property
+    def _join(self) -> dict[str, int]:
+        """The pieces symbols may be joined into (the table's look-ups, made on first use)."""
+        return self._llama_join if self._llama_join is not None else self.table.lookups
+
+    @property
+    def _negative_zero(self) -> frozenset[int]:
+        """The pieces scored -0.0 (the library orders scores by their bits: +0.0 before -0.0;
+        llama.cpp compares floats), found on first use."""
+        found = self._negatives
+        if found is None:
+            join, pieces = self._join, self.table.pieces
+            found = self._negatives = frozenset(i for i in negative_zeros(self._scores) if join.get(pieces[i]) == i)
+        return found
 
     def _cut_mode(self) -> str:
         """Where no merge can cross, worked out on first use: ``every`` ``▁`` when no piece holds
@@ -122,6 +135,7 @@ class SentencePieceBPE(PiecesModel):
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_cache"] = {}
+        state["_ids_cache"] = {}
         return state
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
@@ -145,6 +159,75 @@ class SentencePieceBPE(PiecesModel):
         if self.llama_cpp:
             return self._llama_finish(raw, text)
         return self.table.finish(raw, text)
+
+    def encode_ids(self, text: str) -> list[int]:
+        """The ids of :meth:`tokenize`'s tokens without their offsets: each word's ids are kept
+        whole (its unknown run fused, or spelled in bytes, within it), and an unknown run that
+        crosses from one word into the next is fused where they meet, as :meth:`.Pieces.finish`
+        fuses it over the whole text.
+
+        >>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
+        >>> table = Pieces(["<unk>", "▁", "a"], [0, -1, -2], [UNKNOWN, NORMAL, NORMAL])
+        >>> m = SentencePieceBPE(table)
+        >>> m.encode_ids("▁xy▁za"), [t[0] for t in m.tokenize("▁xy▁za")]
+        ([1, 0, 1, 0, 2], [1, 0, 1, 0, 2])
+        >>> m.encode_ids("ax▁"), SentencePieceBPE(Pieces(["<unk>", "a"], [0, -1], [UNKNOWN, NORMAL])).encode_ids("ax▁y")
+        ([2, 0, 1], [1, 0])
+        """
+        if not text:
+            return []
+        if self.llama_cpp:
+            return [t[0] for t in self.tokenize(text)]
+        out: list[int] = []
+        extend = out.extend
+        cache = self._ids_cache
+        get = cache.get
+        table = self.table
+        fuse = not table.byte_fallback
+        unk_open = False
+        for word in self._word_texts(text):
+            entry = get(word)
+            if entry is None:
+                raw = self._encode_word(word)
+                ids = tuple([t[0] for t in table.finish(raw, word)])
+                entry = (ids, fuse and self._unknown(raw[0][0]), fuse and self._unknown(raw[-1][0]))
+                if len(word) < CACHE_MAX_CHARS:
+                    if len(cache) >= CACHE_CAPACITY:
+                        cache.clear()
+                    cache[word] = entry
+            if unk_open and entry[1]:
+                extend(entry[0][1:])
+            else:
+                extend(entry[0])
+            unk_open = entry[2]
+        return out
+
+    def _unknown(self, token_id: int | None) -> bool:
+        """Whether :meth:`.Pieces.finish` takes a raw id for an unknown piece."""
+        return token_id is None or token_id == self.table.unk_id or self.table.types[token_id] == UNKNOWN
+
+    def _word_texts(self, text: str) -> list[str]:
+        """The texts of :meth:`_words`' spans (cut by ``str.split`` when every ``▁`` cuts).
+
+        >>> from .sentencepiece_pieces import Pieces, NORMAL, UNKNOWN
+        >>> m = SentencePieceBPE(Pieces(["<unk>", "▁a"], [0, -1], [UNKNOWN, NORMAL]))
+        >>> m._word_texts("x▁a▁▁b▁")
+        ['x', '▁a', '▁', '▁b', '▁']
+        """
+        if SPACE not in text:
+            return [text]
+        if self._cut_mode() != "every":
+            return [text[start:end] for start, end in self._words(text)]
+        parts = text.split(SPACE)
+        if self._suffix:
+            words = [part + SPACE for part in parts[:-1]]
+            if parts[-1]:
+                words.append(parts[-1])
+            return words
+        words = [SPACE + part for part in parts[1:]]
+        if parts[0]:
+            words.insert(0, parts[0])
+        return words
 
     def _words(self, text: str) -> list[tuple[int, int]]:
         """Spans of ``text`` no merge crosses (see :func:`.cut_words`)."""

@@ -57,30 +57,32 @@ class Pieces:
         if not valid:
             bad = next(i for i, t in enumerate(types) if not isinstance(t, int) or not NORMAL <= t <= BYTE)
             raise TokenizerFileError(f"the SentencePiece model's piece {bad} has an unknown type {types[bad]!r}")
-        self.pieces = list(pieces)
+        self.pieces = pieces if type(pieces) is list else list(pieces)
         self.scores = scores if isinstance(scores, array) else array("d", scores)
         self.types = bytes(types)
         self.byte_fallback = bool(byte_fallback)
-        # a dict keeps the last of equal keys: built backwards, the first id of a piece wins
-        self._all: dict[str, int] = dict(zip(reversed(self.pieces), range(n - 1, -1, -1)))
-        if "" in self._all:
-            raise TokenizerFileError(f"the SentencePiece model's piece {self._all['']} is empty")
-        if len(self._all) != n and strict:
+        # the dicts of the pieces (the look-ups, every piece's first id) are made on first use;
+        # a load only checks what the library refuses: a set where a piece defined twice is
+        # refused, else the first ids (a dict keeps the last of equal keys: built backwards)
+        first: dict[str, int] | None = None
+        if strict:
+            distinct: set[str] | dict[str, int] = set(self.pieces)
+        else:
+            distinct = first = dict(zip(reversed(self.pieces), range(n - 1, -1, -1)))
+        if "" in distinct:
+            raise TokenizerFileError(f"the SentencePiece model's piece {self.pieces.index('')} is empty")
+        if len(distinct) != n and strict:
             seen: set[str] = set()
             twice = next(p for p in self.pieces if p in seen or seen.add(p))  # type: ignore[func-returns-value]
             raise TokenizerFileError(f"the SentencePiece model defines the piece {twice!r} twice")
+        del distinct
         #: ids of the pieces that are not normal, by type
         self.by_type: dict[int, list[int]] = {}
         for m in _NOT_NORMAL.finditer(self.types):
             self.by_type.setdefault(self.types[m.start()], []).append(m.start())
-        reserved = [i for t in (UNKNOWN, CONTROL, BYTE) for i in self.by_type.get(t, ())]
-        if reserved:
-            self._ids = dict(self._all)
-            for i in reserved:
-                if self._ids.get(self.pieces[i]) == i:
-                    del self._ids[self.pieces[i]]
-        else:
-            self._ids = self._all
+        self._all_ids: dict[str, int] | None = first
+        self._ids: dict[str, int] | None = None
+        self._distinct = strict
         unknown = self.by_type.get(UNKNOWN, [])
         if len(unknown) > 1 and strict:
             raise TokenizerFileError("the SentencePiece model has two unknown pieces")
@@ -89,7 +91,7 @@ class Pieces:
             self.unk_id = unk_id
         self._bytes: list[int | None] = [None] * 256
         for i in self.by_type.get(BYTE, ()):
-            value = byte_value(self.pieces[i])
+            value = _BYTE_VALUES.get(self.pieces[i])
             if value is None:
                 raise TokenizerFileError(f"the SentencePiece model's byte piece {self.pieces[i]!r} is not <0xNN>")
             if self._bytes[value] is None:
@@ -103,9 +105,30 @@ class Pieces:
         self.user_symbols = PrefixMatcher(self.pieces[i] for i in self.by_type.get(USER_DEFINED, ()))
 
     @property
+    def _all(self) -> dict[str, int]:
+        """Every piece's first id (in the order of the ids, from the last)."""
+        found = self._all_ids
+        if found is None:
+            n = len(self.pieces)
+            found = self._all_ids = dict(zip(reversed(self.pieces), range(n - 1, -1, -1)))
+        return found
+
+    @property
     def lookups(self) -> dict[str, int]:
-        """``piece -> id`` of the pieces the text may become (read-only by convention)."""
-        return self._ids
+        """``piece -> id`` of the pieces the text may become (read-only by convention): every
+        piece's first id without those whose first id is reserved (unknown, control, byte)."""
+        found = self._ids
+        if found is None:
+            reserved = [i for t in (UNKNOWN, CONTROL, BYTE) for i in self.by_type.get(t, ())]
+            if self._distinct:  # each piece once: its first id is its id (built forwards)
+                found = dict(zip(self.pieces, range(len(self.pieces))))
+            else:
+                found = dict(self._all) if reserved else self._all
+            for i in reserved:
+                if found.get(self.pieces[i]) == i:
+                    del found[self.pieces[i]]
+            self._ids = found
+        return found
 
     # ----- lookups ---------------------------------------------------------------------------
 
@@ -114,7 +137,7 @@ class Pieces:
 
     def lookup(self, piece: str) -> int | None:
         """The id of a piece the text may become (normal, user-defined or unused), else None."""
-        return self._ids.get(piece)
+        return self.lookups.get(piece)
 
     def token_to_id(self, piece: str) -> int | None:
         return self._all.get(piece)
@@ -219,6 +242,10 @@ def byte_value(piece: str) -> int | None:
         if all(c in "0123456789ABCDEF" for c in digits):
             return int(digits, 16)
     return None
+
+
+#: ``byte_value`` of every byte piece
+_BYTE_VALUES = {byte_piece(b): b for b in range(256)}
 
 
 class PiecesModel:

@@ -73,7 +73,7 @@ def graphemes(text: str) -> list[str]:
 class CharsMap:
     """A parsed ``precompiled_charsmap``."""
 
-    __slots__ = ("_blob", "_array", "_normalized", "_lookup", "_char_cache", "_ascii")
+    __slots__ = ("_blob", "_n_units", "_units", "_normalized", "_lookup", "_char_cache", "_ascii_found")
 
     def __init__(self, blob: bytes) -> None:
         self._blob = bytes(blob)
@@ -83,7 +83,11 @@ class CharsMap:
         n_units = size // 4
         if 4 + n_units * 4 > len(blob):
             raise TokenizerFileError("precompiled_charsmap: the trie runs past the end of the blob")
-        self._array = struct.unpack_from(f"<{n_units}I", blob, 4)
+        # the trie's units as ints, and the ASCII characters replaced, are worked out on first
+        # use (tens of thousands of ints: a load that never normalizes does not pay for them)
+        self._n_units = n_units
+        self._units: tuple[int, ...] | None = None
+        self._ascii_found: frozenset[str] | None = None
         self._normalized = blob[4 + n_units * 4 :]
         try:
             self._normalized.decode("utf-8")
@@ -91,8 +95,22 @@ class CharsMap:
             raise TokenizerFileError("precompiled_charsmap: the replacement strings are not UTF-8") from None
         self._lookup = functools.lru_cache(maxsize=65536)(self._transform)
         self._char_cache: dict[str, bool] = {}
-        #: the ASCII characters that have a replacement of their own
-        self._ascii = frozenset(chr(b) for b in range(128) if self._transform(chr(b)) is not None)
+
+    @property
+    def _array(self) -> tuple[int, ...]:
+        """The trie's ``u32`` units."""
+        units = self._units
+        if units is None:
+            units = self._units = struct.unpack_from(f"<{self._n_units}I", self._blob, 4)
+        return units
+
+    @property
+    def _ascii(self) -> frozenset[str]:
+        """The ASCII characters that have a replacement of their own."""
+        found = self._ascii_found
+        if found is None:
+            found = self._ascii_found = frozenset(chr(b) for b in range(128) if self._transform(chr(b)) is not None)
+        return found
 
     def __reduce__(self):
         return CharsMap, (self._blob,)

@@ -19,7 +19,7 @@ dropped, every space becomes ``▁`` (``escape_whitespaces``) and a ``▁`` is p
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import regex
 
@@ -32,6 +32,9 @@ _WINDOW = 64
 #: characters whose step is remembered (see :meth:`SentencePieceNormalizer._step`), at most
 _MEMO = 10_000
 _SPACES = regex.compile(" +")
+#: up to this many characters are replaced in the copy one ``str.replace`` each (a scan at C
+#: speed); more, by one ``str.translate`` (a dict look-up per character of the text)
+_REPLACES = 24
 
 
 class PrefixMatcher:
@@ -189,13 +192,19 @@ class SentencePieceNormalizer:
             got = self._continue[c] = self.charsmap.continuations(c) if self._starts_key(c) else frozenset()
         return got
 
-    def _finder(self, text: str, spaces: bool = False) -> regex.Pattern | None:
+    def _finder(self, text: str, spaces: bool = False, seen: set[str] | None = None,
+                copied: Mapping[str, str] | None = None) -> regex.Pattern | None:
         """Where a step may do more than copy one character: a user-defined piece's first
         character, a character the charsmap replaces, one that starts a longer key before a
         character that may continue it, and (for the whitespace rules) runs of two spaces or more,
-        or every space when ``spaces``."""
-        seen = set(text)
+        or every space when ``spaces``. ``seen`` holds at least the characters of ``text`` (more
+        only adds places where the exact step is taken); the characters of ``copied`` are
+        replaced in the runs copied, so they are no places of their own."""
+        if seen is None:
+            seen = set(text)
         alone = {c for c in seen if c in self._user_starts or (self.charsmap is not None and self._own(c))}
+        if copied:
+            alone.difference_update(copied)
         longer: set[str] = set()
         follow: set[str] = set()
         if self.charsmap is not None:
@@ -327,10 +336,111 @@ class SentencePieceNormalizer:
         return NormalizedText(normalized, base, text.original_end, out.starts, out.runs)
 
     def normalize_str(self, text: str) -> str:
-        return "".join(self._run(text, 0).parts)
+        """The normalized text alone (what :meth:`normalize` makes, without the alignment).
 
-    def safe_start(self, text: str, pos: int) -> bool:
-        return False
+        >>> SentencePieceNormalizer(None, add_dummy_prefix=False).normalize_str(" a  b ")
+        'a▁b'
+        """
+        return self._run_str(text)
+
+    def _run_str(self, text: str) -> str:
+        """:meth:`_run`'s text without its alignment: the same steps, each part appended to a
+        list, dropped text not recorded anywhere. A character that steps to one other character
+        the same way everywhere (:meth:`_copied`) is no stop of the loop: it is replaced in a copy
+        of the text (``str.replace``, or ``str.translate`` for many), from which the runs between
+        stops are taken, their spaces then merged as the steps would have merged them. Every step
+        reads the text as typed, so a longer key or a user-defined piece that holds such a
+        character is still found."""
+        n = len(text)
+        space = SPACE if self.escape_whitespaces else " "
+        remove = self.remove_extra_whitespaces
+        pos = 0
+        if remove:
+            while pos < n:
+                consumed, sp = self._step(text, pos)
+                if sp != " ":
+                    break
+                pos += consumed
+        if pos >= n:
+            return ""
+        seen = set(text)
+        copied = self._copied(seen)
+        runs = text
+        if copied:
+            if len(copied) <= _REPLACES:
+                for c, rep in copied.items():
+                    runs = runs.replace(c, rep)
+            else:
+                runs = runs.translate({ord(c): rep for c, rep in copied.items()})
+        parts: list[str] = []
+        append = parts.append
+        suffix = self.treat_whitespace_as_suffix
+        if not suffix and self.add_dummy_prefix:
+            append(space)
+        finder = self._finder(text[pos:], seen=seen, copied=copied)
+        search = finder.search if finder is not None else None
+        prev_space = remove
+        plain_space = remove and self._plain_space()
+        escape = space != " "
+        step = self._step
+        while pos < n:
+            m = search(text, pos) if search is not None else None
+            s = m.start() if m is not None else n
+            if s > pos:
+                run = runs[pos:s]
+                if remove:
+                    # spaces: single, and none after a space (as each step would have left them)
+                    while "  " in run:  # halves every run of spaces, at C speed
+                        run = run.replace("  ", " ")
+                    if prev_space and run and run[0] == " ":
+                        run = run[1:]
+                    if run:
+                        prev_space = run[-1] == " "
+                if run:
+                    append(run.replace(" ", space) if escape else run)
+                pos = s
+                if pos >= n:
+                    break
+            if prev_space and plain_space and text[pos] == " ":
+                pos = _SPACES.match(text, pos).end()  # type: ignore[union-attr]
+                continue
+            consumed, sp = step(text, pos)
+            if prev_space:
+                sp = sp.lstrip(" ")
+            if sp:
+                append(sp.replace(" ", space) if escape else sp)
+                prev_space = sp.endswith(" ")
+            pos += consumed
+            if not remove:
+                prev_space = False
+        out = "".join(parts)
+        if remove:
+            out = out.rstrip(space)
+        if suffix and self.add_dummy_prefix:
+            out += space
+        return out
+
+    def _copied(self, seen: set[str]) -> dict[str, str] | None:
+        """The characters of a text (``seen``) that the loop may replace in the runs it copies:
+        each steps to one other character (so the copy keeps every position), the same wherever
+        it is (no user-defined piece starts with it, no charsmap key longer than itself does).
+        None when there are none.
+
+        >>> from .precompiled import build_charsmap
+        >>> n = SentencePieceNormalizer(CharsMap(build_charsmap({"\\n": " ", "ab": "X", "a": "A", "\\u200b": ""})))
+        >>> n._copied(set("ab\\n\\u200bc"))
+        {'\\n': ' '}
+        """
+        if self.charsmap is None:
+            return None
+        out: dict[str, str] = {}
+        for c in seen:
+            if c in self._user_starts or not self._starts_key(c):
+                continue
+            step = self._step(c, 0)
+            if step[0] == 1 and len(step[1]) == 1 and step[1] != c and self._memo.get(c) == step:
+                out[c] = step[1]
+        return out or None
 
 
 class LlamaCppUgmNormalizer(SentencePieceNormalizer):
@@ -344,6 +454,9 @@ class LlamaCppUgmNormalizer(SentencePieceNormalizer):
     >>> n.normalize_str("  a b"), LlamaCppUgmNormalizer(None).normalize_str("  a  b ")
     ('▁▁▁a▁b', '▁a▁b')
     """
+
+    def normalize_str(self, text: str) -> str:
+        return "".join(self._run(text, 0).parts)
 
     def _run(self, text: str, offset: int) -> _Out:
         out = _Out()
