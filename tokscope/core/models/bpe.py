@@ -78,6 +78,48 @@ def byte_token_value(token: str) -> int | None:
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
+# ----- the compiled merge loop -------------------------------------------------------------------
+
+
+def _import_compiled() -> Any:
+    """The compiled merge-list loop (``mlist_*`` of ``_tokscope_merge``, built from ``merge.c`` at
+    install when the machine has a C compiler), or None; an older build without it counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "MLIST_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def compiled_available() -> bool:
+    """True when the compiled merge loop is installed (it merges as :meth:`BPE._merge_heap`)."""
+    return _compiled["module"] is not None
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Merge with the compiled loop when installed (the default), or with the pure-Python one
+    (the tests' oracle; tests and benches compare the two); ``module`` puts in a compiled one
+    built elsewhere (the tests build one when none is installed).
+
+    >>> was = compiled_available()
+    >>> use_compiled(False); compiled_merge() is None
+    True
+    >>> use_compiled(True); (compiled_merge() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = bool(on)
+
+
+def compiled_merge() -> Any:
+    """The compiled merge-list module in use, or None (the pure-Python loop)."""
+    return _compiled["module"] if _compiled["on"] else None
+
+
 # ----- plain data for the explorer ---------------------------------------------------------------
 
 
@@ -340,6 +382,8 @@ class BPE(ChunkCache, VocabLookups):
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
         self._byte_ids: tuple[int | None, ...] = tuple(vocab.get(name) for name in BYTE_TOKENS)
+        #: ``(module, table)``: the compiled loop's copy of the merge list, made on first use
+        self._mtable: tuple[Any, Any] | None = None
 
     _STATE = ("_vocab", "_keys", "_results", "unk_token", "fuse_unk", "byte_fallback", "continuing_subword_prefix",
               "end_of_word_suffix", "ignore_merges")
@@ -455,6 +499,9 @@ class BPE(ChunkCache, VocabLookups):
                 ids = self._symbols_plain(word, ids)[0]
         else:
             ids = self._symbols_slow(word)[0]
+        table = self._compiled_table()
+        if table is not None:
+            return table[0].mlist_merge(table[1], ids)
         if len(ids) >= HEAP_THRESHOLD or self._always_heap:
             self._merge_heap(ids)
         else:
@@ -595,7 +642,10 @@ class BPE(ChunkCache, VocabLookups):
         """Merge ``ids`` in place; returns each final symbol's end as a byte offset (the sum of
         its initial symbols' lengths, as Hugging Face counts offsets), or with ``lens`` ``None``
         as a count of initial symbols."""
-        if len(ids) >= HEAP_THRESHOLD or self._always_heap:
+        table = self._compiled_table()
+        if table is not None:
+            ids[:], bounds = table[0].mlist_merge(table[1], ids, True)
+        elif len(ids) >= HEAP_THRESHOLD or self._always_heap:
             bounds = self._merge_heap(ids)
         else:
             bounds = self._merge_scan(ids)
@@ -607,6 +657,20 @@ class BPE(ChunkCache, VocabLookups):
             total += size
             cum.append(total)
         return [cum[b] for b in bounds]
+
+    def _compiled_table(self) -> tuple[Any, Any] | None:
+        """``(module, table)`` of the compiled merge loop in use (its table made from the merge
+        arrays on first use, again when the module in use changes), or None."""
+        module = compiled_merge()
+        if module is None:
+            return None
+        found = self._mtable
+        if found is None or found[0] is not module:
+            keys, results = self._keys, self._results
+            if keys.itemsize != 8 or results.itemsize != 4:  # the table reads the arrays' raw items
+                keys, results = array("Q", keys), array("I", results)
+            found = self._mtable = (module, module.mlist_build(keys, results))
+        return found
 
     def _merge_scan(self, ids: list[int]) -> list[int]:
         """The list scan for short words: each pair's rank, updated only next to each merge; the
