@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.types import Parents
-from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
+from .base import CACHE_CAPACITY, ChunkCache, VocabLookups, check_vocab, reverse_vocab
 
 #: Words with at least this many symbols are merged with a heap instead of the list scan.
 HEAP_THRESHOLD = 48
@@ -382,6 +382,10 @@ class BPE(ChunkCache, VocabLookups):
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
         self._byte_ids: tuple[int | None, ...] = tuple(vocab.get(name) for name in BYTE_TOKENS)
+        #: every character missing from the vocabulary becomes its bytes' tokens
+        self._bytes_complete = self.byte_fallback and None not in self._byte_ids
+        #: the byte ids of each missing character met (with ``_bytes_complete``)
+        self._fallback_ids: dict[str, list[int]] = {}
         #: ``(module, table)``: the compiled loop's copy of the merge list, made on first use
         self._mtable: tuple[Any, Any] | None = None
 
@@ -496,7 +500,7 @@ class BPE(ChunkCache, VocabLookups):
         if self._plain:
             ids = list(map(self._vocab.get, word))
             if None in ids:
-                ids = self._symbols_plain(word, ids)[0]
+                ids = self._symbol_ids_plain(word, ids) if self._bytes_complete else self._symbols_plain(word, ids)[0]
         else:
             ids = self._symbols_slow(word)[0]
         table = self._compiled_table()
@@ -534,6 +538,42 @@ class BPE(ChunkCache, VocabLookups):
             return self._symbols_plain(word, ids)
         ids, lens, _ = self._symbols_slow(word)
         return ids, lens
+
+    def _symbol_ids_plain(self, word: str, found: list[int | None]) -> list[int]:
+        """:meth:`_symbols_plain`'s ids alone when every character missing from the vocabulary
+        falls back to bytes (``byte_fallback`` with all 256 byte tokens: no unknown token is
+        ever made), so the runs of known characters and each missing one's byte ids are joined
+        with no lengths worked out.
+
+        >>> m = BPE({"a": 0, **{f"<0x{b:02X}>": b + 1 for b in range(256)}}, [], byte_fallback=True)
+        >>> m._symbol_ids_plain("aé", [0, None]), m._symbols_plain("aé", [0, None])[0]
+        ([0, 196, 170], [0, 196, 170])
+        """
+        ids: list[int] = []
+        extend = ids.extend
+        fallback = self._fallback_ids
+        prev = 0
+        n = len(word)
+        index = found.index
+        while prev < n:
+            try:
+                i = index(None, prev)
+            except ValueError:
+                extend(found[prev:])  # type: ignore[arg-type]
+                break
+            if i > prev:
+                extend(found[prev:i])  # type: ignore[arg-type]
+            ch = word[i]
+            got = fallback.get(ch)
+            if got is None:
+                byte_ids = self._byte_ids
+                got = [byte_ids[b] for b in _utf8(ch)]
+                if len(fallback) >= CACHE_CAPACITY:
+                    fallback.clear()
+                fallback[ch] = got  # type: ignore[assignment]
+            extend(got)
+            prev = i + 1
+        return ids
 
     def _symbols_plain(self, word: str, found: list[int | None]) -> tuple[list[int], list[int]]:
         """:meth:`_symbols_slow` for a word with no prefix or suffix, given each character's id
