@@ -177,3 +177,20 @@ def test_files_on_every_sample_compiled_and_pure(compiled, name):
 def test_files_on_generated_text_compiled_and_pure(compiled, texts):
     for name in ("gemma", "llama2", "llama3"):
         _both(compiled, name, texts + ["".join(texts) * 9])
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(["ab", "a", "b", "é", "中", "x", "▁", "abab"]), min_size=1, max_size=40).map("".join))
+def test_long_words_merged_whole_by_the_compiled_loop_and_cut_by_the_pure_one(compiled, word):
+    # the ids-only path: the compiled loop merges a long word whole, the pure one cuts it where no
+    # merge crosses; both give the ids of the offsets path
+    vocab = {"a": 0, "b": 1, "ab": 2, "abab": 3, "▁": 4, "▁a": 5, "<unk>": 6,
+             **{f"<0x{b:02X}>": 7 + b for b in range(256)}}
+    model = BPE(vocab, ["a b", "ab ab", "▁ a"], unk_token="<unk>", byte_fallback=True)
+    expected = [t for t, _, _ in model._encode_word(word)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bpe_module, "CUT_THRESHOLD", 2)
+        for on in (True, False):
+            compiled(on)
+            model.forget()
+            assert model.tokenize_ids(word) == expected

@@ -489,7 +489,10 @@ class BPE(ChunkCache, VocabLookups):
             whole = self._vocab.get(text)
             if whole is not None:
                 return [whole]
-        if len(text) >= CUT_THRESHOLD and self._plain and not self.ignore_merges and not self._always_heap:
+        # the compiled loop merges a long word whole (the same ids: no merge crosses a cut); the
+        # offsets path keeps the cuts, whose parts' cache serves the explorer's edits
+        if (len(text) >= CUT_THRESHOLD and self._plain and not self.ignore_merges and not self._always_heap
+                and compiled_merge() is None):
             cuts = self._cut_points(text)
             if cuts:
                 return self._ids_cut(text, cuts)
