@@ -87,3 +87,13 @@ def spm_reader_module() -> object | None:
     if getattr(module, "SPM_ABI", None) != 1:
         module = _build()
     return module if getattr(module, "SPM_ABI", None) == 1 else None
+
+
+@functools.cache
+def list_merge_module() -> object | None:
+    """A ``_tokscope_merge`` with the compiled merge-list loop (``mlist_*``): the installed one when
+    it has it (an older install may not), else one built here (None without a C compiler)."""
+    module = compiled_module()
+    if getattr(module, "MLIST_ABI", None) != 1:
+        module = _build()
+    return module if getattr(module, "MLIST_ABI", None) == 1 else None

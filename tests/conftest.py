@@ -32,12 +32,38 @@ def load():
 BOTH_MERGE_LOOPS = ("core/test_parity.py", "tiktoken_suite/")
 
 
+#: the suites of Hugging Face's merge-list BPE, run twice the same way: with the compiled
+#: merge-list loop (``mlist_*``) and with the pure-Python one
+BOTH_LIST_MERGE_LOOPS = ("core/test_hf_models_bpe.py", "core/test_hf_tokenizers.py")
+
+
 def pytest_generate_tests(metafunc):
     where = Path(metafunc.module.__file__).resolve().as_posix()
     if any(part in where for part in BOTH_MERGE_LOOPS) and "merge_loop" not in metafunc.fixturenames:
         metafunc.fixturenames.append("merge_loop")
     if "merge_loop" in metafunc.fixturenames:
         metafunc.parametrize("merge_loop", ["compiled", "pure"], indirect=True, scope="module")
+    if any(part in where for part in BOTH_LIST_MERGE_LOOPS) and "list_merge_loop" not in metafunc.fixturenames:
+        metafunc.fixturenames.append("list_merge_loop")
+    if "list_merge_loop" in metafunc.fixturenames:
+        metafunc.parametrize("list_merge_loop", ["compiled", "pure"], indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
+def list_merge_loop(request):
+    """Hugging Face's merge-list BPE merged by the compiled loop or by the pure-Python one."""
+    from compiled_merge import list_merge_module
+
+    from tokscope.core.models import bpe
+
+    compiled = request.param == "compiled"
+    module = list_merge_module() if compiled else None
+    if compiled and module is None:
+        pytest.skip("no compiled merge-list loop: not installed, and no C compiler to build one")
+    was = bpe.compiled_merge()
+    bpe.use_compiled(compiled, module)
+    yield request.param
+    bpe.use_compiled(was is not None, was)
 
 
 @pytest.fixture(scope="module")

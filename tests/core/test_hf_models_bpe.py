@@ -170,6 +170,7 @@ def test_scan_heap_and_reference_agree(spec, data):
     model._merge_heap(heap)
     assert scan == expected
     assert heap == expected
+    assert model.merge_ids(initial) == expected  # the merge loop in use (compiled or pure)
     if not options["ignore_merges"] or vocab.get(word) is None:
         assert [t for t, _, _ in model.tokenize(word)] == expected
 
@@ -362,7 +363,7 @@ def test_trained_vocabularies_match_on_generated_text(text):
 
 
 @pytest.fixture(scope="module")
-def mistral():
+def mistral(list_merge_loop):  # made again for each merge loop: the chunk cache is the model's
     path = package_file("mistral_common", "data", "tokenizer.model.v1")
     vocab, merges = sentencepiece_bpe(str(path))
     options = {"unk_token": "<unk>", "fuse_unk": True, "byte_fallback": True}
@@ -397,7 +398,7 @@ def test_mistral_v1_long_repetitive_text_uses_cuts_and_heap(mistral):
 
 
 @pytest.fixture(scope="module")
-def gpt2():
+def gpt2(list_merge_loop):
     """GPT-2's byte-level BPE as a Hugging Face vocab and merge list, built from the gpt2 ranks the
     project's sources load (each token's merge is its parents)."""
     from tokscope.core.text.byte_alphabet import to_alphabet

@@ -52,8 +52,12 @@ _LOADED: dict = {}
 
 
 def pair(name: str):
-    """``(library tokenizer, library tokenizer without offset trimming, core tokenizer)``."""
-    found = _LOADED.get(name)
+    """``(library tokenizer, library tokenizer without offset trimming, core tokenizer)``; the core
+    tokenizer is made again for each merge-list loop (its caches would answer for the other)."""
+    from tokscope.core.models import bpe
+
+    key = (name, bpe.compiled_merge() is not None)
+    found = _LOADED.get(key)
     if found is None:
         try:
             text = hf_files.build(name)
@@ -68,7 +72,7 @@ def pair(name: str):
             import tokenizers
 
             untrimmed = tokenizers.Tokenizer.from_str(json.dumps(obj))
-        found = _LOADED[name] = (ref, untrimmed, hf.from_json_text(text, name))
+        found = _LOADED[key] = (ref, untrimmed, hf.from_json_text(text, name))
     return found
 
 

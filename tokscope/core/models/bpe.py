@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.types import Parents
-from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
+from .base import CACHE_CAPACITY, ChunkCache, VocabLookups, check_vocab, reverse_vocab
 
 #: Words with at least this many symbols are merged with a heap instead of the list scan.
 HEAP_THRESHOLD = 48
@@ -75,6 +75,48 @@ def byte_token_value(token: str) -> int | None:
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
+
+
+# ----- the compiled merge loop -------------------------------------------------------------------
+
+
+def _import_compiled() -> Any:
+    """The compiled merge-list loop (``mlist_*`` of ``_tokscope_merge``, built from ``merge.c`` at
+    install when the machine has a C compiler), or None; an older build without it counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "MLIST_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def compiled_available() -> bool:
+    """True when the compiled merge loop is installed (it merges as :meth:`BPE._merge_heap`)."""
+    return _compiled["module"] is not None
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Merge with the compiled loop when installed (the default), or with the pure-Python one
+    (the tests' oracle; tests and benches compare the two); ``module`` puts in a compiled one
+    built elsewhere (the tests build one when none is installed).
+
+    >>> was = compiled_available()
+    >>> use_compiled(False); compiled_merge() is None
+    True
+    >>> use_compiled(True); (compiled_merge() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = bool(on)
+
+
+def compiled_merge() -> Any:
+    """The compiled merge-list module in use, or None (the pure-Python loop)."""
+    return _compiled["module"] if _compiled["on"] else None
 
 
 # ----- plain data for the explorer ---------------------------------------------------------------
@@ -334,6 +376,12 @@ class BPE(ChunkCache, VocabLookups):
         self._produced_by: dict[int, list[int]] | None = None
         self._crossing: frozenset[str] | None = None
         self._byte_ids: tuple[int | None, ...] = tuple(map(vocab.get, BYTE_TOKENS))
+        #: every character missing from the vocabulary becomes its bytes' tokens
+        self._bytes_complete = self.byte_fallback and None not in self._byte_ids
+        #: the byte ids of each missing character met (with ``_bytes_complete``)
+        self._fallback_ids: dict[str, list[int]] = {}
+        #: ``(module, table)``: the compiled loop's copy of the merge list, made on first use
+        self._mtable: tuple[Any, Any] | None = None
 
     def __getattr__(self, name: str) -> Any:
         """The merge map, built on first use: ``(left << 32 | right) -> rank`` from :attr:`_keys`;
@@ -450,7 +498,10 @@ class BPE(ChunkCache, VocabLookups):
             whole = self._vocab.get(text)
             if whole is not None:
                 return [whole]
-        if len(text) >= CUT_THRESHOLD and self._plain and not self.ignore_merges and not self._always_heap:
+        # the compiled loop merges a long word whole (the same ids: no merge crosses a cut); the
+        # offsets path keeps the cuts, whose parts' cache serves the explorer's edits
+        if (len(text) >= CUT_THRESHOLD and self._plain and not self.ignore_merges and not self._always_heap
+                and compiled_merge() is None):
             cuts = self._cut_points(text)
             if cuts:
                 return self._ids_cut(text, cuts)
@@ -461,9 +512,12 @@ class BPE(ChunkCache, VocabLookups):
         if self._plain:
             ids = list(map(self._vocab.get, word))
             if None in ids:
-                ids = self._symbols_plain(word, ids)[0]
+                ids = self._symbol_ids_plain(word, ids) if self._bytes_complete else self._symbols_plain(word, ids)[0]
         else:
             ids = self._symbols_slow(word)[0]
+        table = self._compiled_table()
+        if table is not None:
+            return table[0].mlist_merge(table[1], ids)
         if len(ids) >= HEAP_THRESHOLD or self._always_heap:
             self._merge_heap(ids)
         else:
@@ -496,6 +550,42 @@ class BPE(ChunkCache, VocabLookups):
             return self._symbols_plain(word, ids)
         ids, lens, _ = self._symbols_slow(word)
         return ids, lens
+
+    def _symbol_ids_plain(self, word: str, found: list[int | None]) -> list[int]:
+        """:meth:`_symbols_plain`'s ids alone when every character missing from the vocabulary
+        falls back to bytes (``byte_fallback`` with all 256 byte tokens: no unknown token is
+        ever made), so the runs of known characters and each missing one's byte ids are joined
+        with no lengths worked out.
+
+        >>> m = BPE({"a": 0, **{f"<0x{b:02X}>": b + 1 for b in range(256)}}, [], byte_fallback=True)
+        >>> m._symbol_ids_plain("aé", [0, None]), m._symbols_plain("aé", [0, None])[0]
+        ([0, 196, 170], [0, 196, 170])
+        """
+        ids: list[int] = []
+        extend = ids.extend
+        fallback = self._fallback_ids
+        prev = 0
+        n = len(word)
+        index = found.index
+        while prev < n:
+            try:
+                i = index(None, prev)
+            except ValueError:
+                extend(found[prev:])  # type: ignore[arg-type]
+                break
+            if i > prev:
+                extend(found[prev:i])  # type: ignore[arg-type]
+            ch = word[i]
+            got = fallback.get(ch)
+            if got is None:
+                byte_ids = self._byte_ids
+                got = [byte_ids[b] for b in _utf8(ch)]
+                if len(fallback) >= CACHE_CAPACITY:
+                    fallback.clear()
+                fallback[ch] = got  # type: ignore[assignment]
+            extend(got)
+            prev = i + 1
+        return ids
 
     def _symbols_plain(self, word: str, found: list[int | None]) -> tuple[list[int], list[int]]:
         """:meth:`_symbols_slow` for a word with no prefix or suffix, given each character's id
@@ -604,7 +694,10 @@ class BPE(ChunkCache, VocabLookups):
         """Merge ``ids`` in place; returns each final symbol's end as a byte offset (the sum of
         its initial symbols' lengths, as Hugging Face counts offsets), or with ``lens`` ``None``
         as a count of initial symbols."""
-        if len(ids) >= HEAP_THRESHOLD or self._always_heap:
+        table = self._compiled_table()
+        if table is not None:
+            ids[:], bounds = table[0].mlist_merge(table[1], ids, True)
+        elif len(ids) >= HEAP_THRESHOLD or self._always_heap:
             bounds = self._merge_heap(ids)
         else:
             bounds = self._merge_scan(ids)
@@ -616,6 +709,20 @@ class BPE(ChunkCache, VocabLookups):
             total += size
             cum.append(total)
         return [cum[b] for b in bounds]
+
+    def _compiled_table(self) -> tuple[Any, Any] | None:
+        """``(module, table)`` of the compiled merge loop in use (its table made from the merge
+        arrays on first use, again when the module in use changes), or None."""
+        module = compiled_merge()
+        if module is None:
+            return None
+        found = self._mtable
+        if found is None or found[0] is not module:
+            keys, results = self._keys, self._results
+            if keys.itemsize != 8 or results.itemsize != 4:  # the table reads the arrays' raw items
+                keys, results = array("Q", keys), array("I", results)
+            found = self._mtable = (module, module.mlist_build(keys, results))
+        return found
 
     def _merge_scan(self, ids: list[int]) -> list[int]:
         """The list scan for short words: each pair's rank, updated only next to each merge; the

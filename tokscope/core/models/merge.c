@@ -1681,6 +1681,8 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
+static int mlist_add(PyObject *m); /* at the end of the file */
+
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
 {
@@ -1691,5 +1693,317 @@ PyInit__tokscope_merge(void)
         Py_DECREF(m);
         return NULL;
     }
+    if (m != NULL && mlist_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
+}
+
+
+/* ----- merge-list BPE: Hugging Face's Word::merge_all, compiled ---------------------------------
+ *
+ * (batch7's block: tokscope.core.models.bpe.) The BPE of a tokenizer.json merges only the pairs
+ * its merge list names, lowest merge rank first, leftmost first on equal ranks. BPE._merge_heap is
+ * the pure-Python loop (and the tests' oracle); these are the same loop over a table of its own:
+ *
+ * mlist_build(keys, results) -> table: keys[rank] = left << 32 | right (an array('Q')'s buffer),
+ *     results[rank] = the merged id (an array('I')'s buffer); a pair listed twice keeps its last
+ *     rank, as the model's dict (and Hugging Face's map) does.
+ * mlist_merge(table, ids, want_ends) -> list of ids, or (ids, ends) with want_ends: ids (the
+ *     initial symbols, a list of ints) merged as one word; ends[k] is the number of initial
+ *     symbols up to the end of final symbol k.
+ *
+ * A heap of rank << 32 | position over a linked list of symbols; an entry is skipped when its left
+ * symbol is gone or is last, or when the pair there no longer makes the entry's token (Hugging
+ * Face's stale-entry check, which compares the made ids, not the ranks).
+ */
+
+#define MLIST_ABI_VERSION 1
+#define MLIST_EMPTY UINT32_MAX
+
+typedef struct {
+    uint64_t *keys;    /* left << 32 | right per slot */
+    uint32_t *ranks;   /* the pair's rank per slot, MLIST_EMPTY for an empty slot */
+    uint32_t *results; /* the made id per rank */
+    Py_ssize_t n_merges;
+    size_t mask;
+    int shift;
+} MList;
+
+static const char *MLIST_CAPSULE = "_tokscope_merge.MergeList";
+
+static inline size_t
+mlist_slot(uint64_t key, int shift)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> shift);
+}
+
+/* the rank of the pair, or -1 when the merge list does not name it */
+static inline int64_t
+mlist_rank(const MList *t, uint64_t key)
+{
+    size_t i = mlist_slot(key, t->shift);
+    for (;;) {
+        uint32_t r = t->ranks[i];
+        if (r == MLIST_EMPTY)
+            return -1;
+        if (t->keys[i] == key)
+            return r;
+        i = (i + 1) & t->mask;
+    }
+}
+
+static void
+mlist_clear(MList *t)
+{
+    PyMem_Free(t->keys);
+    PyMem_Free(t->ranks);
+    PyMem_Free(t->results);
+    PyMem_Free(t);
+}
+
+static void
+mlist_free(PyObject *capsule)
+{
+    MList *t = (MList *)PyCapsule_GetPointer(capsule, MLIST_CAPSULE);
+    if (t != NULL)
+        mlist_clear(t);
+}
+
+static PyObject *
+mlist_build(PyObject *self, PyObject *args)
+{
+    Py_buffer kv, rv;
+    if (!PyArg_ParseTuple(args, "y*y*", &kv, &rv))
+        return NULL;
+    PyObject *capsule = NULL;
+    Py_ssize_t n = kv.len / 8;
+    if (kv.len % 8 || rv.len % 4 || rv.len / 4 != n) {
+        PyErr_SetString(PyExc_ValueError, "mlist_build: keys are 8-byte and results 4-byte items, as many of each");
+        goto done;
+    }
+    if ((uint64_t)n >= MLIST_EMPTY) {
+        PyErr_SetString(PyExc_ValueError, "mlist_build: the merge list is too long");
+        goto done;
+    }
+    size_t size = 16;
+    int bits = 4;
+    while (size < (size_t)n * 2 + 16) {
+        size <<= 1;
+        bits++;
+    }
+    MList *t = PyMem_Malloc(sizeof(MList));
+    if (t == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    t->keys = PyMem_New(uint64_t, size);
+    t->ranks = PyMem_New(uint32_t, size);
+    t->results = PyMem_New(uint32_t, n ? n : 1);
+    if (t->keys == NULL || t->ranks == NULL || t->results == NULL) {
+        mlist_clear(t);
+        PyErr_NoMemory();
+        goto done;
+    }
+    t->n_merges = n;
+    t->mask = size - 1;
+    t->shift = 64 - bits;
+    for (size_t i = 0; i < size; i++)
+        t->ranks[i] = MLIST_EMPTY;
+    if (n)
+        memcpy(t->results, rv.buf, (size_t)n * 4);
+    const char *kp = (const char *)kv.buf;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        uint64_t key;
+        memcpy(&key, kp + 8 * r, 8);
+        size_t i = mlist_slot(key, t->shift);
+        while (t->ranks[i] != MLIST_EMPTY && t->keys[i] != key)
+            i = (i + 1) & t->mask;
+        t->keys[i] = key;
+        t->ranks[i] = (uint32_t)r; /* a pair listed again: its later rank */
+    }
+    capsule = PyCapsule_New(t, MLIST_CAPSULE, mlist_free);
+    if (capsule == NULL)
+        mlist_clear(t);
+done:
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&rv);
+    return capsule;
+}
+
+static inline void
+mlist_push(uint64_t *heap, Py_ssize_t *size, uint64_t v)
+{
+    Py_ssize_t i = (*size)++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) >> 1;
+        if (heap[parent] <= v)
+            break;
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = v;
+}
+
+static inline uint64_t
+mlist_pop(uint64_t *heap, Py_ssize_t *size)
+{
+    uint64_t top = heap[0];
+    uint64_t last = heap[--(*size)];
+    Py_ssize_t n = *size, i = 0;
+    for (;;) {
+        Py_ssize_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && heap[child + 1] < heap[child])
+            child++;
+        if (heap[child] >= last)
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (n)
+        heap[i] = last;
+    return top;
+}
+
+static PyObject *
+mlist_merge(PyObject *self, PyObject *args)
+{
+    PyObject *capsule, *ids;
+    int want_ends = 0;
+    if (!PyArg_ParseTuple(args, "OO!|p", &capsule, &PyList_Type, &ids, &want_ends))
+        return NULL;
+    MList *t = (MList *)PyCapsule_GetPointer(capsule, MLIST_CAPSULE);
+    if (t == NULL)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(ids);
+    if (n > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "mlist_merge: a word of more than 2**32 symbols");
+        return NULL;
+    }
+    /* one block: sym[n] (uint32), nxt[n] and prv[n] (Py_ssize_t), heap (uint64, at most
+     * n - 1 entries at first and two pushes per merge) */
+    size_t cap = n > 1 ? 3 * (size_t)n : 1;
+    char *block = PyMem_Malloc((size_t)n * (4 + 2 * sizeof(Py_ssize_t)) + cap * 8 + 8);
+    if (block == NULL)
+        return PyErr_NoMemory();
+    uint64_t *heap = (uint64_t *)block;
+    Py_ssize_t *nxt = (Py_ssize_t *)(heap + cap);
+    Py_ssize_t *prv = nxt + n;
+    uint32_t *sym = (uint32_t *)(prv + n);
+    PyObject *out = NULL, *ends = NULL, *result = NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        unsigned long long v = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(ids, k));
+        if (v == (unsigned long long)-1 && PyErr_Occurred())
+            goto done;
+        if (v > UINT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "mlist_merge: an id above 2**32 - 1");
+            goto done;
+        }
+        sym[k] = (uint32_t)v;
+        nxt[k] = k + 1; /* n: the last symbol; n + 1: merged into its left */
+        prv[k] = k - 1;
+    }
+    Py_ssize_t size = 0;
+    for (Py_ssize_t k = 0; k + 1 < n; k++) {
+        int64_t r = mlist_rank(t, (uint64_t)sym[k] << 32 | sym[k + 1]);
+        if (r >= 0)
+            heap[size++] = (uint64_t)r << 32 | (uint64_t)k;
+    }
+    /* heapify */
+    for (Py_ssize_t i = size / 2 - 1; i >= 0; i--) {
+        uint64_t v = heap[i];
+        Py_ssize_t j = i;
+        for (;;) {
+            Py_ssize_t child = 2 * j + 1;
+            if (child >= size)
+                break;
+            if (child + 1 < size && heap[child + 1] < heap[child])
+                child++;
+            if (heap[child] >= v)
+                break;
+            heap[j] = heap[child];
+            j = child;
+        }
+        heap[j] = v;
+    }
+    const Py_ssize_t gone = n + 1;
+    while (size > 0) {
+        uint64_t top = mlist_pop(heap, &size);
+        Py_ssize_t pos = (Py_ssize_t)(top & 0xFFFFFFFFu);
+        Py_ssize_t right = nxt[pos];
+        if (right >= n) /* gone, or the last symbol */
+            continue;
+        uint32_t made = t->results[top >> 32];
+        int64_t v = mlist_rank(t, (uint64_t)sym[pos] << 32 | sym[right]);
+        if (v < 0 || t->results[v] != made)
+            continue;
+        sym[pos] = made;
+        Py_ssize_t after = nxt[right];
+        nxt[right] = gone;
+        nxt[pos] = after;
+        if (after < n)
+            prv[after] = pos;
+        Py_ssize_t before = prv[pos];
+        if (before >= 0) {
+            v = mlist_rank(t, (uint64_t)sym[before] << 32 | made);
+            if (v >= 0)
+                mlist_push(heap, &size, (uint64_t)v << 32 | (uint64_t)before);
+        }
+        if (after < n) {
+            v = mlist_rank(t, (uint64_t)made << 32 | sym[after]);
+            if (v >= 0)
+                mlist_push(heap, &size, (uint64_t)v << 32 | (uint64_t)pos);
+        }
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k = nxt[k])
+        m++;
+    out = PyList_New(m);
+    if (out == NULL)
+        goto done;
+    if (want_ends && (ends = PyList_New(m)) == NULL)
+        goto done;
+    Py_ssize_t j = 0;
+    for (Py_ssize_t k = 0; k < n; k = nxt[k], j++) {
+        PyObject *id = PyLong_FromUnsignedLong(sym[k]);
+        if (id == NULL)
+            goto done;
+        PyList_SET_ITEM(out, j, id);
+        if (want_ends) {
+            PyObject *end = PyLong_FromSsize_t(nxt[k]);
+            if (end == NULL)
+                goto done;
+            PyList_SET_ITEM(ends, j, end);
+        }
+    }
+    if (want_ends) {
+        result = PyTuple_Pack(2, out, ends);
+    } else {
+        result = out;
+        out = NULL;
+    }
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(ends);
+    PyMem_Free(block);
+    return result;
+}
+
+static PyMethodDef mlist_methods[] = {
+    {"mlist_build", mlist_build, METH_VARARGS,
+     "mlist_build(keys, results) -> table: a merge list (left << 32 | right and the made id, by rank)"},
+    {"mlist_merge", mlist_merge, METH_VARARGS,
+     "mlist_merge(table, ids, want_ends=False) -> ids, or (ids, ends): one word merged as Hugging Face's BPE"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+mlist_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, mlist_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "MLIST_ABI", MLIST_ABI_VERSION);
 }

@@ -44,7 +44,13 @@ _PREPEND = r"\p{GCB=Prepend}\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u0d4e\U0
 _SEGMENT = regex.compile(
     r"(?:(?<!\r)\n|[\x00-\x09\x0b-\x7f])?(?:[^\x00-\x7f]|(?<=[" + _PREPEND + r"])[\x00-\x09\x0b\x0c\x0e-\x7f])+"
 )
+#: :data:`_SEGMENT` for a text with no Prepend character (its lookbehind can never match there),
+#: which the regex module scans in about half the time
+_SEGMENT_NO_PREPEND = regex.compile(r"(?:(?<!\r)\n|[\x00-\x09\x0b-\x7f])?[^\x00-\x7f]+")
+_PREPEND_CHAR = regex.compile("[" + _PREPEND + "]")
 _GRAPHEME = regex.compile(r"\X")
+#: how many segments' rewrites a charsmap keeps (emptied when full)
+SEGMENT_CACHE = 1 << 16
 
 
 def graphemes(text: str) -> list[str]:
@@ -73,7 +79,8 @@ def graphemes(text: str) -> list[str]:
 class CharsMap:
     """A parsed ``precompiled_charsmap``."""
 
-    __slots__ = ("_blob", "_n_units", "_units", "_normalized", "_lookup", "_char_cache", "_ascii_found")
+    __slots__ = ("_blob", "_n_units", "_units", "_normalized", "_lookup", "_char_cache", "_ascii_found", "_segments",
+                 "_finders")
 
     def __init__(self, blob: bytes) -> None:
         self._blob = bytes(blob)
@@ -95,6 +102,11 @@ class CharsMap:
             raise TokenizerFileError("precompiled_charsmap: the replacement strings are not UTF-8") from None
         self._lookup = functools.lru_cache(maxsize=65536)(self._transform)
         self._char_cache: dict[str, bool] = {}
+        #: each segment's rewrites (``_rewrites``: a segment's graphemes are cut from it alone,
+        #: so its rewrites are the same wherever it occurs), bounded by SEGMENT_CACHE
+        self._segments: dict[str, list[tuple[int, list[tuple[str, str]]]]] = {}
+        #: the pattern of the ASCII characters with a replacement, by the set of them in a text
+        self._finders: dict[tuple[str, ...], regex.Pattern[str]] = {}
 
     @property
     def _array(self) -> tuple[int, ...]:
@@ -297,23 +309,25 @@ class CharsMap:
             return []
         out: list[tuple[int, list[tuple[str, str]]]] = []
         segments = []
-        for m in _SEGMENT.finditer(text):
+        cache = self._segments
+        for m in (_SEGMENT if _PREPEND_CHAR.search(text) else _SEGMENT_NO_PREPEND).finditer(text):
             s, e = m.span()
             segments.append((s, e))
             seg = text[s:e]
-            if not any(self._is_candidate(c) for c in set(seg)):
-                continue
-            pos = s
-            for g in graphemes(seg):
-                parts = self._grapheme(g)
-                if parts is not None:
-                    out.append((pos, parts))
-                pos += len(g)
+            found = cache.get(seg)
+            if found is None:
+                found = self._segment_rewrites(seg)
+                if len(cache) >= SEGMENT_CACHE:
+                    cache.clear()
+                cache[seg] = found
+            out.extend([(s + pos, parts) for pos, parts in found])
         # outside the segments every grapheme is one ASCII character or "\r\n"
-        direct = [c for c in self._ascii if c in seen]
+        direct = tuple(sorted(c for c in self._ascii if c in seen))
         if not direct and "\r\n" not in text:
             return out
-        finder = regex.compile("|".join(["\r\n", *[regex.escape(c) for c in sorted(direct)]]))
+        finder = self._finders.get(direct)
+        if finder is None:
+            finder = self._finders[direct] = regex.compile("|".join(["\r\n", *map(regex.escape, direct)]))
         extra = []
         k = 0
         for m in finder.finditer(text):
@@ -327,6 +341,23 @@ class CharsMap:
                 extra.append((s, parts))
         if extra:
             out = sorted(out + extra, key=lambda item: item[0])
+        return out
+
+    def _segment_rewrites(self, seg: str) -> list[tuple[int, list[tuple[str, str]]]]:
+        """``(start, parts)`` of every grapheme of one segment that changes (:meth:`_rewrites`).
+
+        >>> CharsMap(build_charsmap({"é": "e"}))._segment_rewrites(" café")
+        [(4, [('é', 'e')])]
+        """
+        if not any(self._is_candidate(c) for c in set(seg)):
+            return []
+        out = []
+        pos = 0
+        for g in graphemes(seg):
+            parts = self._grapheme(g)
+            if parts is not None:
+                out.append((pos, parts))
+            pos += len(g)
         return out
 
     def normalize_str(self, text: str) -> str:

@@ -31,6 +31,8 @@ class Split(PreTokenizerBase):
     def split_str(self, text: str, first: bool = True) -> list[str]:
         if not text:
             return []
+        if not self.regex and not self.invert and self.pattern not in text:
+            return [text]  # a string that does not occur: one unmatched piece, whatever the behavior
         if self.behavior == "isolated" and not self.invert:
             return isolated_strs(self._onig, text)
         matches = matches_from_spans(self._onig.spans(text), len(text))

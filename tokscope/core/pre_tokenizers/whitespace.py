@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import regex
 
-from ..text.unicode import WHITESPACE, RangeSet, char_class, table
+from ..text.unicode import WHITESPACE, RangeSet, char_class, class_marks, table
 from ..text.normalized import NormalizedText
 from .base import PreTokenizerBase, char_split, compiled_regex, slices
 
@@ -34,12 +34,21 @@ class Whitespace(PreTokenizerBase):
         return slices(split, [m.span() for m in _word_pattern(t).finditer(t)])
 
     def split_str(self, text: str, first: bool = True) -> list[str]:
-        """The chunks as strings (the ids-only path: no alignment is built).
+        """The chunks as strings (the ids-only path: no alignment is built): the runs of word
+        characters and of other non-space ones, found on the text's class marks.
 
         >>> Whitespace().split_str("Hi, wörld!")
         ['Hi', ',', 'wörld', '!']
         """
-        return _word_pattern(text).findall(text)
+        if text.isascii():
+            return _ASCII_WORDS.findall(text)
+        marks = class_marks(text, [(table("RX_WORD"), "w"), (WS, "s")], "o")
+        return [text[s:e] for s, e in map(regex.Match.span, _WORD_MARKS.finditer(marks))]
+
+
+#: ``\w+|[^\w\s]+`` on ASCII text, and on the marks of :func:`~.unicode.class_marks`
+_ASCII_WORDS = regex.compile(r"[0-9A-Z_a-z]+|[^0-9A-Z_a-z\t-\r ]+")
+_WORD_MARKS = regex.compile("w+|o+")
 
 
 #: The word ranges the pattern of :func:`_word_pattern` holds, and that pattern.

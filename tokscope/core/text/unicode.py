@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import functools
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import regex
 
@@ -67,6 +67,11 @@ def chars(name: str) -> frozenset[str]:
     return frozenset(map(chr, code_points(name)))
 
 
+#: How many characters a :class:`RangeSet` remembers the range of (emptied when full).
+MEMO_LIMIT = 1 << 16
+_RUN_OF_ONES = regex.compile("1+")
+
+
 class RangeSet:
     """A set of code points as sorted ranges, searched in a text through a regex class made of
     only the ranges the text touches (a class of hundreds of ranges is slow in the ``regex``
@@ -79,28 +84,79 @@ class RangeSet:
     True
     """
 
-    __slots__ = ("ranges", "_starts", "_cache")
+    __slots__ = ("ranges", "_starts", "_cache", "_memo")
 
     def __init__(self, ranges: Iterable[tuple[int, int]]) -> None:
         self.ranges = sorted(ranges)
         self._starts = [a for a, _ in self.ranges]
         self._cache: dict[tuple, regex.Pattern[str]] = {}
+        #: each character met: the index of its range, -1 for none (bounded by MEMO_LIMIT)
+        self._memo: dict[str, int] = {}
 
     def __contains__(self, c: str) -> bool:
         cp = ord(c)
         i = bisect.bisect_right(self._starts, cp) - 1
         return i >= 0 and cp <= self.ranges[i][1]
 
-    def present(self, text: str) -> tuple[tuple[int, int], ...]:
-        """The ranges that hold a character of ``text``."""
-        hit = set()
+    def _indexes(self, chars: Iterable[str]) -> list[int]:
+        """The index of each character's range (-1: in none), remembered per character: a batch
+        of texts meets the same characters again and again."""
+        memo = self._memo
+        try:
+            return list(map(memo.__getitem__, chars))
+        except KeyError:
+            pass
+        out = []
         starts, ranges = self._starts, self.ranges
-        for c in set(text):
-            cp = ord(c)
-            i = bisect.bisect_right(starts, cp) - 1
-            if i >= 0 and cp <= ranges[i][1]:
-                hit.add(i)
+        for c in chars:
+            i = memo.get(c)
+            if i is None:
+                cp = ord(c)
+                i = bisect.bisect_right(starts, cp) - 1
+                if i >= 0 and cp > ranges[i][1]:
+                    i = -1
+                if len(memo) >= MEMO_LIMIT:
+                    memo.clear()
+                memo[c] = i
+            out.append(i)
+        return out
+
+    def present(self, text: str) -> tuple[tuple[int, int], ...]:
+        """The ranges that hold a character of ``text``.
+
+        >>> RangeSet([(0x30, 0x39), (0x660, 0x669)]).present("a1٢b9")
+        ((48, 57), (1632, 1641))
+        """
+        hit = set(self._indexes(set(text)))
+        hit.discard(-1)
+        ranges = self.ranges
         return tuple(ranges[i] for i in sorted(hit))
+
+    def __reduce__(self):
+        return RangeSet, (self.ranges,)  # what it remembers is rebuilt
+
+    def translation(self, text: str, inside: str | None, outside: str | None = None) -> dict[int, str | None]:
+        """A ``str.translate`` table for ``text``: each of its characters in this set to ``inside``
+        and, when ``outside`` is given, every other one to ``outside`` (``None`` deletes).
+
+        >>> digits = RangeSet([(0x30, 0x39)])
+        >>> "a1b22".translate(digits.translation("a1b22", None)), "a1b22".translate(digits.translation("a1b22", "d", "x"))
+        ('ab', 'xdxdd')
+        """
+        chars = set(text)
+        if outside is None:
+            return {ord(c): inside for c, i in zip(chars, self._indexes(chars)) if i >= 0}
+        return {ord(c): (inside if i >= 0 else outside) for c, i in zip(chars, self._indexes(chars))}
+
+    def runs(self, text: str) -> list[tuple[int, int]]:
+        """The spans of the runs of this set's characters in ``text`` (what ``class_for(text) +
+        "+"`` finds, with no pattern compiled for the text).
+
+        >>> RangeSet([(0x30, 0x39), (0x660, 0x669)]).runs("a1٢b9")
+        [(1, 3), (4, 5)]
+        """
+        marks = text.translate(self.translation(text, "1", "0"))
+        return [m.span() for m in _RUN_OF_ONES.finditer(marks)]
 
     def class_for(self, text: str, negate: bool = False) -> str | None:
         """A regex class that matches exactly this set's characters on ``text`` (``None``: the
@@ -124,6 +180,24 @@ class RangeSet:
             pattern = regex.compile(template.format(char_class(present) + suffix))
             self._cache[key] = pattern
         return pattern
+
+
+def class_marks(text: str, sets: Sequence[tuple[RangeSet, str]], other: str) -> str:
+    """``text`` with each character replaced by the mark of the first of ``sets`` holding it
+    (``other`` when none does): one ``str.translate``, so a fixed pattern over the marks finds
+    what a class per text would (no pattern compiled per text).
+
+    >>> digits, spaces = RangeSet([(0x30, 0x39)]), RangeSet([(0x20, 0x20)])
+    >>> class_marks("a1 b22", [(digits, "d"), (spaces, "s")], "o")
+    'odsodd'
+    """
+    chars = list(set(text))
+    marks = [other] * len(chars)
+    for rs, mark in reversed(sets):
+        for k, i in enumerate(rs._indexes(chars)):
+            if i >= 0:
+                marks[k] = mark
+    return text.translate(dict(zip(map(ord, chars), marks)))
 
 
 @functools.cache
@@ -377,13 +451,7 @@ def unstable_runs(form: str, text: str) -> list[tuple[int, int]]:
     """
     if text.isascii():
         return []
-    finder = table(_MAYBE[form]).finder(text, "+")
-    if finder is None:
-        return []
-    spans = []
-    for m in finder.finditer(text):
-        s, e = m.span()
-        spans.append((max(s - 1, 0), e))
+    spans = [(max(s - 1, 0), e) for s, e in table(_MAYBE[form]).runs(text)]
     merged: list[tuple[int, int]] = []
     for s, e in spans:
         if merged and s <= merged[-1][1]:
@@ -404,9 +472,22 @@ def normalize_str(form: str, text: str) -> str:
         return text
     parts = []
     last = 0
+    cache = _RUNS[form]
     for s, e in runs:
         parts.append(text[last:s])
-        parts.append("".join(c for c, _ in normalize_changes(form, text[s:e])))
+        run = text[s:e]
+        done = cache.get(run)
+        if done is None:
+            done = "".join(c for c, _ in normalize_changes(form, run))
+            if len(cache) >= MEMO_LIMIT:
+                cache.clear()
+            cache[run] = done
+        parts.append(done)
         last = e
     parts.append(text[last:])
     return "".join(parts)
+
+
+#: each form's result for the runs of :func:`unstable_runs` met (a run is normalized on its own,
+#: so its result is the same in every text), bounded by MEMO_LIMIT
+_RUNS: dict[str, dict[str, str]] = {form: {} for form in _MAYBE}

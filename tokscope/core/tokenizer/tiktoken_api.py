@@ -101,12 +101,14 @@ class TiktokenAPI:
     # ----- batches -------------------------------------------------------------------------------
 
     def _batch(self, method: str, items: Iterable[Any], kwargs: dict[str, Any], num_processes: int | None,
-               mp_context: Any, check: Callable[[Any], Any] | None = None, auto: bool = True) -> list[Any]:
+               mp_context: Any, check: Callable[[Any], Any] | None = None, auto: bool = True,
+               loop: Callable[..., list[Any]] | None = None) -> list[Any]:
         """``method`` on each item: in a plain loop, or in worker processes when asked
         (``num_processes``; 0 for one per usable CPU) or, with ``auto``, when the batch is big
         enough to gain from them (:func:`~.batches.plan`). Never in threads: the work is Python's,
         and threads would wait on each other for the interpreter lock (tiktoken's ``num_threads``
-        is accepted and has no effect)."""
+        is accepted and has no effect). ``loop(items, **kwargs)``, when given, is the plain loop
+        (the tokenizer's own, with its per-call work done once)."""
         items = list(items)
         if check is not None:
             for item in items:
@@ -122,6 +124,8 @@ class TiktokenAPI:
         else:
             processes = num_processes or batches.usable_cpus()
         if processes < 2 or len(items) < 2:
+            if loop is not None:
+                return loop(items, **kwargs)
             return [fn(item, **kwargs) for item in items]
         return batches.map_in_processes(partial(fn, **kwargs), items, processes, mp_context)
 
@@ -161,7 +165,8 @@ class TiktokenAPI:
         if add_special_tokens:
             kwargs["add_special_tokens"] = True
         del num_threads
-        out = self._batch("encode", text, kwargs, num_processes, mp_context, _check_str)
+        out = self._batch("encode", text, kwargs, num_processes, mp_context, _check_str,
+                          loop=getattr(self, "encode_many", None))
         padding = self.padding
         if add_special_tokens and padding is not None and out:
             target = padding.target(len(ids) for ids in out)

@@ -671,37 +671,55 @@ class Tokenizer(TiktokenAPI):
         of :meth:`_encode_aligned` (the tests hold the two paths to each other)."""
         if not self._string_path:
             return self._encode_aligned(text, allowed)
+        return self._string_encoder(allowed)(text)
+
+    def _string_encoder(self, allowed: frozenset[str]) -> Callable[[str], list[int]]:
+        """:meth:`_encode_generic` on the string path as a function of the text alone: the stages,
+        the cache and the model's ids function looked up once, for a batch of texts."""
         added = self.added
         normalizer = self.normalizer
         pre = self.pre_tokenizer
-        if isinstance(added, SpecialTokens):
-            parts = []
-            for start, end, token_id in added.spans(text, allowed):
-                part = text[start:end] if token_id is not None or normalizer is None else normalizer.normalize_str(text[start:end])
-                parts.append((part, token_id, start))
-        else:
-            parts = added.split_str(text, normalizer, allowed)
-        out: list[int] = []
-        extend = out.extend
+        split_pre = pre.split_str if pre is not None else None
         cache = self._ids_cache
         get = cache.get
         chunk_ids = self._chunk_ids_function()
-        for part, token_id, offset in parts:
-            if token_id is not None:
-                out.append(token_id)
-                continue
-            if not part:
-                continue
-            for chunk in (pre.split_str(part, offset == 0) if pre is not None else (part,)):
-                ids = get(chunk)
-                if ids is None:
-                    ids = chunk_ids(chunk)
-                    if len(chunk) <= IDS_CACHE_MAX_LEN:
-                        if len(cache) >= IDS_CACHE_LIMIT:
-                            cache.clear()
-                        cache[chunk] = ids
-                extend(ids)
-        return out
+        if isinstance(added, SpecialTokens):
+            spans = added.spans
+            normalize = normalizer.normalize_str if normalizer is not None else None
+
+            def parts_of(text: str) -> list[tuple[str, int | None, int]]:
+                parts = []
+                for start, end, token_id in spans(text, allowed):
+                    part = text[start:end] if token_id is not None or normalize is None else normalize(text[start:end])
+                    parts.append((part, token_id, start))
+                return parts
+        else:
+            split_added = added.split_str
+
+            def parts_of(text: str) -> list[tuple[str, int | None, int]]:
+                return split_added(text, normalizer, allowed)
+
+        def encode(text: str) -> list[int]:
+            out: list[int] = []
+            extend = out.extend
+            for part, token_id, offset in parts_of(text):
+                if token_id is not None:
+                    out.append(token_id)
+                    continue
+                if not part:
+                    continue
+                for chunk in (split_pre(part, offset == 0) if split_pre is not None else (part,)):
+                    ids = get(chunk)
+                    if ids is None:
+                        ids = chunk_ids(chunk)
+                        if len(chunk) <= IDS_CACHE_MAX_LEN:
+                            if len(cache) >= IDS_CACHE_LIMIT:
+                                cache.clear()
+                            cache[chunk] = ids
+                    extend(ids)
+            return out
+
+        return encode
 
     def _chunk_ids_function(self) -> Callable[[str], Sequence[int]]:
         """The model's ids of one chunk, with no offsets where the model can skip them
@@ -763,6 +781,37 @@ class Tokenizer(TiktokenAPI):
             out = self._encode_generic(text, allowed)
         if add_special_tokens:
             out = [out[s] if s is not None else t for s, t, _ in self.arrange(len(out))]  # type: ignore[misc]
+        return out
+
+    def encode_many(
+        self,
+        texts: Iterable[str],
+        *,
+        allowed_special: AllowedSpecial = (),
+        disallowed_special: DisallowedSpecial = "all",
+        add_special_tokens: bool = False,
+    ) -> list[list[int]]:
+        """:meth:`encode` of each text in turn, with what does not depend on the text (the special
+        tokens' sets, the stages and the model's ids function) looked up once: the loop of
+        ``encode_batch`` in this process, where a batch of short texts spent a third of its time
+        on that per-call work.
+
+        >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
+        >>> tok.encode_many(["ab a", ""]) == [tok.encode("ab a"), tok.encode("")]
+        True
+        """
+        allowed, disallowed = self.resolve_special(allowed_special, disallowed_special)
+        if self._bytes_bpe or add_special_tokens or not self._string_path:
+            return [self.encode(text, allowed_special=allowed, disallowed_special=disallowed,
+                                add_special_tokens=add_special_tokens) for text in texts]
+        encode = self._string_encoder(allowed)
+        check = self.check_special
+        out = []
+        for text in texts:
+            text = fix_surrogates(text)
+            if disallowed:
+                check(text, disallowed)
+            out.append(encode(text))
         return out
 
     def arrange(self, n: int, *, pad_to: int | None = None) -> list[tuple[int | None, int | None, str]]:
