@@ -97,3 +97,13 @@ def list_merge_module() -> object | None:
     if getattr(module, "MLIST_ABI", None) != 1:
         module = _build()
     return module if getattr(module, "MLIST_ABI", None) == 1 else None
+
+
+@functools.cache
+def gguf_reader_module() -> object | None:
+    """A ``_tokscope_merge`` with the compiled GGUF string-array reader (``gguf_strings``): the
+    installed one when it has it, else one built here (None without a C compiler)."""
+    module = compiled_module()
+    if getattr(module, "GGUF_ABI", None) != 1:
+        module = _build()
+    return module if getattr(module, "GGUF_ABI", None) == 1 else None

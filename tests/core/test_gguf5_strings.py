@@ -2,19 +2,26 @@
 comes back as written, whatever it holds (NUL bytes, bytes that are not UTF-8, empty strings) and
 wherever the reader's buffer ends (the chunk size is shrunk so that lengths and strings straddle
 refills); a string or an array claiming more than the file holds is one error, never an allocation
-of the claimed size."""
+of the claimed size. Every test runs with the compiled reader (``merge.c``'s ``gguf_strings``)
+and with the Python loop it falls back to."""
 
 from __future__ import annotations
 
 import io
 import struct
+import sys
+from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokscope.core.formats import gguf
-from tokscope.core.text.errors import TokenizerFileError
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from compiled_merge import gguf_reader_module  # noqa: E402
+
+from tokscope.core.formats import gguf  # noqa: E402
+from tokscope.core.text.errors import TokenizerFileError  # noqa: E402
 
 # str as the reader gives it: any text, bytes that are not UTF-8 as surrogate escapes
 _BYTES = st.binary(max_size=12)
@@ -22,11 +29,28 @@ _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6
 STRINGS = st.lists(st.one_of(_BYTES.map(lambda b: b.decode("utf-8", "surrogateescape")), _TEXT), min_size=1, max_size=40)
 
 
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def reader(request):
+    if request.param == "compiled":
+        module = gguf_reader_module()
+        if module is None:
+            pytest.skip("no C compiler for the compiled reader")
+        gguf.use_compiled(True, module)
+    else:
+        gguf.use_compiled(False)
+    yield request.param
+    gguf.use_compiled(True)
+
+
+def test_the_reader_in_use_is_the_one_asked_for(reader):
+    assert (gguf.compiled_strings() is not None) == (reader == "compiled")
+
+
 def _read(data: bytes) -> dict:
     return gguf.read_metadata_from(io.BytesIO(data), "t.gguf", len(data))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(strings=STRINGS)
 def test_string_arrays_come_back_as_written(strings):
     data = gguf.build_metadata({"general.name": "t", "tokenizer.ggml.tokens": strings, "after": 7})

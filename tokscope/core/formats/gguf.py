@@ -89,6 +89,39 @@ _LITTLE = sys.byteorder == "little"
 _U64 = struct.Struct("<Q")
 
 
+def _import_compiled() -> Any:
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "GGUF_ABI", None) == 1 else None
+
+
+# The compiled reader of string arrays (``merge.c``'s ``gguf_strings``, in the optional
+# ``_tokscope_merge`` extension); without it :meth:`_Source.strings_python` runs.
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Read string arrays with the compiled reader when installed (the default), or in Python
+    (tests and benches compare the two); ``module`` puts in a compiled one built elsewhere.
+
+    >>> was = compiled_strings() is not None
+    >>> use_compiled(False); compiled_strings() is None
+    True
+    >>> use_compiled(True); (compiled_strings() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = on
+
+
+def compiled_strings() -> Any:
+    """The compiled reader's module in use, or None (the Python loop)."""
+    return _compiled["module"] if _compiled["on"] else None
+
+
 def looks_like(head: bytes) -> bool:
     """Whether a file's first bytes are GGUF's magic (tell formats apart by content, not name).
 
@@ -150,9 +183,34 @@ class _Source:
         return _decode(raw)
 
     def strings(self, count: int, what: str) -> tuple[str, ...]:
-        """``count`` strings (each a u64 length then its bytes), read in a tight loop that copies
-        each one's bytes and a NUL into one buffer (no object per string); they are decoded at once
-        at the end (see :func:`_decode_joined`)."""
+        """``count`` strings (each a u64 length then its bytes), each one's bytes and a NUL copied
+        into one buffer (no object per string) and decoded at once at the end (see
+        :func:`_decode_joined`): by the compiled reader where it is installed, else by
+        :meth:`strings_python`."""
+        module = compiled_strings()
+        if module is None:
+            return self.strings_python(count, what)
+        read = module.gguf_strings
+        out = bytearray()
+        lengths = array("Q")
+        got = 0
+        while True:
+            joined, lens, self.pos, k = read(self.buf, self.pos, count - got)
+            out += joined
+            lengths.frombytes(lens)
+            got += k
+            if got == count:
+                return _decode_joined(out, lengths)
+            # the next string is not wholly in the buffer: read on (or name what is missing)
+            self.need(8, what)
+            n = _U64.unpack_from(self.buf, self.pos)[0]
+            if n > self.available() - 8:
+                raise self.fail(f"a string in {what} claims {n:,} bytes, more than the file holds")
+            self.need(8 + n, what)
+
+    def strings_python(self, count: int, what: str) -> tuple[str, ...]:
+        """:meth:`strings` in Python: a tight loop that copies each string's bytes and a NUL into
+        one buffer (the compiled reader's fallback and the tests' oracle)."""
         out = bytearray()
         lengths = array("Q")
         add_length = lengths.append

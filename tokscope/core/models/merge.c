@@ -1657,6 +1657,74 @@ done:
     return out;
 }
 
+/* ----- GGUF string arrays (tokscope.core.formats.gguf) ------------------------------------------
+ *
+ * gguf_strings(buf, pos, count) -> (joined: bytes, lengths: bytes, new_pos: int, read: int)
+ *
+ * Reads up to ``count`` GGUF strings (a little-endian u64 byte length, then the bytes) from
+ * ``buf`` at ``pos``, and stops before the first one whose length or bytes are not wholly in
+ * ``buf`` (the caller reads more of the file, or names the truncation, and calls again). Each
+ * string's bytes are copied into ``joined`` followed by a NUL; ``lengths`` holds their byte
+ * lengths as native u64s (``array('Q').frombytes``). The Python loop of ``_Source.strings`` does
+ * the same and stays the fallback and the tests' oracle.
+ */
+#define GGUF_ABI_VERSION 1
+
+static uint64_t
+read_u64_le(const unsigned char *p)
+{
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = (n << 8) | p[i];
+    return n;
+}
+
+static PyObject *
+gguf_strings(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t pos, count;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &pos, &count))
+        return NULL;
+    const unsigned char *b = view.buf;
+    Py_ssize_t end = view.len;
+    if (pos < 0 || pos > end || count < 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "gguf_strings: a position outside the buffer or a negative count");
+        return NULL;
+    }
+    Py_ssize_t p = pos, read = 0, total = 0;
+    while (read < count && end - p >= 8) {
+        uint64_t n = read_u64_le(b + p);
+        if (n > (uint64_t)(end - p - 8))
+            break;
+        p += 8 + (Py_ssize_t)n;
+        total += (Py_ssize_t)n + 1;
+        read++;
+    }
+    PyObject *joined = PyBytes_FromStringAndSize(NULL, total);
+    PyObject *lengths = PyBytes_FromStringAndSize(NULL, read * (Py_ssize_t)sizeof(uint64_t));
+    if (joined == NULL || lengths == NULL) {
+        Py_XDECREF(joined);
+        Py_XDECREF(lengths);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    char *out = PyBytes_AS_STRING(joined);
+    char *lens = PyBytes_AS_STRING(lengths);
+    p = pos;
+    for (Py_ssize_t k = 0; k < read; k++) {
+        uint64_t n = read_u64_le(b + p);
+        memcpy(lens + k * sizeof(uint64_t), &n, sizeof(uint64_t));
+        memcpy(out, b + p + 8, (size_t)n);
+        out += n;
+        *out++ = '\0';
+        p += 8 + (Py_ssize_t)n;
+    }
+    PyBuffer_Release(&view);
+    return Py_BuildValue("NNnn", joined, lengths, p, read);
+}
+
 static PyMethodDef methods[] = {
     {"merge_ids", merge_ids, METH_VARARGS,
      "merge_ids(data, ranks, max_rank) -> tuple of ids: byte-pair merge of one chunk (max_rank < 0: no cut-off)"},
@@ -1672,6 +1740,8 @@ static PyMethodDef methods[] = {
      "lattice_encode(table, text, mode, unk_id, unk_score, byte_ids, ids_only=False) -> list or None: SentencePiece's tokens"},
     {"spm_model_pieces", spm_model_pieces, METH_VARARGS,
      "spm_model_pieces(data) -> (pieces, scores, types, trainer, normalizer): a SentencePiece ModelProto's top level"},
+    {"gguf_strings", gguf_strings, METH_VARARGS,
+     "gguf_strings(buf, pos, count) -> (joined, lengths, new_pos, read): GGUF strings that lie wholly in buf"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1689,7 +1759,8 @@ PyInit__tokscope_merge(void)
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddIntConstant(m, "ABI", ABI_VERSION) < 0
                       || PyModule_AddIntConstant(m, "LATTICE_ABI", LATTICE_ABI_VERSION) < 0
-                      || PyModule_AddIntConstant(m, "SPM_ABI", SPM_ABI_VERSION) < 0)) {
+                      || PyModule_AddIntConstant(m, "SPM_ABI", SPM_ABI_VERSION) < 0
+                      || PyModule_AddIntConstant(m, "GGUF_ABI", GGUF_ABI_VERSION) < 0)) {
         Py_DECREF(m);
         return NULL;
     }
