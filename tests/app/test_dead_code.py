@@ -46,8 +46,8 @@ def test_vulture_finds_no_dead_code_in_the_app():
 FRAMEWORK_NAMES = [
     "writelines", "tags", "intercepted_binops", "unsafe_undefined", "__self", "Category", "token_rank",
     "inode", "device", "REASONING_EFFORTS", "PATTERN_UNICODE_VERSION", "eos_token",
-    # a module's lazy attribute hook (PEP 562) and argparse's printing hook: Python calls them
-    "__getattr__", "_print_message",
+    # a module's lazy attribute hooks (PEP 562) and argparse's printing hook: Python calls them
+    "__getattr__", "__dir__", "_print_message",
 ]
 
 
