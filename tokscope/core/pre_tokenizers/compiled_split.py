@@ -94,12 +94,25 @@ def _onig_class_patterns(classes: tuple[tuple[int, str], ...], pinned: bool) -> 
     return tuple((bit, regex.compile("(?:%s)+" % translate_onig(body, pin=pinned)[0])) for bit, body in classes)
 
 
+#: the measured tables (unicode_tables.ONIG_RESIDUE) of the shorthand classes
+_ONIG_SHORTHANDS = {"s": "SPACE", "S": "SPACE", "w": "WORD", "W": "WORD", "d": "DIGIT", "D": "DIGIT"}
+
+
 @functools.cache
-def _onig_suspect_blocks() -> frozenset[int]:
+def _onig_suspect_blocks(classes: tuple[tuple[int, str], ...] = CLASSES + FOLDS) -> frozenset[int]:
     """The blocks holding a code point where Oniguruma's tables and the ``regex`` module's may
-    disagree: the code points new to Oniguruma's Unicode and every measured property's residue (the
-    pinned translation pins a class on its property's, a superset here is only slower)."""
-    tables = [unicode_tables.ONIG_NEW, *unicode_tables.ONIG_RESIDUE.values()]
+    disagree on one of ``classes``' properties: the code points new to Oniguruma's Unicode and the
+    measured residue of each property the classes name (of every property, for a name that is not
+    a table's: the pinned translation pins a class on these, a superset here is only slower).
+    Block 0 has none for these classes: an ASCII text never builds the pinned classes."""
+    names: set[str] = set()
+    for _bit, body in classes:
+        names.update(_ONIG_SHORTHANDS[c] for c in regex.findall(r"\\([sSwWdD])", body))
+        names.update(regex.findall(r"\\[pP]\{\^?([^}]*)\}", body))
+    residues = unicode_tables.ONIG_RESIDUE
+    if not names <= residues.keys():
+        names = set(residues)
+    tables = [unicode_tables.ONIG_NEW, *(residues[name] for name in sorted(names))]
     return frozenset(b for table in tables for first, last in parse_ranges(table)
                      for b in range(first // BLOCK, last // BLOCK + 1))
 
@@ -118,7 +131,7 @@ def block_flags(block: int, classes: tuple[tuple[int, str], ...] = CLASSES + FOL
     chars = "".join(map(chr, range(block * BLOCK, (block + 1) * BLOCK)))
     flags = bytearray(BLOCK)
     if onig:
-        patterns = _onig_class_patterns(classes, block in _onig_suspect_blocks())
+        patterns = _onig_class_patterns(classes, block in _onig_suspect_blocks(classes))
     else:
         patterns = _class_patterns(classes, block in _moved_blocks())
     for bit, pattern in patterns:
