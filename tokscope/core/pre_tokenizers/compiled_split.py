@@ -25,6 +25,7 @@ import threading
 
 import regex
 
+from ..patterns.onig import OnigPattern, compile_onig, translate_onig
 from ..patterns.tiktoken_syntax import (
     GPT2_PATTERN,
     LINE_SAFE_PATTERNS,
@@ -33,6 +34,8 @@ from ..patterns.tiktoken_syntax import (
     moved_ranges,
     translate_pattern,
 )
+from ..text import unicode_tables
+from ..text.unicode import parse_ranges
 
 #: cl100k_base's and o200k_base's patterns (o200k_harmony shares the latter)
 CL100K_PATTERN, O200K_PATTERN = sorted(LINE_SAFE_PATTERNS, key=len)
@@ -84,17 +87,54 @@ def _moved_blocks() -> frozenset[int]:
     return frozenset(b for first, last in moved_ranges() for b in range(first // BLOCK, last // BLOCK + 1))
 
 
-def block_flags(block: int, classes: tuple[tuple[int, str], ...] = CLASSES + FOLDS) -> bytes:
+@functools.cache
+def _onig_class_patterns(classes: tuple[tuple[int, str], ...], pinned: bool) -> tuple[tuple[int, regex.Pattern[str]], ...]:
+    """Each class, read as an Oniguruma pattern, compiled as a run of its members: pinned to
+    Oniguruma's tables as the Split's pinned translation pins it (:func:`translate_onig`)."""
+    return tuple((bit, regex.compile("(?:%s)+" % translate_onig(body, pin=pinned)[0])) for bit, body in classes)
+
+
+#: the measured tables (unicode_tables.ONIG_RESIDUE) of the shorthand classes
+_ONIG_SHORTHANDS = {"s": "SPACE", "S": "SPACE", "w": "WORD", "W": "WORD", "d": "DIGIT", "D": "DIGIT"}
+
+
+@functools.cache
+def _onig_suspect_blocks(classes: tuple[tuple[int, str], ...] = CLASSES + FOLDS) -> frozenset[int]:
+    """The blocks holding a code point where Oniguruma's tables and the ``regex`` module's may
+    disagree on one of ``classes``' properties: the code points new to Oniguruma's Unicode and the
+    measured residue of each property the classes name (of every property, for a name that is not
+    a table's: the pinned translation pins a class on these, a superset here is only slower).
+    Block 0 has none for these classes: an ASCII text never builds the pinned classes."""
+    names: set[str] = set()
+    for _bit, body in classes:
+        names.update(_ONIG_SHORTHANDS[c] for c in regex.findall(r"\\([sSwWdD])", body))
+        names.update(regex.findall(r"\\[pP]\{\^?([^}]*)\}", body))
+    residues = unicode_tables.ONIG_RESIDUE
+    if not names <= residues.keys():
+        names = set(residues)
+    tables = [unicode_tables.ONIG_NEW, *(residues[name] for name in sorted(names))]
+    return frozenset(b for table in tables for first, last in parse_ranges(table)
+                     for b in range(first // BLOCK, last // BLOCK + 1))
+
+
+def block_flags(block: int, classes: tuple[tuple[int, str], ...] = CLASSES + FOLDS, onig: bool = False) -> bytes:
     r"""The flags byte of each of the 256 code points of ``block`` (lone surrogates included), from
-    the ``regex`` module's matches of ``classes``.
+    the ``regex`` module's matches of ``classes``: as the tiktoken-syntax path pins them, or with
+    ``onig`` as a ``tokenizer.json`` Split's Oniguruma pattern pins them.
 
     >>> flags = block_flags(0)
     >>> flags[ord(" ")], flags[ord("a")], flags[ord("S")], flags[ord("7")], flags[ord("!")]
     (1, 18, 42, 4, 0)
+    >>> block_flags(0x08, onig=True)[0x97]  # U+0897 ARABIC PEPET: a mark (bits 3 and 4)
+    24
     """
     chars = "".join(map(chr, range(block * BLOCK, (block + 1) * BLOCK)))
     flags = bytearray(BLOCK)
-    for bit, pattern in _class_patterns(classes, block in _moved_blocks()):
+    if onig:
+        patterns = _onig_class_patterns(classes, block in _onig_suspect_blocks(classes))
+    else:
+        patterns = _class_patterns(classes, block in _moved_blocks())
+    for bit, pattern in patterns:
         for found in pattern.finditer(chars):
             for i in range(found.start(), found.end()):
                 if bit & _FOLD_BITS and flags[i] & _FOLD_BITS:  # a code, not a bit: one per character
@@ -116,9 +156,10 @@ class _Scanner:
     """The compiled module and its table of classes, filled on demand (under a lock: two threads
     filling the same block would only write the same bytes, but fill each block once)."""
 
-    def __init__(self, module: object, classes: tuple[tuple[int, str], ...] = CLASSES + FOLDS) -> None:
+    def __init__(self, module: object, classes: tuple[tuple[int, str], ...] = CLASSES + FOLDS, onig: bool = False) -> None:
         self.module = module
         self.classes = classes
+        self.onig = onig
         self.table = module.new_table()  # type: ignore[attr-defined]
         self.lock = threading.Lock()
 
@@ -128,13 +169,18 @@ class _Scanner:
         while chunks is None:
             with self.lock:
                 for block in module.missing(self.table, text):  # type: ignore[attr-defined]
-                    module.fill(self.table, block, block_flags(block, self.classes))  # type: ignore[attr-defined]
+                    module.fill(self.table, block, block_flags(block, self.classes, self.onig))  # type: ignore[attr-defined]
             chunks = module.split(self.table, kind, text)  # type: ignore[attr-defined]
         return chunks
 
 
 _module = _import_compiled()
-_state: dict[str, _Scanner | None] = {"scanner": _Scanner(_module) if _module is not None else None}
+#: the scanner of tiktoken-syntax patterns, and that of tokenizer.json Splits (its own table: the
+#: classes as Oniguruma's tables give them)
+_state: dict[str, _Scanner | None] = {
+    "scanner": _Scanner(_module) if _module is not None else None,
+    "onig": _Scanner(_module, onig=True) if _module is not None else None,
+}
 
 
 def compiled_available() -> bool:
@@ -142,18 +188,22 @@ def compiled_available() -> bool:
     return _module is not None
 
 
-def use_compiled(on: bool, module: object | None = None, classes: tuple[tuple[int, str], ...] | None = None) -> None:
+def use_compiled(on: bool, module: object | None = None, classes: tuple[tuple[int, str], ...] | None = None,
+                 onig_classes: tuple[tuple[int, str], ...] | None = None) -> None:
     """Split with the compiled scanner when installed (the default), or with the regex path (tests
     and benches compare the two); ``module`` puts in a scanner built elsewhere (the tests build one
     when none is installed), ``classes`` a table built from other classes (a test checks that a
-    wrong table is caught)."""
+    wrong table is caught), ``onig_classes`` the same for the tokenizer.json Splits' table."""
     global _module
     if module is not None:
         _module = module
     if not on or _module is None:
-        _state["scanner"] = None
-    elif module is not None or classes is not None or _state["scanner"] is None:
+        _state["scanner"] = _state["onig"] = None
+        return
+    if module is not None or classes is not None or _state["scanner"] is None:
         _state["scanner"] = _Scanner(_module, classes or CLASSES + FOLDS)
+    if module is not None or onig_classes is not None or _state["onig"] is None:
+        _state["onig"] = _Scanner(_module, onig_classes or CLASSES + FOLDS, onig=True)
 
 
 def compiled_in_use() -> bool:
@@ -205,3 +255,63 @@ def compile_split(pattern: str) -> ChunkPattern:
     if pattern in KINDS:
         return ScannedPattern(pattern)
     return compile_pattern(pattern)
+
+
+#: The Oniguruma patterns of tokenizer.json Splits that the scanner cuts: Llama 3's and Qwen2's, as
+#: ``transformers`` writes them, are the tiktoken-syntax patterns of :data:`KINDS` character for
+#: character, and their translation (:func:`translate_onig`) is the same regex with each class
+#: pinned to Oniguruma's tables: the scanner with a table of those pinned classes cuts as the
+#: translation does (the tests hold it to :meth:`OnigPattern.for_text`'s matches). The other
+#: patterns the scanner knows are not in tokenizer.json files as such, and are left to the regex.
+ONIG_KINDS: dict[str, int] = {LLAMA3_PATTERN: KINDS[LLAMA3_PATTERN], QWEN_PATTERN: KINDS[QWEN_PATTERN]}
+
+
+class ScannedOnigPattern(OnigPattern):
+    """An :class:`OnigPattern` whose matches (:meth:`isolated`, :meth:`spans`) are the compiled
+    scanner's chunks, cut with a table of Oniguruma's classes (when the scanner is in use; every
+    other method is the regex path's). Its matches tile the text: each is a chunk.
+
+    >>> pattern = compile_onig_split(LLAMA3_PATTERN)
+    >>> pattern.isolated("I'll pay 1234 €"), pattern.spans("ab  c")
+    (['I', "'ll", ' pay', ' ', '123', '4', ' €'], [(0, 2), (2, 3), (3, 5)])
+    """
+
+    __slots__ = ("kind",)
+
+    def __init__(self, pattern: str) -> None:
+        super().__init__(pattern)
+        self.kind = ONIG_KINDS[pattern]
+
+    def __reduce__(self):
+        return compile_onig_split, (self.pattern,)
+
+    def isolated(self, text: str) -> list[str] | None:
+        scanner = _state["onig"]
+        if scanner is None:
+            return super().isolated(text)
+        return scanner.split(self.kind, text)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        scanner = _state["onig"]
+        if scanner is None:
+            return super().spans(text)
+        out = []
+        start = 0
+        for chunk in scanner.split(self.kind, text):
+            end = start + len(chunk)
+            out.append((start, end))
+            start = end
+        return out
+
+
+@functools.lru_cache(maxsize=64)
+def compile_onig_split(pattern: str) -> OnigPattern:
+    """A Split's Oniguruma pattern: a :class:`ScannedOnigPattern` for the ones the scanner cuts,
+    else :func:`compile_onig`'s (the same matches either way).
+
+    >>> type(compile_onig_split(QWEN_PATTERN)).__name__, type(compile_onig_split(r"\\s+")).__name__
+    ('ScannedOnigPattern', 'OnigPattern')
+    """
+    if pattern in ONIG_KINDS:
+        return ScannedOnigPattern(pattern)
+    return compile_onig(pattern, "pre-tokenizer", "Split")

@@ -9,6 +9,7 @@ from ..text.errors import TokenizerFileError
 from ..text.normalized import BEHAVIORS, NormalizedText, merge_matches, matches_from_spans
 from ..patterns.onig import OnigPattern, compile_onig, literal_pattern
 from .base import PreTokenizerBase, isolated_strs, pattern_is_local, split_text
+from .compiled_split import compile_onig_split
 
 
 class Split(PreTokenizerBase):
@@ -22,7 +23,9 @@ class Split(PreTokenizerBase):
         self.behavior = behavior
         self.invert = invert
         self.regex = regex
-        self._onig: OnigPattern = compile_onig(pattern if regex else literal_pattern(pattern), "pre-tokenizer", "Split")
+        # Llama 3's and Qwen2's patterns are cut by the compiled scanner when it is installed
+        self._onig: OnigPattern = (compile_onig_split(pattern) if regex
+                                   else compile_onig(literal_pattern(pattern), "pre-tokenizer", "Split"))
         self.local = (not regex and bool(pattern)) or (regex and pattern_is_local(pattern))
 
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
