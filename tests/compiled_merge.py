@@ -44,6 +44,15 @@ def _build(name: str = "_tokscope_merge", source: Path = SOURCE) -> object | Non
     return module
 
 
+def _with_abi(abi: str) -> object | None:
+    """The compiled module when it has part ``abi`` (at version 1; an older install may lack it),
+    else one built here from this checkout (None without a C compiler)."""
+    module = compiled_module()
+    if getattr(module, abi, None) != 1:
+        module = _build()
+    return module if getattr(module, abi, None) == 1 else None
+
+
 @functools.cache
 def compiled_module() -> object | None:
     try:
@@ -58,10 +67,7 @@ def compiled_module() -> object | None:
 def lattice_module() -> object | None:
     """A ``_tokscope_merge`` with the compiled Unigram lattice: the installed one when it has it
     (an older install may not), else one built here (None without a C compiler)."""
-    module = compiled_module()
-    if getattr(module, "LATTICE_ABI", None) != 1:
-        module = _build()
-    return module if getattr(module, "LATTICE_ABI", None) == 1 else None
+    return _with_abi("LATTICE_ABI")
 
 
 @functools.cache
@@ -83,27 +89,18 @@ def split_module() -> object | None:
 def spm_reader_module() -> object | None:
     """A ``_tokscope_merge`` with the compiled ``.model`` reader (``spm_model_pieces``): the
     installed one when it has it, else one built here (None without a C compiler)."""
-    module = compiled_module()
-    if getattr(module, "SPM_ABI", None) != 1:
-        module = _build()
-    return module if getattr(module, "SPM_ABI", None) == 1 else None
+    return _with_abi("SPM_ABI")
 
 
 @functools.cache
 def list_merge_module() -> object | None:
     """A ``_tokscope_merge`` with the compiled merge-list loop (``mlist_*``): the installed one when
     it has it (an older install may not), else one built here (None without a C compiler)."""
-    module = compiled_module()
-    if getattr(module, "MLIST_ABI", None) != 1:
-        module = _build()
-    return module if getattr(module, "MLIST_ABI", None) == 1 else None
+    return _with_abi("MLIST_ABI")
 
 
 @functools.cache
 def gguf_reader_module() -> object | None:
     """A ``_tokscope_merge`` with the compiled GGUF string-array reader (``gguf_strings``): the
     installed one when it has it, else one built here (None without a C compiler)."""
-    module = compiled_module()
-    if getattr(module, "GGUF_ABI", None) != 1:
-        module = _build()
-    return module if getattr(module, "GGUF_ABI", None) == 1 else None
+    return _with_abi("GGUF_ABI")

@@ -256,18 +256,23 @@ class SentencePieceNormalizer:
 
     # ----- the whole text ------------------------------------------------------------------------
 
+    def _leading_spaces(self, text: str) -> int:
+        """Where the text starts once the steps that give a space at its start are dropped (what
+        ``remove_extra_whitespaces`` drops there)."""
+        pos, n = 0, len(text)
+        while pos < n:
+            consumed, sp = self._step(text, pos)
+            if sp != " ":
+                break
+            pos += consumed
+        return pos
+
     def _run(self, text: str, offset: int) -> _Out:
         out = _Out()
         n = len(text)
         space = SPACE if self.escape_whitespaces else " "
         remove = self.remove_extra_whitespaces
-        pos = 0
-        if remove:
-            while pos < n:
-                consumed, sp = self._step(text, pos)
-                if sp != " ":
-                    break
-                pos += consumed
+        pos = self._leading_spaces(text) if remove else 0
         if pos >= n:
             return out
         if not self.treat_whitespace_as_suffix and self.add_dummy_prefix:
@@ -354,13 +359,7 @@ class SentencePieceNormalizer:
         n = len(text)
         space = SPACE if self.escape_whitespaces else " "
         remove = self.remove_extra_whitespaces
-        pos = 0
-        if remove:
-            while pos < n:
-                consumed, sp = self._step(text, pos)
-                if sp != " ":
-                    break
-                pos += consumed
+        pos = self._leading_spaces(text) if remove else 0
         if pos >= n:
             return ""
         seen = set(text)
