@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 import operator
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -257,6 +258,22 @@ def _columns_fast(items: list[Any]) -> tuple[list[str], list[str]] | None:
     return lefts, rights
 
 
+def join_keys(lefts: array, rights: array) -> array:
+    """The merge keys ``left << 32 | right`` of two ``array('I')`` of ids, as ``array('Q')``: the
+    two halves interleaved as the machine lays out a u64, without an int object per key.
+
+    >>> list(join_keys(array("I", [1, 2]), array("I", [3, 4]))) == [1 << 32 | 3, 2 << 32 | 4]
+    True
+    """
+    halves = array("I", bytes(8 * len(lefts)))
+    low, high = (rights, lefts) if sys.byteorder == "little" else (lefts, rights)
+    halves[0::2] = low
+    halves[1::2] = high
+    keys = array("Q")
+    keys.frombytes(halves.tobytes())
+    return keys
+
+
 class MergeColumns(NamedTuple):
     """A merge list already cut into its two columns (the left tokens and the right ones, by
     rank), as a file reader that cuts merges its own way gives it to :class:`BPE`.
@@ -418,11 +435,14 @@ class BPE(ChunkCache, VocabLookups):
         vocab = self._vocab
         get = vocab.get
         if self.continuing_subword_prefix is None:
-            a_ids = list(map(get, lefts))
-            b_ids = list(map(get, rights))
-            new_ids = list(map(get, map(operator.add, lefts, rights)))
-            if None not in a_ids and None not in b_ids and None not in new_ids:
-                return array("Q", map(operator.or_, map(operator.lshift, a_ids, repeat(32)), b_ids)), array("I", new_ids)
+            try:  # an id of None (a part not in the vocabulary) is a TypeError in an array
+                a_ids = array("I", map(get, lefts))
+                b_ids = array("I", map(get, rights))
+                new_ids = array("I", map(get, map(operator.add, lefts, rights)))
+            except TypeError:
+                pass
+            else:
+                return join_keys(a_ids, b_ids), new_ids
         # the merge by merge loop: the prefix, and the first bad merge's one-line error
         keys = array("Q")
         results = array("I")
