@@ -84,24 +84,6 @@ EXTRA = st.tuples(st.integers(1, 60), st.one_of(st.integers(0, 2**64 - 1), st.bi
                                                 st.floats(width=32, allow_nan=False)))
 
 
-def _varint(v: int) -> bytes:
-    v &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
-
-
-def _field(number: int, value) -> bytes:
-    if isinstance(value, (bytes, str)):
-        raw = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
-        return _varint(number << 3 | 2) + _varint(len(raw)) + raw
-    if isinstance(value, float):
-        return _varint(number << 3 | 5) + struct.pack("<f", value)
-    return _varint(number << 3) + _varint(value)
 
 
 @st.composite
@@ -115,11 +97,11 @@ def models(draw) -> bytes:
         fields += draw(st.lists(EXTRA, max_size=2))
         if draw(st.booleans()):
             fields = draw(st.permutations(fields))
-        out += _field(1, b"".join(_field(n, v) for n, v in fields))
+        out += sm.field_bytes(1, b"".join(sm.field_bytes(n, v) for n, v in fields))
         if draw(st.integers(0, 5)) == 0:
-            out += _field(*draw(EXTRA))
-    out += _field(2, _field(3, draw(st.integers(1, 4))) + _field(35, draw(st.integers(0, 1))) + _field(44, "<?>"))
-    out += _field(3, _field(1, "nmt_nfkc") + _field(2, draw(st.binary(max_size=8))) + _field(3, draw(st.integers(0, 1))))
+            out += sm.field_bytes(*draw(EXTRA))
+    out += sm.field_bytes(2, sm.field_bytes(3, draw(st.integers(1, 4))) + sm.field_bytes(35, draw(st.integers(0, 1))) + sm.field_bytes(44, "<?>"))
+    out += sm.field_bytes(3, sm.field_bytes(1, "nmt_nfkc") + sm.field_bytes(2, draw(st.binary(max_size=8))) + sm.field_bytes(3, draw(st.integers(0, 1))))
     return bytes(out)
 
 

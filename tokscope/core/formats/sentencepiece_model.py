@@ -555,6 +555,37 @@ def _template(table: Pieces, bos_id: int, eos_id: int) -> TemplateProcessing | N
     return TemplateProcessing(single, pair, [(p, i) for p, i in ends])
 
 
+def varint_bytes(v: int) -> bytes:
+    """``v`` (taken modulo 2**64) as a protobuf varint.
+
+    >>> varint_bytes(1), varint_bytes(300), len(varint_bytes(-1))
+    (b'\\x01', b'\\xac\\x02', 10)
+    """
+    v &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def field_bytes(number: int, value: Any) -> bytes:
+    """One protobuf field: bytes or str (UTF-8, lone surrogates kept as their bytes) length-
+    delimited, a float as 32 bits, an int as a varint.
+
+    >>> field_bytes(1, "a"), field_bytes(3, 2)
+    (b'\\n\\x01a', b'\\x18\\x02')
+    """
+    if isinstance(value, (bytes, str)):
+        raw = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
+        return varint_bytes(number << 3 | 2) + varint_bytes(len(raw)) + raw
+    if isinstance(value, float):
+        return varint_bytes(number << 3 | 5) + _FLOAT.pack(value)
+    return varint_bytes(number << 3) + varint_bytes(int(value))
+
+
 def build_model(pieces: Sequence[tuple[str, float, int]], *, trainer: Mapping[int, int] | None = None,
                 normalizer: Mapping[int, Any] | None = None) -> bytes:
     """The bytes of a ``ModelProto`` with ``pieces`` (``(piece, score, type)``) and the given
@@ -563,24 +594,6 @@ def build_model(pieces: Sequence[tuple[str, float, int]], *, trainer: Mapping[in
     >>> parse(build_model([("<unk>", 0.0, UNKNOWN)], trainer={3: 2})).trainer.model_type
     2
     """
-    def varint(v: int) -> bytes:
-        v &= 0xFFFFFFFFFFFFFFFF
-        out = bytearray()
-        while True:
-            b = v & 0x7F
-            v >>= 7
-            out.append(b | (0x80 if v else 0))
-            if not v:
-                return bytes(out)
-
-    def field_bytes(number: int, value: Any) -> bytes:
-        if isinstance(value, (bytes, str)):
-            raw = value.encode("utf-8") if isinstance(value, str) else value
-            return varint(number << 3 | 2) + varint(len(raw)) + raw
-        if isinstance(value, float):
-            return varint(number << 3 | 5) + _FLOAT.pack(value)
-        return varint(number << 3) + varint(int(value))
-
     out = bytearray()
     for piece, score, kind in pieces:
         body = field_bytes(1, piece) + field_bytes(2, float(score)) + (field_bytes(3, kind) if kind != NORMAL else b"")
