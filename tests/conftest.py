@@ -19,6 +19,30 @@ from tokscope.sources import registry  # noqa: E402
 OPENAI = ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 
 
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """An empty tokscope cache folder of the test's own (``TOKSCOPE_CACHE_DIR``)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TOKSCOPE_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """``{"n": how many times a SentencePiece .model file has been parsed}`` during the test."""
+    from tokscope.core.formats import sentencepiece_model
+
+    count = {"n": 0}
+    real = sentencepiece_model.parse
+
+    def counting(data, source="the SentencePiece model"):
+        count["n"] += 1
+        return real(data, source)
+
+    monkeypatch.setattr(sentencepiece_model, "parse", counting)
+    return count
+
+
 @pytest.fixture(scope="session")
 def load():
     return registry.load

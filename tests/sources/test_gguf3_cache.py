@@ -27,13 +27,6 @@ TEXTS = ["Hello world! It's 3:45pm 1234567", "我想在apple工作 日本語 안
 
 
 @pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TOKSCOPE_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def reads(monkeypatch):
     """How many times a GGUF file's metadata is read."""
     count = {"n": 0}

@@ -43,26 +43,6 @@ def python_reader(monkeypatch):
     sentencepiece_model.use_compiled(True)
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TOKSCOPE_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
-def parses(monkeypatch):
-    count = {"n": 0}
-    real = sentencepiece_model.parse
-
-    def counting(data, source="the SentencePiece model"):
-        count["n"] += 1
-        return real(data, source)
-
-    monkeypatch.setattr(sentencepiece_model, "parse", counting)
-    return count
-
-
 def _same(a, b) -> None:
     assert a.n_vocab == b.n_vocab and a.kind == b.kind
     for text in TEXTS:

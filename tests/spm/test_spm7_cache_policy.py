@@ -12,26 +12,6 @@ from tokscope.core.models.sentencepiece_pieces import NORMAL, UNKNOWN
 from tokscope.sources import cache
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TOKSCOPE_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
-def parses(monkeypatch):
-    count = {"n": 0}
-    real = sm.parse
-
-    def counting(data, source="the SentencePiece model"):
-        count["n"] += 1
-        return real(data, source)
-
-    monkeypatch.setattr(sm, "parse", counting)
-    return count
-
-
 def _model(tmp_path, n: int):
     pieces = [("<unk>", 0.0, UNKNOWN), ("▁", -1.0, NORMAL)] + [(f"▁w{i}", -2.0 - i, NORMAL) for i in range(n - 2)]
     path = tmp_path / f"m{n}.model"
