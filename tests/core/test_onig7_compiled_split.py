@@ -1,4 +1,5 @@
-"""A tokenizer.json Split with Llama 3's or Qwen2's Oniguruma pattern is cut by the compiled scanner
+"""A tokenizer.json Split with Llama 3's or Qwen2's Oniguruma pattern, and the ByteLevel pre-tokenizer's
+GPT-2 pattern, are cut by the compiled scanner
 (``_tokscope_split``) with a table of the classes as Oniguruma's tables give them, and cuts exactly
 as the regex path does (:meth:`OnigPattern.for_text`'s translation: plain, or pinned on text that
 holds a code point where Oniguruma's tables and the ``regex`` module's disagree).
@@ -28,6 +29,7 @@ from tokscope.core.formats import tokenizer_json as hf
 from tokscope.core.patterns.onig import OnigPattern, compile_onig, translate_onig
 from tokscope.core.pre_tokenizers import compiled_split
 from tokscope.core.pre_tokenizers.compiled_split import (
+    BYTE_LEVEL_PATTERN,
     CLASSES,
     FOLDS,
     LLAMA3_PATTERN,
@@ -36,12 +38,13 @@ from tokscope.core.pre_tokenizers.compiled_split import (
     ScannedOnigPattern,
     compile_onig_split,
 )
+from tokscope.core.pre_tokenizers.byte_level import ByteLevel
 from tokscope.core.pre_tokenizers.split import Split
 
 tokenizers = pytest.importorskip("tokenizers", reason="the tokenizers library is an oracle of these tests")
 
-PATTERNS = [LLAMA3_PATTERN, QWEN_PATTERN]
-IDS = ["llama3", "qwen2"]
+PATTERNS = [LLAMA3_PATTERN, QWEN_PATTERN, BYTE_LEVEL_PATTERN]
+IDS = ["llama3", "qwen2", "bytelevel"]
 FUZZ = settings(max_examples=150, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -97,6 +100,8 @@ def test_the_split_patterns_are_scanned():
     assert set(ONIG_KINDS) == set(PATTERNS)
     for pattern in PATTERNS:
         assert isinstance(Split(pattern, regex=True)._onig, ScannedOnigPattern)  # noqa: SLF001 - what the test is about
+    assert isinstance(ByteLevel()._pattern, ScannedOnigPattern)  # noqa: SLF001 - what the test is about
+    assert ByteLevel(use_regex=False)._pattern is None  # noqa: SLF001 - what the test is about
     near = LLAMA3_PATTERN.replace("{1,3}", "{1,2}")
     assert type(compile_onig_split(near)) is OnigPattern
     assert compile_onig_split(near).isolated("12345") == ["12", "34", "5"]
@@ -132,6 +137,24 @@ def test_the_split_pre_tokenizer_keeps_behavior_and_offsets(text, behavior, inve
         assert got[1] == ref.pre_tokenize_str(text)
 
 
+@FUZZ
+@given(text=mixed, prefix=st.booleans())
+def test_the_byte_level_pre_tokenizer_is_the_libraries(text, prefix):
+    """HF's ByteLevel pre-tokenizer (GPT-2's pattern, then the bytes' stand-ins): chunks and offsets
+    with the scanner are those of the regex path and (without lone surrogates) of ``tokenizers``."""
+    pre = ByteLevel(add_prefix_space=prefix)
+    got = (pre.split_str(text), pre.pre_tokenize_str(text))
+    compiled_split.use_compiled(False)
+    try:
+        want = (pre.split_str(text), pre.pre_tokenize_str(text))
+    finally:
+        compiled_split.use_compiled(True)
+    assert got == want
+    if not any("\ud800" <= c <= "\udfff" for c in text):
+        ref = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=prefix)
+        assert got[1] == ref.pre_tokenize_str(text)
+
+
 # ----- every code point in the contexts that show its class ---------------------------------------
 
 CONTEXTS = ("a{}b", "A{}a", " {}1", "'{}x", "{}\u0301a", "1{}2", "\n{} ", "'l{}", "{}Ab", "x {}\n", "1{}AB.", " {} ")
@@ -150,17 +173,18 @@ def test_every_pinned_code_point(pattern):
         assert_same(pattern, _text(PINNED, context))
 
 
-def test_every_bmp_code_point():
+@pytest.mark.parametrize("pattern", [LLAMA3_PATTERN, BYTE_LEVEL_PATTERN], ids=["llama3", "bytelevel"])
+def test_every_bmp_code_point(pattern):
     """Every code point of the Basic Multilingual Plane (lone surrogates too) and a sample of the
     others, each in one of the contexts in turn, in texts with a pinned code point and without."""
     rng = random.Random(7)
     code_points = list(range(0x10000)) + sorted(rng.sample(range(0x10000, 0x110000), 4000))
     for k, context in enumerate(CONTEXTS):
         chosen = [c for c in code_points if c % len(CONTEXTS) == k]
-        assert_same(LLAMA3_PATTERN, _text(chosen, context))
+        assert_same(pattern, _text(chosen, context))
         plain = [c for c in chosen if c not in set(PINNED)]
-        assert regex_path(LLAMA3_PATTERN).for_text(_text(plain, context)) is regex_path(LLAMA3_PATTERN).plain
-        assert_same(LLAMA3_PATTERN, _text(plain, context))
+        assert regex_path(pattern).for_text(_text(plain, context)) is regex_path(pattern).plain
+        assert_same(pattern, _text(plain, context))
 
 
 @pytest.mark.parametrize("pattern", PATTERNS, ids=IDS)
@@ -250,3 +274,22 @@ def test_a_wrong_class_table_is_caught():
     finally:
         compiled_split.use_compiled(True, onig_classes=CLASSES + FOLDS)
     assert_same(LLAMA3_PATTERN, "a\u00a0\u00a0b " + letter_text)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "roberta"])
+def test_byte_level_files_ids_are_the_libraries(name):
+    """GPT-2-style files (HF's ByteLevel pre-tokenizer cutting with its own regex): tokscope's ids,
+    with the scanner cutting, are ``tokenizers``' on the multi-script samples, whole and line by
+    line, and through ``encode_batch``."""
+    text = hf_files.build(name)
+    ref = tokenizers.Tokenizer.from_str(text)
+    ref.encode_special_tokens = True
+    ours = hf.from_json_text(text, name)
+    assert isinstance(ours.pre_tokenizer._pattern, ScannedOnigPattern)  # noqa: SLF001 - what the test is about
+    samples = list(sample_texts().values())
+    lines = [line for sample in samples for line in sample.splitlines()]
+    pieces = samples + lines + ["".join(map(chr, PINNED[::50])), "I'LL  \u00a0\u3000 1234567\r\n\r\n\u0301x  "]
+    for piece in pieces:
+        assert ours.encode(piece, disallowed_special=()) == ref.encode(piece, add_special_tokens=False).ids, piece[:80]
+    want = [e.ids for e in ref.encode_batch(pieces, add_special_tokens=False)]
+    assert ours.encode_batch(pieces, disallowed_special=()) == want

@@ -7,12 +7,12 @@ from __future__ import annotations
 from ..text.byte_alphabet import BYTE_TO_CHAR
 from ..text.normalized import NormalizedText
 from ..normalizers.byte_level import BYTE_STANDINS, to_byte_level
-from ..patterns.onig import compile_onig
 from .base import PreTokenizerBase, isolated_strs, split_text
+from .compiled_split import BYTE_LEVEL_PATTERN, compile_onig_split
 
-
-#: The pattern of HF's ``ByteLevel`` pre-tokenizer (``use_regex``), compiled with Oniguruma.
-GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+#: The pattern of HF's ``ByteLevel`` pre-tokenizer (``use_regex``), an Oniguruma pattern (cut by
+#: the compiled scanner when it is installed)
+GPT2_PATTERN = BYTE_LEVEL_PATTERN
 
 
 _ASCII_STANDINS = str.maketrans({b: BYTE_TO_CHAR[b] for b in range(128)})
@@ -41,7 +41,7 @@ class ByteLevel(PreTokenizerBase):
         self.add_prefix_space = add_prefix_space
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
-        self._pattern = compile_onig(GPT2_PATTERN, "pre-tokenizer", "ByteLevel") if use_regex else None
+        self._pattern = compile_onig_split(GPT2_PATTERN) if use_regex else None
         self.local = use_regex and not add_prefix_space
         self.splits = use_regex
 

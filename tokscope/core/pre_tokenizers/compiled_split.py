@@ -265,6 +265,13 @@ def compile_split(pattern: str) -> ChunkPattern:
 #: patterns the scanner knows are not in tokenizer.json files as such, and are left to the regex.
 ONIG_KINDS: dict[str, int] = {LLAMA3_PATTERN: KINDS[LLAMA3_PATTERN], QWEN_PATTERN: KINDS[QWEN_PATTERN]}
 
+#: The pattern of HF's ``ByteLevel`` pre-tokenizer (``use_regex``), an Oniguruma pattern. It is
+#: tiktoken's GPT-2 pattern (:data:`KINDS`) in other words: the contractions spelled one by one, and
+#: ``\s+(?!\S)|\s+`` for ``\s++$|\s+(?!\S)|\s`` (both take a trailing run of spaces whole, and a
+#: lone space before a non-space alone), so the scanner cuts it with GPT-2's machine.
+BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+ONIG_KINDS[BYTE_LEVEL_PATTERN] = KINDS[GPT2_PATTERN]
+
 
 class ScannedOnigPattern(OnigPattern):
     """An :class:`OnigPattern` whose matches (:meth:`isolated`, :meth:`spans`) are the compiled
