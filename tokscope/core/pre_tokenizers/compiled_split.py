@@ -180,7 +180,15 @@ _module = _import_compiled()
 _state: dict[str, _Scanner | None] = {
     "scanner": _Scanner(_module) if _module is not None else None,
     "onig": _Scanner(_module, onig=True) if _module is not None else None,
+    "deepseek": None,
 }
+
+
+def _deepseek_scanner(module: object | None, classes: tuple[tuple[int, str], ...] | None = None) -> _Scanner | None:
+    """The scanner of DeepSeek's Splits (None when the module predates their machines)."""
+    if module is None or getattr(module, "DS_ABI", None) != 1:
+        return None
+    return _Scanner(module, classes or DS_CLASSES, onig=True)
 
 
 def compiled_available() -> bool:
@@ -189,17 +197,21 @@ def compiled_available() -> bool:
 
 
 def use_compiled(on: bool, module: object | None = None, classes: tuple[tuple[int, str], ...] | None = None,
-                 onig_classes: tuple[tuple[int, str], ...] | None = None) -> None:
+                 onig_classes: tuple[tuple[int, str], ...] | None = None,
+                 deepseek_classes: tuple[tuple[int, str], ...] | None = None) -> None:
     """Split with the compiled scanner when installed (the default), or with the regex path (tests
     and benches compare the two); ``module`` puts in a scanner built elsewhere (the tests build one
     when none is installed), ``classes`` a table built from other classes (a test checks that a
-    wrong table is caught), ``onig_classes`` the same for the tokenizer.json Splits' table."""
+    wrong table is caught), ``onig_classes`` and ``deepseek_classes`` the same for the
+    tokenizer.json Splits' tables."""
     global _module
     if module is not None:
         _module = module
     if not on or _module is None:
-        _state["scanner"] = _state["onig"] = None
+        _state["scanner"] = _state["onig"] = _state["deepseek"] = None
         return
+    if module is not None or deepseek_classes is not None or _state["deepseek"] is None:
+        _state["deepseek"] = _deepseek_scanner(_module, deepseek_classes)
     if module is not None or classes is not None or _state["scanner"] is None:
         _state["scanner"] = _Scanner(_module, classes or CLASSES + FOLDS)
     if module is not None or onig_classes is not None or _state["onig"] is None:
@@ -272,6 +284,30 @@ ONIG_KINDS: dict[str, int] = {LLAMA3_PATTERN: KINDS[LLAMA3_PATTERN], QWEN_PATTER
 BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 ONIG_KINDS[BYTE_LEVEL_PATTERN] = KINDS[GPT2_PATTERN]
 
+#: DeepSeek V3's three Split patterns, as its tokenizer.json spells them, and their machines'
+#: numbers (KIND_DS_* in ``split.c``): these do not tile the text (a piece between two matches is
+#: a piece too), and they read a table of their own classes, :data:`DS_CLASSES`
+DEEPSEEK_PATTERNS: dict[str, int] = {
+    r"\p{N}{1,3}": 6,
+    r"[一-龥぀-ゟ゠-ヿ]+": 7,
+    r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+": 8,
+}
+ONIG_KINDS.update(DEEPSEEK_PATTERNS)
+
+#: The classes of a DeepSeek table's flags byte, as the patterns write them (read as Oniguruma's)
+DS_CLASSES: tuple[tuple[int, str], ...] = (
+    (0x01, r"\s"),
+    (0x02, r"\p{L}"),
+    (0x04, r"\p{N}"),
+    (0x08, r"\p{M}"),
+    (0x10, r"[\p{P}\p{S}]"),
+)
+
+
+_GAP_KINDS = frozenset(DEEPSEEK_PATTERNS.values())
+_state["deepseek"] = _deepseek_scanner(_module)
+
 
 class ScannedOnigPattern(OnigPattern):
     """An :class:`OnigPattern` whose matches (:meth:`isolated`, :meth:`spans`) are the compiled
@@ -293,14 +329,14 @@ class ScannedOnigPattern(OnigPattern):
         return compile_onig_split, (self.pattern,)
 
     def isolated(self, text: str) -> list[str] | None:
-        scanner = _state["onig"]
+        scanner = _state["deepseek" if self.kind in _GAP_KINDS else "onig"]
         if scanner is None:
             return super().isolated(text)
         return scanner.split(self.kind, text)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         scanner = _state["onig"]
-        if scanner is None:
+        if scanner is None or self.kind in _GAP_KINDS:  # pieces that are not matches: the regex's
             return super().spans(text)
         out = []
         start = 0

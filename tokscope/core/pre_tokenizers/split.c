@@ -14,6 +14,10 @@
  *   KIND_GPT2    GPT-2's (r50k_base, p50k_base, p50k_edit)
  *   KIND_LLAMA3  Llama 3's (cl100k_base's alternatives, greedy, with o200k_base's whitespace ones)
  *   KIND_QWEN    Qwen's (Llama 3's with one digit a chunk: \p{N} for \p{N}{1,3})
+ *   KIND_DS_DIGITS, KIND_DS_CJK, KIND_DS_MAIN
+ *                the three Oniguruma patterns of DeepSeek V3's Splits (see match_ds_main), on a
+ *                table of their own classes (DS_* bits); these kinds do not tile the text, and
+ *                split() gives the text between matches as pieces too (HF's isolated behavior)
  *
  * The character classes come from Python: a table of one flags byte per code point, two-level
  * (4352 blocks of 256 code points), filled block by block from the ``regex`` module's own classes
@@ -52,6 +56,17 @@
 #define KIND_GPT2 3
 #define KIND_LLAMA3 4
 #define KIND_QWEN 5
+#define KIND_DS_DIGITS 6
+#define KIND_DS_CJK 7
+#define KIND_DS_MAIN 8
+#define DS_ABI_VERSION 1
+
+/* the flags byte of a DeepSeek table (KIND_DS_*): its own classes */
+#define DS_WS 0x01  /* \s */
+#define DS_L 0x02   /* \p{L} */
+#define DS_N 0x04   /* \p{N} */
+#define DS_M 0x08   /* \p{M} */
+#define DS_PS 0x10  /* [\p{P}\p{S}] */
 
 typedef struct {
     uint16_t index[N_BLOCKS];
@@ -267,11 +282,11 @@ contraction_exact(const Text *t, Py_ssize_t i)
 /* The whitespace run from i (t->f[i] & F_WS): its end in *end, the last \r or \n in it in *nl
  * (-1 when none). */
 static inline void
-space_run(const Text *t, Py_ssize_t i, Py_ssize_t *end, Py_ssize_t *nl)
+space_run(const Text *t, Py_ssize_t i, Py_ssize_t *end, Py_ssize_t *nl, uint8_t ws)
 {
     Py_ssize_t last = -1, n = t->n;
     const uint8_t *f = t->f;
-    while (i < n && (f[i] & F_WS)) {
+    while (i < n && (f[i] & ws)) {
         if (IS_NL(CH(t, i)))
             last = i;
         i++;
@@ -285,7 +300,7 @@ static Py_ssize_t
 spaces_end_first(const Text *t, Py_ssize_t i)
 {
     Py_ssize_t end, nl;
-    space_run(t, i, &end, &nl);
+    space_run(t, i, &end, &nl, F_WS);
     if (end == t->n)
         return end; /* \s++$ */
     if (nl >= 0)
@@ -295,12 +310,13 @@ spaces_end_first(const Text *t, Py_ssize_t i)
     return i + 1;       /* \s */
 }
 
-/* \s*[\r\n]+|\s+(?!\S)|\s+ at i (a whitespace character): o200k_base's and Llama 3's */
+/* \s*[\r\n]+|\s+(?!\S)|\s+ at i (a whitespace character, bit ws of the flags): o200k_base's,
+ * Llama 3's and DeepSeek's */
 static Py_ssize_t
-spaces_newline_first(const Text *t, Py_ssize_t i)
+spaces_newline_first_with(const Text *t, Py_ssize_t i, uint8_t ws)
 {
     Py_ssize_t end, nl;
-    space_run(t, i, &end, &nl);
+    space_run(t, i, &end, &nl, ws);
     if (nl >= 0)
         return nl + 1; /* \s*[\r\n]+: \s* backs off to the last line break, [\r\n]+ takes it */
     if (end == t->n)
@@ -308,6 +324,12 @@ spaces_newline_first(const Text *t, Py_ssize_t i)
     if (end - 1 > i)
         return end - 1; /* \s+(?!\S): backs off one before the non-space */
     return end;         /* \s+ (one character here) */
+}
+
+static Py_ssize_t
+spaces_newline_first(const Text *t, Py_ssize_t i)
+{
+    return spaces_newline_first_with(t, i, F_WS);
 }
 
 /* '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s
@@ -449,6 +471,78 @@ match_gpt2(const Text *t, Py_ssize_t i)
     return i + 1;
 }
 
+/* DeepSeek V3's first Split: \p{N}{1,3} */
+static Py_ssize_t
+match_ds_digits(const Text *t, Py_ssize_t i)
+{
+    Py_ssize_t j = i;
+    while (j < t->n && j < i + 3 && (t->f[j] & DS_N))
+        j++;
+    return j;
+}
+
+static inline int
+is_ds_cjk(Py_UCS4 c)
+{
+    return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x3040 && c <= 0x309F) || (c >= 0x30A0 && c <= 0x30FF);
+}
+
+/* its second: [一-龥぀-ゟ゠-ヿ]+ (U+4E00-U+9FA5, U+3040-U+309F, U+30A0-U+30FF) */
+static Py_ssize_t
+match_ds_cjk(const Text *t, Py_ssize_t i)
+{
+    Py_ssize_t j = i;
+    while (j < t->n && is_ds_cjk(CH(t, j)))
+        j++;
+    return j;
+}
+
+static inline int
+is_ascii_punct(Py_UCS4 c)
+{
+    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+}
+
+static inline int
+is_ascii_letter(Py_UCS4 c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* its third:
+ *   [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+
+ *   |[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+ *   | ?[\p{P}\p{S}]+[\r\n]*
+ *   |\s*[\r\n]+|\s+(?!\S)|\s+
+ * (the optional first characters back off when what follows fails; the runs never give back:
+ * what follows each cannot match what it took) */
+static Py_ssize_t
+match_ds_main(const Text *t, Py_ssize_t i)
+{
+    Py_ssize_t n = t->n, j;
+    const uint8_t *f = t->f;
+    Py_UCS4 c = CH(t, i);
+    if (is_ascii_punct(c) && i + 1 < n && is_ascii_letter(CH(t, i + 1))) {
+        for (j = i + 2; j < n && is_ascii_letter(CH(t, j)); j++)
+            ;
+        return j;
+    }
+    if (!IS_NL(c) && !(f[i] & (DS_L | DS_PS)) && i + 1 < n && (f[i + 1] & (DS_L | DS_M)))
+        return run(t, i + 1, DS_L | DS_M);
+    if (f[i] & (DS_L | DS_M))
+        return run(t, i, DS_L | DS_M);
+    j = c == ' ' ? i + 1 : i;
+    if (j < n && (f[j] & DS_PS)) {
+        j = run(t, j, DS_PS);
+        while (j < n && IS_NL(CH(t, j)))
+            j++;
+        return j;
+    }
+    if (!(f[i] & DS_WS))
+        return i;
+    return spaces_newline_first_with(t, i, DS_WS);
+}
+
 static PyObject *
 split(PyObject *self, PyObject *args)
 {
@@ -466,6 +560,9 @@ split(PyObject *self, PyObject *args)
     case KIND_GPT2: match = match_gpt2; break;
     case KIND_LLAMA3: match = match_llama3; break;
     case KIND_QWEN: match = match_qwen; break;
+    case KIND_DS_DIGITS: match = match_ds_digits; break;
+    case KIND_DS_CJK: match = match_ds_cjk; break;
+    case KIND_DS_MAIN: match = match_ds_main; break;
     default:
         PyErr_Format(PyExc_ValueError, "split: unknown pattern kind %d", kind);
         return NULL;
@@ -482,13 +579,29 @@ split(PyObject *self, PyObject *args)
     }
     Text t = {flags, PyUnicode_KIND(text), PyUnicode_DATA(text), n};
     PyObject *out = PyList_New(0);
-    Py_ssize_t i = 0;
-    while (out != NULL && i < n) {
-        Py_ssize_t e = match(&t, i);
-        if (e == i) { /* no match here: findall looks on from the next character */
+    /* the DeepSeek kinds keep the text between matches as pieces (start of the pending gap, -1:
+     * none); the others' matches tile the text (findall would drop an unmatched character) */
+    int gaps = kind >= KIND_DS_DIGITS;
+    Py_ssize_t i = 0, gap = -1;
+    while (out != NULL && i <= n) {
+        Py_ssize_t e = i < n ? match(&t, i) : i;
+        if (e == i && i < n) { /* no match here: findall looks on from the next character */
+            if (gaps && gap < 0)
+                gap = i;
             i++;
             continue;
         }
+        if (gap >= 0) {
+            PyObject *piece = PyUnicode_Substring(text, gap, i);
+            if (piece == NULL || PyList_Append(out, piece) < 0)
+                Py_CLEAR(out);
+            Py_XDECREF(piece);
+            gap = -1;
+            if (out == NULL)
+                break;
+        }
+        if (i == n)
+            break;
         PyObject *chunk = PyUnicode_Substring(text, i, e);
         if (chunk == NULL || PyList_Append(out, chunk) < 0) {
             Py_XDECREF(chunk);
@@ -563,7 +676,11 @@ PyInit__tokscope_split(void)
         || PyModule_AddIntConstant(m, "KIND_O200K", KIND_O200K) < 0
         || PyModule_AddIntConstant(m, "KIND_GPT2", KIND_GPT2) < 0
         || PyModule_AddIntConstant(m, "KIND_LLAMA3", KIND_LLAMA3) < 0
-        || PyModule_AddIntConstant(m, "KIND_QWEN", KIND_QWEN) < 0) {
+        || PyModule_AddIntConstant(m, "KIND_QWEN", KIND_QWEN) < 0
+        || PyModule_AddIntConstant(m, "DS_ABI", DS_ABI_VERSION) < 0
+        || PyModule_AddIntConstant(m, "KIND_DS_DIGITS", KIND_DS_DIGITS) < 0
+        || PyModule_AddIntConstant(m, "KIND_DS_CJK", KIND_DS_CJK) < 0
+        || PyModule_AddIntConstant(m, "KIND_DS_MAIN", KIND_DS_MAIN) < 0) {
         Py_DECREF(m);
         return NULL;
     }
