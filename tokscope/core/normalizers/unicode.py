@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import regex
 
-from ..text.unicode import table, normalize_changes, unstable_runs
+from ..text.class_table import compiled, set_classes
+from ..text.unicode import table, normalize_changes, normalize_runs, starter_spans, unstable_runs
 from ..text.unicode import normalize_str as _nf_str
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase, apply_changes
@@ -26,7 +27,17 @@ class UnicodeForm(NormalizerBase):
         return apply_changes(text, [(s, e, normalize_changes(self.form, text.text[s:e])) for s, e in runs])
 
     def normalize_str(self, text: str) -> str:
-        return _nf_str(self.form, text)
+        """The form of ``text`` (characters only): the runs it may change found by the compiled
+        class runs when they are installed, else by :func:`~.unicode.unstable_runs`.
+
+        >>> NFKC().normalize_str("ﬁ e\\u0301 ok")
+        'fi é ok'
+        """
+        module = compiled()
+        if module is None or text.isascii():
+            return _nf_str(self.form, text)
+        runs = module.cls_runs(text, *set_classes(MAYBE_TABLE[self.form]).tables)
+        return normalize_runs(self.form, text, starter_spans(runs)) if runs else text
 
 
 MAYBE_TABLE = {"NFD": "D_MAYBE", "NFKD": "D_MAYBE", "NFC": "C_MAYBE", "NFKC": "KC_MAYBE"}

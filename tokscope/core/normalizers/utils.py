@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence as Seq
 from typing import Any
 
+from ..text.class_table import compiled, lower_special_classes
 from ..text.unicode import lowercase_parts, lowercase_str
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase
@@ -25,7 +26,16 @@ class Lowercase(NormalizerBase):
         return text
 
     def normalize_str(self, text: str) -> str:
-        return lowercase_str(text)
+        """:func:`~.unicode.lowercase_str`; with the compiled class runs installed, a text with
+        none of the characters Rust lowercases otherwise than Python is ``text.lower()`` at once.
+
+        >>> Lowercase().normalize_str("ÀΣ İ")
+        'àσ i̇'
+        """
+        module = compiled()
+        if module is None or text.isascii() or module.cls_find(text, *lower_special_classes().tables) >= 0:
+            return lowercase_str(text)
+        return text.lower()
 
 
 class Sequence(NormalizerBase):
