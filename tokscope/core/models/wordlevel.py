@@ -42,9 +42,12 @@ class WordLevel(VocabLookups):
         >>> WordLevel({"<unk>": 0, "hi": 1}).tokenize_ids("hi"), WordLevel({"<unk>": 0}).tokenize_ids("x")
         ([1], [0])
         """
-        found = self._vocab.get(text)
+        vocab = self._vocab
+        found = vocab.get(text)
         if found is None:
-            return [self.tokenize(text)[0][0]]
+            found = vocab.get(self.unk_token)
+            if found is None:
+                return [self.tokenize(text)[0][0]]  # the error of an unknown chunk with no unknown token
         return [found]
 
     def is_unknown(self, text: str) -> bool:

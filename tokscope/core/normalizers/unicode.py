@@ -33,8 +33,10 @@ class UnicodeForm(NormalizerBase):
         >>> NFKC().normalize_str("ﬁ e\\u0301 ok")
         'fi é ok'
         """
+        if text.isascii():
+            return text  # every form leaves ASCII as it is
         module = compiled()
-        if module is None or text.isascii():
+        if module is None:
             return _nf_str(self.form, text)
         runs = module.cls_runs(text, *set_classes(MAYBE_TABLE[self.form]).tables)
         return normalize_runs(self.form, text, starter_spans(runs)) if runs else text
