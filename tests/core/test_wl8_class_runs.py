@@ -26,7 +26,8 @@ from tokscope.core.normalizers.utils import Lowercase
 from tokscope.core.pre_tokenizers.whitespace import WS, Whitespace, word_classes
 from tokscope.core.text import class_table
 from tokscope.core.text.class_table import ClassTable, lower_special_classes, set_classes
-from tokscope.core.text.unicode import lowercase_str, normalize_str, table
+from tokscope.core.text.normalized import NormalizedText
+from tokscope.core.text.unicode import lowercase_str, normalize_str, table, unstable_runs
 
 tokenizers = pytest.importorskip("tokenizers", reason="the tokenizers library is the oracle of these tests")
 
@@ -169,6 +170,21 @@ def test_unicode_forms_are_the_pure_form_and_tokenizers(runs, text, form):
     assert FORMS[form]().normalize_str(text) == normalize_str(form, text)
     safe = _hf_safe(text)
     assert FORMS[form]().normalize_str(safe) == getattr(tokenizers.normalizers, form)().normalize_str(safe)
+
+
+@FUZZ
+@given(wide_st, st.sampled_from(sorted(FORMS)))
+def test_unicode_forms_align_as_the_pure_runs(runs, text, form):
+    """The aligned path (pieces, offsets): the runs found and the alignment made from them."""
+    assert FORMS[form]().unstable_runs(text) == unstable_runs(form, text)
+    ours = FORMS[form]().normalize(NormalizedText.identity(text))
+    was = class_table.use_compiled(None)
+    try:
+        pure = FORMS[form]().normalize(NormalizedText.identity(text))
+    finally:
+        class_table.use_compiled(was)
+    assert (ours.text, ours.alignments()) == (pure.text, pure.alignments())
+    assert ours.text == normalize_str(form, text)
 
 
 @FUZZ
