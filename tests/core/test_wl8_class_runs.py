@@ -15,6 +15,7 @@ import hf_files
 import pytest
 from compiled_merge import class_runs_module
 from hf_support import FUZZ, SMALL_FUZZ, TRICKY_CHARS, sample_texts, texts_st
+from hf_text_support import hf_pretokens
 from hf_text_support import texts as stage_texts_st
 from hypothesis import given
 from hypothesis import strategies as st
@@ -98,6 +99,7 @@ def test_every_table_boundary_has_its_ranges_class(module):
         for cp in sorted(points):
             assert classes.class_of(chr(cp)) == expected(cp), hex(cp)
         assert module.cls_split(text, *classes.tables) == classes.split_python(text)
+        assert module.cls_spans(text, *classes.tables) == classes.spans_python(text)
         assert module.cls_runs(text, *classes.tables) == classes.runs_python(text)
         checked += len(points)
     assert checked > 3000
@@ -108,6 +110,7 @@ def test_every_table_boundary_has_its_ranges_class(module):
 def test_the_compiled_runs_are_their_pure_statements(module, text, name):
     classes = _tables()[name]
     assert module.cls_split(text, *classes.tables) == classes.split_python(text)
+    assert module.cls_spans(text, *classes.tables) == classes.spans_python(text)
     assert module.cls_runs(text, *classes.tables) == classes.runs_python(text)
     assert module.cls_find(text, *classes.tables) == classes.find_python(text)
 
@@ -117,6 +120,7 @@ def test_the_compiled_runs_are_their_pure_statements(module, text, name):
 def test_random_tables_split_as_their_pure_statements(module, sets, text):
     classes = ClassTable([([(a, min(a + n, 0x10FFFF))], k) for a, n, k in sets], default=len(sets) % 2)
     assert module.cls_split(text, *classes.tables) == classes.split_python(text)
+    assert module.cls_spans(text, *classes.tables) == classes.spans_python(text)
     assert module.cls_runs(text, *classes.tables) == classes.runs_python(text)
     assert module.cls_find(text, *classes.tables) == classes.find_python(text)
 
@@ -130,6 +134,8 @@ def test_hostile_calls_are_one_line_errors_never_a_crash(module):
     for short in (b"", stage1[:-1], stage1 + b"\0\0"):
         with pytest.raises(ValueError, match="stage1"):
             module.cls_runs("a", short, stage2)
+        with pytest.raises(ValueError, match="stage1"):
+            module.cls_spans("a", short, stage2)
     # block numbers past stage2's end read as class 0: wrong classes, never a read out of bounds
     everything = "".join(map(chr, range(0, 0x110000, 97))) + "\ud800\udfff\U0010ffff"
     assert module.cls_split(everything, b"\xff" * len(stage1), b"") == []
@@ -144,6 +150,7 @@ def test_hostile_calls_are_one_line_errors_never_a_crash(module):
     got = [i for s, e in module.cls_runs(everything, stage1, short) for i in range(s, e)]
     assert got == want and want
     assert module.cls_find(everything, b"\xff" * len(stage1), b"\x01" * 256) == -1
+    assert module.cls_spans(everything, b"\xff" * len(stage1), b"") == []
     assert module.cls_find("", stage1, stage2) == -1 and module.cls_split("", stage1, stage2) == []
 
 
@@ -162,6 +169,22 @@ def test_whitespace_split_str_is_the_pure_split_and_tokenizers(runs, text):
     assert ours == pure
     safe = _hf_safe(text)
     assert Whitespace().split_str(safe) == [p for p, _ in tokenizers.pre_tokenizers.Whitespace().pre_tokenize_str(safe)]
+
+
+@FUZZ
+@given(wide_st)
+def test_whitespace_aligned_chunks_are_the_pure_ones_and_tokenizers(runs, text):
+    """The aligned path (pieces, offsets): the chunks and their spans in the text."""
+    ours = Whitespace().pre_tokenize_str(text)
+    was = class_table.use_compiled(None)
+    try:
+        pure = Whitespace().pre_tokenize_str(text)
+    finally:
+        class_table.use_compiled(was)
+    assert ours == pure
+    assert [p for p, _ in ours] == Whitespace().split_str(text)
+    safe = _hf_safe(text)
+    assert Whitespace().pre_tokenize_str(safe) == hf_pretokens(None, tokenizers.pre_tokenizers.Whitespace(), safe)
 
 
 @FUZZ

@@ -2095,6 +2095,7 @@ mlist_add(PyObject *m)
  *
  * cls_split(text, stage1, stage2) -> list[str]: the maximal runs of characters of one same
  *     non-zero class (class 0 characters separate runs and are dropped).
+ * cls_spans(text, stage1, stage2) -> list[tuple[int, int]]: the (start, end) of those runs.
  * cls_runs(text, stage1, stage2) -> list[tuple[int, int]]: the (start, end) of the maximal runs
  *     of characters of any non-zero class.
  * cls_find(text, stage1, stage2) -> int: the index of the first character of non-zero class, -1
@@ -2153,11 +2154,12 @@ cls_args(PyObject *const *args, Py_ssize_t nargs, const char *name, ClsText *t)
     return 0;
 }
 
+/* the maximal runs of one same non-zero class: as strings (spans 0) or as (start, end) (spans 1) */
 static PyObject *
-cls_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+cls_same_runs(PyObject *const *args, Py_ssize_t nargs, const char *name, int spans)
 {
     ClsText t;
-    if (cls_args(args, nargs, "cls_split", &t) < 0)
+    if (cls_args(args, nargs, name, &t) < 0)
         return NULL;
     PyObject *out = PyList_New(0);
     if (out == NULL)
@@ -2172,7 +2174,7 @@ cls_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t j = i + 1;
         while (j < t.n && cls_at(&t, j) == c)
             j++;
-        PyObject *piece = PyUnicode_Substring(args[0], i, j);
+        PyObject *piece = spans ? Py_BuildValue("(nn)", i, j) : PyUnicode_Substring(args[0], i, j);
         if (piece == NULL || PyList_Append(out, piece) < 0) {
             Py_XDECREF(piece);
             Py_DECREF(out);
@@ -2182,6 +2184,18 @@ cls_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         i = j;
     }
     return out;
+}
+
+static PyObject *
+cls_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cls_same_runs(args, nargs, "cls_split", 0);
+}
+
+static PyObject *
+cls_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cls_same_runs(args, nargs, "cls_spans", 1);
 }
 
 static PyObject *
@@ -2229,6 +2243,8 @@ cls_find(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef cls_methods[] = {
     {"cls_split", (PyCFunction)(void (*)(void))cls_split, METH_FASTCALL,
      "cls_split(text, stage1, stage2) -> list[str]: the maximal runs of one same non-zero class"},
+    {"cls_spans", (PyCFunction)(void (*)(void))cls_spans, METH_FASTCALL,
+     "cls_spans(text, stage1, stage2) -> list[(start, end)]: the spans of cls_split's runs"},
     {"cls_runs", (PyCFunction)(void (*)(void))cls_runs, METH_FASTCALL,
      "cls_runs(text, stage1, stage2) -> list[(start, end)]: the maximal runs of non-zero classes"},
     {"cls_find", (PyCFunction)(void (*)(void))cls_find, METH_FASTCALL,

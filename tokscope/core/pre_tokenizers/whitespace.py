@@ -34,6 +34,9 @@ class Whitespace(PreTokenizerBase):
 
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
         t = split.text
+        module = compiled()
+        if module is not None:
+            return slices(split, module.cls_spans(t, *word_classes().tables))
         return slices(split, [m.span() for m in _word_pattern(t).finditer(t)])
 
     def split_str(self, text: str, first: bool = True) -> list[str]:

@@ -96,16 +96,24 @@ class ClassTable:
 
     def split_python(self, text: str) -> list[str]:
         """``cls_split``: the maximal runs of characters of one same non-zero class."""
-        out: list[str] = []
+        return [text[s:e] for s, e in self.spans_python(text)]
+
+    def spans_python(self, text: str) -> list[tuple[int, int]]:
+        """``cls_spans``: the spans of :meth:`split_python`'s runs.
+
+        >>> ClassTable([([(0x61, 0x7A)], 1)], default=2).spans_python("ab, c")
+        [(0, 2), (2, 4), (4, 5)]
+        """
+        out: list[tuple[int, int]] = []
         start, last = 0, 0
         for i, c in enumerate(text):
             k = self.class_of(c)
             if k != last:
                 if last:
-                    out.append(text[start:i])
+                    out.append((start, i))
                 start, last = i, k
         if last:
-            out.append(text[start:])
+            out.append((start, len(text)))
         return out
 
     def runs_python(self, text: str) -> list[tuple[int, int]]:
