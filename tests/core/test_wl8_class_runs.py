@@ -214,6 +214,13 @@ def test_unicode_forms_align_as_the_pure_runs(runs, text, form):
 @given(wide_st)
 def test_lowercase_is_rusts_lowercase(runs, text):
     assert Lowercase().normalize_str(text) == lowercase_str(text)
+    ours = Lowercase().normalize(NormalizedText.identity(text))
+    was = class_table.use_compiled(None)
+    try:
+        pure = Lowercase().normalize(NormalizedText.identity(text))
+    finally:
+        class_table.use_compiled(was)
+    assert (ours.text, ours.alignments()) == (pure.text, pure.alignments())
     safe = _hf_safe(text)
     assert Lowercase().normalize_str(safe) == tokenizers.normalizers.Lowercase().normalize_str(safe)
 

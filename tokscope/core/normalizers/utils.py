@@ -19,6 +19,8 @@ class Lowercase(NormalizerBase):
     """
 
     def normalize(self, text: NormalizedText) -> NormalizedText:
+        if plain_lower(text.text):
+            return text.with_text(text.text.lower())
         low, dotted = lowercase_parts(text.text)
         text = text.with_text(low)
         if dotted:
@@ -26,16 +28,24 @@ class Lowercase(NormalizerBase):
         return text
 
     def normalize_str(self, text: str) -> str:
-        """:func:`~.unicode.lowercase_str`; with the compiled class runs installed, a text with
-        none of the characters Rust lowercases otherwise than Python is ``text.lower()`` at once.
+        """:func:`~.unicode.lowercase_str` (``text.lower()`` at once where :func:`plain_lower`).
 
         >>> Lowercase().normalize_str("ÀΣ İ")
         'àσ i̇'
         """
-        module = compiled()
-        if module is None or text.isascii() or module.cls_find(text, *lower_special_classes().tables) >= 0:
-            return lowercase_str(text)
-        return text.lower()
+        return text.lower() if plain_lower(text) else lowercase_str(text)
+
+
+def plain_lower(text: str) -> bool:
+    """True when the compiled class runs are installed and find in ``text`` none of the characters
+    Rust lowercases otherwise than Python (then ``text.lower()`` is Rust's lowercase, one character
+    for one); False tells nothing (the pure path decides).
+
+    >>> plain_lower("ΑΣ") is False
+    True
+    """
+    module = compiled()
+    return module is not None and module.cls_find(text, *lower_special_classes().tables) < 0
 
 
 class Sequence(NormalizerBase):
