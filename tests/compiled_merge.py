@@ -104,3 +104,10 @@ def gguf_reader_module() -> object | None:
     """A ``_tokscope_merge`` with the compiled GGUF string-array reader (``gguf_strings``): the
     installed one when it has it, else one built here (None without a C compiler)."""
     return _with_abi("GGUF_ABI")
+
+
+@functools.cache
+def class_runs_module() -> object | None:
+    """A ``_tokscope_merge`` with the compiled character-class runs (``cls_*``): the installed one
+    when it has them, else one built here (None without a C compiler)."""
+    return _with_abi("CLS_ABI")

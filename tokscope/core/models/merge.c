@@ -1752,6 +1752,7 @@ static struct PyModuleDef module = {
 };
 
 static int mlist_add(PyObject *m); /* at the end of the file */
+static int cls_add(PyObject *m); /* at the end of the file */
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
@@ -1765,6 +1766,10 @@ PyInit__tokscope_merge(void)
         return NULL;
     }
     if (m != NULL && mlist_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (m != NULL && cls_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -2077,4 +2082,180 @@ mlist_add(PyObject *m)
     if (PyModule_AddFunctions(m, mlist_methods) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "MLIST_ABI", MLIST_ABI_VERSION);
+}
+
+
+/* ----- character classes: the runs of a code point table, compiled ------------------------------
+ *
+ * (wl8's block: tokscope.core.text.class_table.) A table gives each code point a class 0..255 in
+ * two stages: stage1 (bytes: 0x1100 native uint16, the block of each 256 code points) and stage2
+ * (bytes: 256 classes per block). A block whose classes would lie past stage2's end reads as class
+ * 0: a malformed table gives wrong classes, never a read out of bounds. Any str is valid text (lone
+ * surrogates and non-BMP characters are code points like the others).
+ *
+ * cls_split(text, stage1, stage2) -> list[str]: the maximal runs of characters of one same
+ *     non-zero class (class 0 characters separate runs and are dropped).
+ * cls_spans(text, stage1, stage2) -> list[tuple[int, int]]: the (start, end) of those runs.
+ * cls_runs(text, stage1, stage2) -> list[tuple[int, int]]: the (start, end) of the maximal runs
+ *     of characters of any non-zero class.
+ * cls_find(text, stage1, stage2) -> int: the index of the first character of non-zero class, -1
+ *     when there is none.
+ *
+ * The pure-Python classes of tokscope.core.text.unicode (RangeSet) stay the tests' oracle.
+ */
+
+#define CLS_ABI_VERSION 1
+#define CLS_STAGE1_BLOCKS 0x1100
+
+typedef struct {
+    const unsigned char *s1; /* CLS_STAGE1_BLOCKS native uint16 */
+    const unsigned char *s2;
+    size_t n2;
+    const void *data;       /* the text */
+    int kind;
+    Py_ssize_t n;
+} ClsText;
+
+static inline unsigned
+cls_at(const ClsText *t, Py_ssize_t i)
+{
+    Py_UCS4 cp = PyUnicode_READ(t->kind, t->data, i);
+    if (cp >= (Py_UCS4)CLS_STAGE1_BLOCKS * 256)
+        return 0;
+    uint16_t block;
+    memcpy(&block, t->s1 + 2 * (size_t)(cp >> 8), sizeof block);
+    size_t off = (size_t)block * 256 + (cp & 255);
+    return off < t->n2 ? t->s2[off] : 0;
+}
+
+static int
+cls_args(PyObject *const *args, Py_ssize_t nargs, const char *name, ClsText *t)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "%s() takes 3 arguments (text, stage1, stage2)", name);
+        return -1;
+    }
+    if (!PyUnicode_Check(args[0]) || !PyBytes_Check(args[1]) || !PyBytes_Check(args[2])) {
+        PyErr_Format(PyExc_TypeError, "%s(text: str, stage1: bytes, stage2: bytes)", name);
+        return -1;
+    }
+    if (PyBytes_GET_SIZE(args[1]) != 2 * CLS_STAGE1_BLOCKS) {
+        PyErr_Format(PyExc_ValueError, "%s(): stage1 is not %d bytes", name, 2 * CLS_STAGE1_BLOCKS);
+        return -1;
+    }
+    if (PyUnicode_READY(args[0]) < 0)
+        return -1;
+    t->s1 = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    t->s2 = (const unsigned char *)PyBytes_AS_STRING(args[2]);
+    t->n2 = (size_t)PyBytes_GET_SIZE(args[2]);
+    t->data = PyUnicode_DATA(args[0]);
+    t->kind = PyUnicode_KIND(args[0]);
+    t->n = PyUnicode_GET_LENGTH(args[0]);
+    return 0;
+}
+
+/* the maximal runs of one same non-zero class: as strings (spans 0) or as (start, end) (spans 1) */
+static PyObject *
+cls_same_runs(PyObject *const *args, Py_ssize_t nargs, const char *name, int spans)
+{
+    ClsText t;
+    if (cls_args(args, nargs, name, &t) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t i = 0;
+    while (i < t.n) {
+        unsigned c = cls_at(&t, i);
+        if (c == 0) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i + 1;
+        while (j < t.n && cls_at(&t, j) == c)
+            j++;
+        PyObject *piece = spans ? Py_BuildValue("(nn)", i, j) : PyUnicode_Substring(args[0], i, j);
+        if (piece == NULL || PyList_Append(out, piece) < 0) {
+            Py_XDECREF(piece);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(piece);
+        i = j;
+    }
+    return out;
+}
+
+static PyObject *
+cls_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cls_same_runs(args, nargs, "cls_split", 0);
+}
+
+static PyObject *
+cls_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cls_same_runs(args, nargs, "cls_spans", 1);
+}
+
+static PyObject *
+cls_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    ClsText t;
+    if (cls_args(args, nargs, "cls_runs", &t) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t i = 0;
+    while (i < t.n) {
+        if (cls_at(&t, i) == 0) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i + 1;
+        while (j < t.n && cls_at(&t, j) != 0)
+            j++;
+        PyObject *span = Py_BuildValue("(nn)", i, j);
+        if (span == NULL || PyList_Append(out, span) < 0) {
+            Py_XDECREF(span);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(span);
+        i = j;
+    }
+    return out;
+}
+
+static PyObject *
+cls_find(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    ClsText t;
+    if (cls_args(args, nargs, "cls_find", &t) < 0)
+        return NULL;
+    for (Py_ssize_t i = 0; i < t.n; i++)
+        if (cls_at(&t, i) != 0)
+            return PyLong_FromSsize_t(i);
+    return PyLong_FromLong(-1);
+}
+
+static PyMethodDef cls_methods[] = {
+    {"cls_split", (PyCFunction)(void (*)(void))cls_split, METH_FASTCALL,
+     "cls_split(text, stage1, stage2) -> list[str]: the maximal runs of one same non-zero class"},
+    {"cls_spans", (PyCFunction)(void (*)(void))cls_spans, METH_FASTCALL,
+     "cls_spans(text, stage1, stage2) -> list[(start, end)]: the spans of cls_split's runs"},
+    {"cls_runs", (PyCFunction)(void (*)(void))cls_runs, METH_FASTCALL,
+     "cls_runs(text, stage1, stage2) -> list[(start, end)]: the maximal runs of non-zero classes"},
+    {"cls_find", (PyCFunction)(void (*)(void))cls_find, METH_FASTCALL,
+     "cls_find(text, stage1, stage2) -> int: the first character of non-zero class, -1 for none"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+cls_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, cls_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "CLS_ABI", CLS_ABI_VERSION);
 }

@@ -36,6 +36,20 @@ class WordLevel(VocabLookups):
                 )
         return [(found, 0, len(text))]
 
+    def tokenize_ids(self, text: str) -> list[int]:
+        """The id of :meth:`tokenize` alone (the ids-only path: no offsets built).
+
+        >>> WordLevel({"<unk>": 0, "hi": 1}).tokenize_ids("hi"), WordLevel({"<unk>": 0}).tokenize_ids("x")
+        ([1], [0])
+        """
+        vocab = self._vocab
+        found = vocab.get(text)
+        if found is None:
+            found = vocab.get(self.unk_token)
+            if found is None:
+                return [self.tokenize(text)[0][0]]  # the error of an unknown chunk with no unknown token
+        return [found]
+
     def is_unknown(self, text: str) -> bool:
         """True when ``text`` is not itself an entry (it becomes the unknown token)."""
         return text not in self._vocab

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import regex
 
-from ..text.unicode import table, normalize_changes, unstable_runs
-from ..text.unicode import normalize_str as _nf_str
+from ..text.class_table import compiled, set_classes
+from ..text.unicode import table, normalize_changes, normalize_runs, starter_spans, unstable_runs
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase, apply_changes
 from .strip import remove_class
@@ -20,13 +20,33 @@ class UnicodeForm(NormalizerBase):
         return pos <= 0 or pos >= len(text) or text[pos] < "\x80" or text[pos] not in table(MAYBE_TABLE[self.form])
 
     def normalize(self, text: NormalizedText) -> NormalizedText:
-        runs = unstable_runs(self.form, text.text)
+        runs = self.unstable_runs(text.text)
         if not runs:
             return text
         return apply_changes(text, [(s, e, normalize_changes(self.form, text.text[s:e])) for s, e in runs])
 
     def normalize_str(self, text: str) -> str:
-        return _nf_str(self.form, text)
+        """The form of ``text`` (characters only).
+
+        >>> NFKC().normalize_str("ﬁ e\\u0301 ok")
+        'fi é ok'
+        """
+        if text.isascii():
+            return text  # every form leaves ASCII as it is
+        return normalize_runs(self.form, text, self.unstable_runs(text))
+
+    def unstable_runs(self, text: str) -> list[tuple[int, int]]:
+        """:func:`~.unicode.unstable_runs` of this form: its may-change runs found by the compiled
+        class runs when they are installed (one pass, no translation table per text).
+
+        >>> NFC().unstable_runs("cafe\\u0301 ok")
+        [(3, 5)]
+        """
+        module = compiled()
+        if module is None or text.isascii():
+            return unstable_runs(self.form, text)
+        runs = module.cls_runs(text, *set_classes(MAYBE_TABLE[self.form]).tables)
+        return starter_spans(runs) if runs else []
 
 
 MAYBE_TABLE = {"NFD": "D_MAYBE", "NFKD": "D_MAYBE", "NFC": "C_MAYBE", "NFKC": "KC_MAYBE"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence as Seq
 from typing import Any
 
+from ..text.class_table import compiled, lower_special_classes
 from ..text.unicode import lowercase_parts, lowercase_str
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase
@@ -18,6 +19,8 @@ class Lowercase(NormalizerBase):
     """
 
     def normalize(self, text: NormalizedText) -> NormalizedText:
+        if plain_lower(text.text):
+            return text.with_text(text.text.lower())
         low, dotted = lowercase_parts(text.text)
         text = text.with_text(low)
         if dotted:
@@ -25,7 +28,24 @@ class Lowercase(NormalizerBase):
         return text
 
     def normalize_str(self, text: str) -> str:
-        return lowercase_str(text)
+        """:func:`~.unicode.lowercase_str` (``text.lower()`` at once where :func:`plain_lower`).
+
+        >>> Lowercase().normalize_str("ÀΣ İ")
+        'àσ i̇'
+        """
+        return text.lower() if plain_lower(text) else lowercase_str(text)
+
+
+def plain_lower(text: str) -> bool:
+    """True when the compiled class runs are installed and find in ``text`` none of the characters
+    Rust lowercases otherwise than Python (then ``text.lower()`` is Rust's lowercase, one character
+    for one); False tells nothing (the pure path decides).
+
+    >>> plain_lower("ΑΣ") is False
+    True
+    """
+    module = compiled()
+    return module is not None and module.cls_find(text, *lower_special_classes().tables) < 0
 
 
 class Sequence(NormalizerBase):

@@ -3,8 +3,11 @@ r"""Whitespace (``\w+|[^\w\s]+``) and WhitespaceSplit (on white space), as Huggi
 
 from __future__ import annotations
 
+import functools
+
 import regex
 
+from ..text.class_table import ClassTable, compiled
 from ..text.unicode import WHITESPACE, RangeSet, char_class, class_marks, table
 from ..text.normalized import NormalizedText
 from .base import PreTokenizerBase, char_split, compiled_regex, slices
@@ -31,6 +34,9 @@ class Whitespace(PreTokenizerBase):
 
     def _one(self, split: NormalizedText) -> list[NormalizedText]:
         t = split.text
+        module = compiled()
+        if module is not None:
+            return slices(split, module.cls_spans(t, *word_classes().tables))
         return slices(split, [m.span() for m in _word_pattern(t).finditer(t)])
 
     def split_str(self, text: str, first: bool = True) -> list[str]:
@@ -40,10 +46,24 @@ class Whitespace(PreTokenizerBase):
         >>> Whitespace().split_str("Hi, wörld!")
         ['Hi', ',', 'wörld', '!']
         """
+        module = compiled()
+        if module is not None:
+            return module.cls_split(text, *word_classes().tables)
         if text.isascii():
             return _ASCII_WORDS.findall(text)
         marks = class_marks(text, [(table("RX_WORD"), "w"), (WS, "s")], "o")
         return [text[s:e] for s, e in map(regex.Match.span, _WORD_MARKS.finditer(marks))]
+
+
+@functools.cache
+def word_classes() -> ClassTable:
+    r"""The classes of :meth:`Whitespace.split_str`'s compiled path: word characters (Rust's
+    ``\w``) 1, white space 0, every other character 2, so its runs of one class are the chunks.
+
+    >>> [word_classes().class_of(c) for c in "a_ ,\u3000日"]
+    [1, 1, 0, 2, 0, 1]
+    """
+    return ClassTable([(table("RX_WORD").ranges, 1), (WS.ranges, 0)], default=2)
 
 
 #: ``\w+|[^\w\s]+`` on ASCII text, and on the marks of :func:`~.unicode.class_marks`

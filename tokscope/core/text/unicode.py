@@ -235,6 +235,16 @@ def lowercase_str(text: str) -> str:
     return _lower_split(text, pattern, table)
 
 
+def lower_special_points() -> list[int]:
+    """The code points whose Rust lowercase is not Python's ``str.lower`` of them (what
+    :func:`lowercase_str` replaces one by one; ``text.lower()`` is exact on a text with none).
+
+    >>> 0x3A3 in lower_special_points(), 0x130 in lower_special_points(), 0x41 in lower_special_points()
+    (True, True, False)
+    """
+    return sorted(map(ord, _lower_special()[1]))
+
+
 def _lower_split(text: str, pattern: regex.Pattern[str], table: dict[str, str]) -> str:
     parts = []
     last = 0
@@ -451,7 +461,18 @@ def unstable_runs(form: str, text: str) -> list[tuple[int, int]]:
     """
     if text.isascii():
         return []
-    spans = [(max(s - 1, 0), e) for s, e in table(_MAYBE[form]).runs(text)]
+    return starter_spans(table(_MAYBE[form]).runs(text))
+
+
+def starter_spans(runs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The runs of a form's "may change" characters widened to the character before each (the
+    starter they may compose with) and merged where they then meet: :func:`unstable_runs` from
+    the runs.
+
+    >>> starter_spans([(0, 1), (3, 5), (6, 7)])
+    [(0, 1), (2, 7)]
+    """
+    spans = [(max(s - 1, 0), e) for s, e in runs]
     merged: list[tuple[int, int]] = []
     for s, e in spans:
         if merged and s <= merged[-1][1]:
@@ -467,7 +488,15 @@ def normalize_str(form: str, text: str) -> str:
     >>> normalize_str("NFKC", "ﬁ e\\u0301")
     'fi é'
     """
-    runs = unstable_runs(form, text)
+    return normalize_runs(form, text, unstable_runs(form, text))
+
+
+def normalize_runs(form: str, text: str, runs: Sequence[tuple[int, int]]) -> str:
+    """:func:`normalize_str` given the text's :func:`unstable_runs` (however they were found).
+
+    >>> normalize_runs("NFKC", "ﬁ e\\u0301", [(0, 1), (2, 4)])
+    'fi é'
+    """
     if not runs:
         return text
     parts = []
