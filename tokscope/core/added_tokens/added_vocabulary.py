@@ -343,9 +343,12 @@ class AddedVocabulary:
         """
         if not text:
             return [(normalizer.normalize_str("") if normalizer is not None else "", None, 0)]
-        if self._raw._pattern is None and self._normalized._pattern is None:
+        raw, normalized = self._raw._pattern, self._normalized._pattern
+        if raw is None or raw.search(text) is None:
+            # no added token in the raw text: one part, unless one occurs once it is normalized
             part = normalizer.normalize_str(text) if normalizer is not None else text
-            return [(part, None, 0)] if part else []
+            if normalized is None or normalized.search(part) is None:
+                return [(part, None, 0)] if part else []
         out: list[tuple[str, int | None, int]] = []
         for s, e, token in self._find(text, self._raw, allowed_special):
             if s >= e and token is None:
