@@ -447,14 +447,16 @@ def _start_marks(tokenizer: Tokenizer, ids: Iterable[int]) -> dict[int, bytes]:
 
 def _new_mark_table(tokenizer: Tokenizer, module: Any) -> array:
     """A start-map table for :func:`_tiled_summary`, sized to the vocabulary: for byte-level BPE
-    from ranks every entry is filled at once (in C, from the ranks' bytes; added and special tokens
-    from the tokenizer), for other kinds each on first use."""
+    from ranks every entry of the ranks is filled at once (in C, from their bytes), for other kinds
+    and for added and special tokens each on first use (from ``token_bytes``: its id -> bytes table
+    is built only if the text has such a token)."""
     table = array("I", bytes(4 * tokenizer.n_vocab))
     ranks = tokenizer.ranks
     if isinstance(ranks, dict) and ranks:
         module.tile_fill_ranks(table, ranks)  # ranks past the table's end are filled on first use
-        added = sorted({*tokenizer.added_tokens.values(), *tokenizer.special_tokens.values()})
-        module.tile_fill(table, [i for i in added if 0 <= i < len(table)], tokenizer.token_bytes, tokenizer.is_special)
+        for token_id in {*tokenizer.added_tokens.values(), *tokenizer.special_tokens.values()}:
+            if 0 <= token_id < len(table):
+                table[token_id] = 0  # an added token's bytes are its own, whatever a rank says
     return table
 
 
