@@ -170,7 +170,7 @@ def test_the_command_prints_the_same_both_ways(capsys, compiled, options):
 
 # ----- the low-level calls against plain Python -------------------------------------------------------
 
-PAIRS = st.integers(0, 40).flatmap(lambda n: st.tuples(st.binary(min_size=n, max_size=n), st.binary(min_size=n, max_size=n)))
+PAIRS = st.integers(0, 40).flatmap(lambda n: st.tuples(*[st.binary(min_size=n, max_size=n)] * 2))
 BITMAPS = st.integers(0, 40).flatmap(
     lambda n: st.tuples(*[st.lists(st.sampled_from([0, 1]), min_size=n, max_size=n).map(bytes)] * 2))
 

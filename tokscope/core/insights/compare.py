@@ -460,7 +460,8 @@ def _new_mark_table(tokenizer: Tokenizer, module: Any) -> array:
     return table
 
 
-def _tiled_bits(tokenizer: Tokenizer, ids: Sequence[int], n_bytes: int, module: Any) -> tuple[bytes, Sequence[int]] | None:
+def _tiled_bits(tokenizer: Tokenizer, ids: Sequence[int], n_bytes: int,
+                module: Any) -> tuple[bytes, Sequence[int]] | None:
     """The compiled start map of ``ids`` as ``(bits, tokens per kind)``: the bitmap of their
     :class:`Boundaries` (``n_bytes + 1`` bytes) and how many tokens of each kind
     (:func:`_length_and_kind`, as :func:`start_map` marks them); None when they do not tile
