@@ -289,3 +289,23 @@ def test_hostile_arguments_are_one_error(module):
         module.bits_common(b"ab", b"abc")
     with pytest.raises(TypeError):
         module.text_words(b"a b")
+
+
+@settings(max_examples=200, deadline=None)
+@given(entries=st.lists(st.one_of(st.integers(0, 2**32 - 1), st.integers(0, 300)), max_size=6),
+       ids=st.lists(st.integers(-3, 8), max_size=12), n_bytes=st.integers(0, 40))
+def test_any_table_is_an_answer_or_one_error(module, entries, ids, n_bytes):
+    """Garbage in a table (marks out of range, lengths past the text) is a ValueError or a
+    not-tiling None, never a write outside the bitmap; the table is left as it was."""
+    table = array("I", entries)
+    try:
+        found = module.tile_starts(ids, table, n_bytes)
+    except ValueError:
+        found = "error"
+    assert list(table) == entries
+    if isinstance(found, tuple):
+        bits, counts = found
+        assert len(bits) == n_bytes + 1 and sum(counts) == len(ids) and set(bits) <= {0, 1}
+        assert bits.count(1) == max(len(ids) - 1, 0) and bits[0] == bits[-1] == 0
+    elif isinstance(found, list):
+        assert all(i < 0 or i >= len(entries) or entries[i] == 0 for i in found)
