@@ -140,16 +140,20 @@ def _traced(fn):
 def test_a_summary_costs_little_more_than_the_ids(load):
     """A memory budget (bytes allocated, not time): on a 300 KB text, summarizing costs at most
     three bytes per byte of the text above the ids' encode, and keeps about one (the boundaries'
-    bitmap, plus the tokenizer's table of marks: ~30 bytes per distinct token). The segmentation
-    path keeps ids and ends (8 bytes a token each: ~5x the text) and peaks ~6x the text above the
-    encode; the summary path peaks ~2x."""
+    bitmap). The segmentation path keeps ids and ends (8 bytes a token each: ~5x the text) and
+    peaks ~6x the text above the encode; the summary path peaks ~2x. The tokenizer's table of
+    marks is built by its first summary and kept with it: at most 4 bytes a token of the
+    vocabulary (the compiled start map's), or ~30 bytes per distinct token met (Python's)."""
     text = (read_sample("multiscript.txt") + read_sample("prose.txt") + read_sample("code.py")) * 30
     n_bytes = len(text.encode())
     for name in OPENAI:
         tok = load(name)
-        # what every later call finds built: the chunk and line caches, the id -> bytes table
+        # what every later call finds built: the chunk and line caches, the id -> bytes table, the
+        # table of marks
         tok.encode(text, disallowed_special=())
         tok.token_bytes(0)
+        _, _, table = _traced(lambda: summarize(tok, "x"))
+        assert table <= 4 * tok.n_vocab + 64 * 1024, (name, table)
         ids, encode_peak, _ = _traced(lambda: tok.encode(text, disallowed_special=()))
         del ids
         summary, peak, kept = _traced(lambda: summarize(tok, text))

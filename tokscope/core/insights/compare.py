@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, reduce
 from operator import and_, or_
 from itertools import accumulate, compress
-from typing import Literal
+from typing import Any, Literal
 
 from ..text.display import safe_text
 from ..document.document import PARTIAL, SPECIAL, Document, byte_ends
@@ -56,6 +56,43 @@ DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base")
 
 
 
+# ----- the compiled bitmaps -----------------------------------------------------------------------
+
+
+def _import_compiled() -> Any:
+    """The compiled start maps and bitmap operations (``tile_*``, ``bits_*`` of ``_tokscope_merge``,
+    built from ``merge.c`` at install when the machine has a C compiler), or None; an older build
+    without them counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "TILE_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Build start maps and combine bitmaps with the compiled code when installed (the default), or
+    in Python (the tests hold the two to each other); ``module`` puts in one built elsewhere.
+
+    >>> was = compiled_bitmaps() is not None
+    >>> use_compiled(False); compiled_bitmaps() is None
+    True
+    >>> use_compiled(True); (compiled_bitmaps() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = on
+
+
+def compiled_bitmaps() -> Any:
+    """The compiled module in use for start maps and bitmaps, or None (the Python paths)."""
+    return _compiled["module"] if _compiled["on"] else None
+
+
 # ----- boundaries ---------------------------------------------------------------------------------
 
 
@@ -71,9 +108,10 @@ class Boundaries(Collection[int]):
     ([2, 5, 9], 3, True, False, [2, 9], [5], [2, 5, 7, 9], True)
     """
 
-    __slots__ = ("_bits",)
+    __slots__ = ("_bits", "_count")
 
     def __init__(self, values: Iterable[int] = (), *, size: int | None = None, bits: bytes | None = None) -> None:
+        self._count: int | None = None  # len(), worked out once
         if bits is not None:
             self._bits = bits
             return
@@ -91,8 +129,19 @@ class Boundaries(Collection[int]):
     def _new(self, value: int) -> Boundaries:
         return Boundaries(bits=value.to_bytes(len(self._bits), "little"))
 
+    def _op(self, other: Boundaries, op: int, value: Callable[[], int]) -> Boundaries:
+        """``self <op> other`` byte by byte, compiled (``op``: 0 ``&``, 1 ``& ~``, 2 ``|``) where
+        both bitmaps are as long, else as ints (``value()``)."""
+        module = compiled_bitmaps()
+        if module is not None and len(self._bits) == len(other._bits):
+            return Boundaries(bits=module.bits_op(self._bits, other._bits, op))
+        return self._new(value())
+
     def __len__(self) -> int:
-        return self._bits.count(1)
+        if self._count is None:
+            module = compiled_bitmaps()
+            self._count = self._bits.count(1) if module is None else module.bits_count(self._bits)
+        return self._count
 
     def __iter__(self) -> Iterator[int]:
         return compress(range(len(self._bits)), self._bits)
@@ -101,13 +150,13 @@ class Boundaries(Collection[int]):
         return isinstance(value, int) and 0 <= value < len(self._bits) and self._bits[value] == 1
 
     def __and__(self, other: Boundaries) -> Boundaries:
-        return self._new(self._int() & other._int())
+        return self._op(other, 0, lambda: self._int() & other._int())
 
     def __sub__(self, other: Boundaries) -> Boundaries:
-        return self._new(self._int() & ~other._int())
+        return self._op(other, 1, lambda: self._int() & ~other._int())
 
     def __or__(self, other: Boundaries) -> Boundaries:
-        return self._new(self._int() | other._int())
+        return self._op(other, 2, lambda: self._int() | other._int())
 
     def common(self, other: Boundaries) -> int:
         """How many members both have (``len(a & b)`` without building it).
@@ -115,6 +164,9 @@ class Boundaries(Collection[int]):
         >>> Boundaries([2, 5, 9], size=10).common(Boundaries([2, 7, 9], size=10))
         2
         """
+        module = compiled_bitmaps()
+        if module is not None and len(self._bits) == len(other._bits):
+            return module.bits_common(self._bits, other._bits)
         return (self._int() & other._int()).bit_count()  # one bit per member: its byte is 0 or 1
 
     def __eq__(self, other: object) -> bool:
@@ -371,18 +423,66 @@ def start_mark(length: int, kind: int) -> bytes:
     return bytes([1 + kind]) + bytes(length - 1) if length else b""
 
 
+def _length_and_kind(tokenizer: Tokenizer, token_id: int) -> tuple[int, int]:
+    """A token's byte length and kind bits (:data:`_SINGLE_BYTE`, :data:`_PARTIAL`, :data:`_SPECIAL`).
+
+    >>> tok = Tokenizer("t", {bytes([b]): b for b in range(256)} | {b"ab": 256}, r"\\S+|\\s+")
+    >>> _length_and_kind(tok, 256), _length_and_kind(tok, 0xE2)   # "ab"; a byte no character is alone
+    ((2, 0), (1, 3))
+    """
+    data = tokenizer.token_bytes(token_id)
+    return len(data), ((len(data) == 1) * _SINGLE_BYTE | (not is_whole_utf8(data)) * _PARTIAL
+                       | tokenizer.is_special(token_id) * _SPECIAL)
+
+
 def _start_marks(tokenizer: Tokenizer, ids: Iterable[int]) -> dict[int, bytes]:
     """``token id -> start_mark(...)`` of ``tokenizer``, kept with it (plain data: the table holds
     no reference back to the tokenizer) and completed for ``ids`` on the way."""
     table: dict[int, bytes] = tokenizer.derived("compare.start_marks", dict)
     new = set(ids).difference(table)
-    if new:
-        token_bytes, is_special = tokenizer.token_bytes, tokenizer.is_special
-        for token_id in new:
-            data = token_bytes(token_id)
-            table[token_id] = start_mark(len(data), (len(data) == 1) * _SINGLE_BYTE
-                                         | (not is_whole_utf8(data)) * _PARTIAL | is_special(token_id) * _SPECIAL)
+    for token_id in new:
+        table[token_id] = start_mark(*_length_and_kind(tokenizer, token_id))
     return table
+
+
+def _new_mark_table(tokenizer: Tokenizer, module: Any) -> array:
+    """A start-map table for :func:`_tiled_summary`, sized to the vocabulary: for byte-level BPE
+    from ranks every entry of the ranks is filled at once (in C, from their bytes), for other kinds
+    and for added and special tokens each on first use (from ``token_bytes``: its id -> bytes table
+    is built only if the text has such a token)."""
+    table = array("I", bytes(4 * tokenizer.n_vocab))
+    ranks = tokenizer.ranks
+    if isinstance(ranks, dict) and ranks:
+        module.tile_fill_ranks(table, ranks)  # ranks past the table's end are filled on first use
+        for token_id in {*tokenizer.added_tokens.values(), *tokenizer.special_tokens.values()}:
+            if 0 <= token_id < len(table):
+                table[token_id] = 0  # an added token's bytes are its own, whatever a rank says
+    return table
+
+
+def _tiled_bits(tokenizer: Tokenizer, ids: Sequence[int], n_bytes: int,
+                module: Any) -> tuple[bytes, Sequence[int]] | None:
+    """The compiled start map of ``ids`` as ``(bits, tokens per kind)``: the bitmap of their
+    :class:`Boundaries` (``n_bytes + 1`` bytes) and how many tokens of each kind
+    (:func:`_length_and_kind`, as :func:`start_map` marks them); None when they do not tile
+    ``n_bytes`` bytes, or when a token is too long for the table (the Python start map takes it).
+
+    The table (``array('I')`` by token id: ``length << 4 | (1 + kind)``, 0 for not worked out yet;
+    4 bytes a token of the vocabulary) is kept with the tokenizer (plain data), and completed for
+    ``ids`` when they have tokens it lacks.
+    """
+    table: array = tokenizer.derived("compare.mark_table", lambda: _new_mark_table(tokenizer, module))
+    found = module.tile_starts(ids, table, n_bytes)
+    if not isinstance(found, list):
+        return found
+    top = max(found)
+    if top >= len(table):
+        tokenizer.token_bytes(top)  # an id not in the vocabulary is its error, not a table that big
+        table.frombytes(bytes(4 * (top + 1 - len(table))))
+    if not module.tile_fill(table, found, tokenizer.token_bytes, tokenizer.is_special):
+        return None
+    found = module.tile_starts(ids, table, n_bytes)
+    return None if isinstance(found, list) else found  # (every id has its entry now)
 
 
 def start_map(tokenizer: Tokenizer, ids: Sequence[int]) -> bytes:
@@ -399,8 +499,36 @@ def start_map(tokenizer: Tokenizer, ids: Sequence[int]) -> bytes:
 
 
 def _tiled_summary(tokenizer: Tokenizer, name: str, text: str, ids: Sequence[int], keep_ids: bool) -> Summary | None:
-    """The :class:`Summary` of ``ids`` from their :func:`start_map`; None when the pieces do not
-    tile the text's bytes (some text in no piece, a token of no bytes)."""
+    """The :class:`Summary` of ``ids`` from their :func:`start_map` (built by the compiled code
+    when installed); None when the pieces do not tile the text's bytes (some text in no piece, a
+    token of no bytes)."""
+    module = compiled_bitmaps()
+    if module is None:
+        return _tiled_summary_python(tokenizer, name, text, ids, keep_ids)
+    found = _tiled_bits(tokenizer, ids, utf8_len(text), module)
+    if found is None:
+        return _tiled_summary_python(tokenizer, name, text, ids, keep_ids)
+    bits, per_kind = found
+    cuts = Boundaries(bits=bits)
+    cuts._count = max(len(ids) - 1, 0)  # a start per token, each at its own byte, the first's no cut
+    return _kind_summary(name, len(ids), len(text), len(bits) - 1, per_kind, cuts, ids, keep_ids)
+
+
+def _kind_summary(name: str, count: int, n_chars: int, n_bytes: int, per_kind: Sequence[int], cuts: Boundaries,
+                  ids: Sequence[int], keep_ids: bool) -> Summary:
+    """A :class:`Summary` from the tokens counted by kind (``per_kind[kind]``)."""
+    return Summary(
+        name, count, n_chars, n_bytes,
+        partial=sum(n for kind, n in enumerate(per_kind) if kind & _PARTIAL),
+        single_byte=sum(n for kind, n in enumerate(per_kind) if kind & _SINGLE_BYTE),
+        special=sum(n for kind, n in enumerate(per_kind) if kind & _SPECIAL),
+        cuts=cuts, ids=array("q", ids) if keep_ids else (),
+    )
+
+
+def _tiled_summary_python(tokenizer: Tokenizer, name: str, text: str, ids: Sequence[int],
+                          keep_ids: bool) -> Summary | None:
+    """:func:`_tiled_summary` in Python (the compiled path's oracle)."""
     starts = start_map(tokenizer, ids)
     if len(starts) != utf8_len(text):
         return None
@@ -414,13 +542,7 @@ def _tiled_summary(tokenizer: Tokenizer, name: str, text: str, ids: Sequence[int
     # memoryview's slice is not one)
     bits = b"".join((b"\0", memoryview(starts)[1:], b"\0")) if starts else b"\0"
     del starts
-    return Summary(
-        name, len(ids), len(text), n_bytes,
-        partial=sum(n for kind, n in enumerate(per_kind) if kind & _PARTIAL),
-        single_byte=sum(n for kind, n in enumerate(per_kind) if kind & _SINGLE_BYTE),
-        special=sum(n for kind, n in enumerate(per_kind) if kind & _SPECIAL),
-        cuts=Boundaries(bits=bits), ids=array("q", ids) if keep_ids else (),
-    )
+    return _kind_summary(name, len(ids), len(text), n_bytes, per_kind, Boundaries(bits=bits), ids, keep_ids)
 
 
 def summarize(
@@ -519,13 +641,12 @@ def align(segmentations: Sequence[Segmentation | Summary]) -> Alignment:
     if len({s.n_bytes for s in segmentations}) > 1:
         raise ValueError("the segmentations are of different texts")
     sets = tuple(s.boundaries() for s in segmentations)
-    values = [s._int() for s in sets]  # each bitmap as one int, once
-    return Alignment(
-        names=tuple(s.name for s in segmentations),
-        sets=sets,
-        union=sets[0]._new(reduce(or_, values)),
-        agreed=sets[0]._new(reduce(and_, values)),
-    )
+    if compiled_bitmaps() is not None and len({len(s._bits) for s in sets}) == 1:
+        union, agreed = reduce(or_, sets), reduce(and_, sets)  # compiled, byte by byte
+    else:
+        values = [s._int() for s in sets]  # each bitmap as one int, once
+        union, agreed = sets[0]._new(reduce(or_, values)), sets[0]._new(reduce(and_, values))
+    return Alignment(names=tuple(s.name for s in segmentations), sets=sets, union=union, agreed=agreed)
 
 
 # ----- statistics ---------------------------------------------------------------------------------
@@ -610,10 +731,21 @@ def compare(text: str, segmentations: Sequence[Segmentation | Summary], *, words
     ([2, 3], 2, 0.5)
     """
     alignment = align(segmentations)
-    words = count_words(text) if words is None else words
+    words = _count_words(text) if words is None else words
     n_bytes = segmentations[0].n_bytes
     stats = tuple(encoding_stats(s, words, alignment, k) for k, s in enumerate(segmentations))
     return Comparison(len(text), n_bytes, words, stats, alignment)
+
+
+def _count_words(text: str) -> int:
+    """:func:`~tokscope.core.text.measure.count_words`, compiled when installed (it makes no word:
+    5 MB of prose has about a million).
+
+    >>> _count_words("  Hello,  wide world! ")
+    3
+    """
+    module = compiled_bitmaps()
+    return count_words(text) if module is None else module.text_words(text)
 
 
 # ----- cost -------------------------------------------------------------------------------------

@@ -1753,6 +1753,7 @@ static struct PyModuleDef module = {
 
 static int mlist_add(PyObject *m); /* at the end of the file */
 static int cls_add(PyObject *m); /* at the end of the file */
+static int tile_add(PyObject *m);  /* compare's bitmaps, after it */
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
@@ -1770,6 +1771,10 @@ PyInit__tokscope_merge(void)
         return NULL;
     }
     if (m != NULL && cls_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (m != NULL && tile_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -2258,4 +2263,482 @@ cls_add(PyObject *m)
     if (PyModule_AddFunctions(m, cls_methods) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "CLS_ABI", CLS_ABI_VERSION);
+}
+
+
+/* ----- compare's start maps and boundary bitmaps (tokscope.core.insights.compare) ---------------
+ *
+ * (cmp8's block.) ``tokscope compare`` summarises each encoding of a text as a bitmap of one byte
+ * per byte of the text, 1 where a token (other than the first) starts, and counts its tokens by
+ * kind. compare.start_map and the int operations of compare.Boundaries are the pure-Python paths
+ * (and the tests' oracle); these are the same, compiled:
+ *
+ * tile_starts(ids, table, n_bytes) -> (bits, counts), None, or a list: ``table`` (a writable buffer
+ *     of uint32, an array('I')) has an entry per token id, length << 4 | (1 + kind) (kind < 8; 0:
+ *     none yet). bits (n_bytes + 1 bytes) is 1 where a token other than the first starts, else 0;
+ *     counts[kind] is how many tokens have that kind. None when the tokens do not tile n_bytes bytes
+ *     (a token of no bytes, or lengths that do not add up to n_bytes; the bitmap is allocated first,
+ *     unless n_bytes is more than the ids' tokens could hold). When some of the ids (a list
+ *     or tuple of ints) have no entry, those ids instead: each in-range one once, in first-seen
+ *     order, and those that are negative or past the table's end at every occurrence.
+ * tile_fill_ranks(table, ranks) -> int: every entry of a byte-level BPE's ranks (a dict, bytes ->
+ *     rank: its tokens are not special) from the bytes; how many ranks are past the table's end.
+ * tile_fill(table, ids, token_bytes, is_special) -> bool: the entries of ``ids`` (a list) from the
+ *     tokens' bytes and specialness (kind: 1 a single byte | 2 not whole UTF-8 | 4 special); False
+ *     when a token is too long for an entry (its entry stays 0).
+ * bits_op(a, b, op) -> bytes: a & b (op 0), a & ~b (1) or a | b (2), byte by byte, of two buffers
+ *     of the same length (the int operations of Boundaries on equal lengths).
+ * bits_count(a) -> int: how many bytes of a are 1 (bytes.count(1)).
+ * bits_common(a, b) -> int: the set bits of a & b (int.bit_count of their int &).
+ * text_words(text) -> int: len(text.split()) without making the words (measure.count_words).
+ *
+ * Python code never runs inside the loops: the ids must be ints (int subclasses are read as ints,
+ * never through __index__), so the list cannot change under them.
+ */
+
+#define TILE_ABI_VERSION 1
+#define TILE_LISTED UINT32_MAX  /* an entry being listed by tile_unknown (never a real entry) */
+#define TILE_MAX_LENGTH (((uint32_t)1 << 27) - 1)
+
+/* The uint32 entries of an array('I') (writable when asked); -1 with an error set otherwise. */
+static int
+tile_table(PyObject *obj, Py_buffer *view, int writable)
+{
+    if (PyObject_GetBuffer(obj, view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->itemsize != 4 || view->len % 4 != 0) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "the table must hold 4-byte entries (an array('I'))");
+        return -1;
+    }
+    return 0;
+}
+
+/* ids[i] as a 64-bit number: 0 with *v set, 1 when it is out of every table (negative or too big),
+ * -1 with TypeError for an item that is not an int. */
+static int
+tile_id(PyObject *item, long long *v)
+{
+    if (!PyLong_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "token ids must be ints, not %.100s", Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    *v = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (*v == -1 && PyErr_Occurred())
+        return -1;
+    return (overflow || *v < 0) ? 1 : 0;
+}
+
+/* Whether data[0:n] is whole UTF-8 as Python's strict decoder takes it (no surrogates, nothing
+ * above U+10FFFF, no overlong form). */
+static int
+tile_whole_utf8(const unsigned char *p, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        Py_ssize_t need;
+        unsigned char lo = 0x80, hi = 0xBF;  /* the allowed range of the second byte */
+        if (c >= 0xC2 && c <= 0xDF)
+            need = 1;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            if (c == 0xE0) lo = 0xA0;
+            if (c == 0xED) hi = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            if (c == 0xF0) lo = 0x90;
+            if (c == 0xF4) hi = 0x8F;
+        } else
+            return 0;
+        if (n - i - 1 < need || p[i + 1] < lo || p[i + 1] > hi)
+            return 0;
+        for (Py_ssize_t k = 2; k <= need; k++)
+            if ((p[i + k] & 0xC0) != 0x80)
+                return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
+/* The ids that table has no entry for (see tile_starts), each in-range one once, in first-seen
+ * order; the table is as it was afterwards (entries are marked TILE_LISTED while listed). */
+static PyObject *
+tile_unknown(PyObject *seq, uint32_t *table, long long size)
+{
+    PyObject *out = PyList_New(0);
+    int failed = out == NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
+        long long v;
+        int outside = tile_id(items[i], &v);
+        if (outside < 0) {
+            failed = 1;
+        } else if (outside || v >= size) {
+            failed = PyList_Append(out, items[i]) < 0;
+        } else if (table[v] == 0) {
+            table[v] = TILE_LISTED;
+            failed = PyList_Append(out, items[i]) < 0;
+        }
+    }
+    if (out != NULL) {  /* the listed entries back to 0, on success and on failure */
+        Py_ssize_t m = PyList_GET_SIZE(out);
+        for (Py_ssize_t j = 0; j < m; j++) {
+            long long v;
+            if (tile_id(PyList_GET_ITEM(out, j), &v) == 0 && v < size && table[v] == TILE_LISTED)
+                table[v] = 0;
+        }
+    }
+    if (failed) {
+        Py_XDECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *
+tile_starts(PyObject *self, PyObject *args)
+{
+    PyObject *ids, *table_obj;
+    Py_ssize_t n_bytes;
+    if (!PyArg_ParseTuple(args, "OOn:tile_starts", &ids, &table_obj, &n_bytes))
+        return NULL;
+    if (n_bytes < 0 || n_bytes == PY_SSIZE_T_MAX) {
+        PyErr_SetString(PyExc_ValueError, "n_bytes out of range");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(ids, "ids must be a list or tuple of ints");
+    if (seq == NULL)
+        return NULL;
+    Py_buffer view;
+    if (tile_table(table_obj, &view, 1) < 0) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    uint32_t *table = (uint32_t *)view.buf;
+    long long size = (long long)(view.len / 4);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *result = NULL;
+    size_t counts[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if ((size_t)n_bytes / TILE_MAX_LENGTH > (size_t)n) {  /* more bytes than the tokens can hold */
+        PyBuffer_Release(&view);
+        Py_DECREF(seq);
+        Py_RETURN_NONE;
+    }
+    PyObject *bits = PyBytes_FromStringAndSize(NULL, n_bytes + 1);
+    if (bits == NULL)
+        goto done;
+    char *out = PyBytes_AS_STRING(bits);
+    memset(out, 0, (size_t)n_bytes + 1);
+    Py_ssize_t pos = 0;
+    int tiles = 1, unknown = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v;
+        int outside = tile_id(items[i], &v);
+        if (outside < 0)
+            goto done;
+        uint32_t entry = (outside || v >= size) ? 0 : table[v];
+        uint32_t mark = entry & 0xF, length = entry >> 4;
+        if (entry == 0) {
+            unknown = 1;
+            break;
+        }
+        if (entry == TILE_LISTED || mark == 0 || mark > 8 || length > TILE_MAX_LENGTH) {
+            PyErr_Format(PyExc_ValueError, "a start-map table entry that is none: %R", items[i]);
+            goto done;
+        }
+        if (!tiles)
+            continue;  /* only looking for ids without an entry now */
+        if (length == 0 || (Py_ssize_t)length > n_bytes - pos) {
+            tiles = 0;
+            continue;
+        }
+        out[pos] = 1;  /* pos < n_bytes here: length >= 1 fitted */
+        pos += (Py_ssize_t)length;
+        counts[mark - 1]++;
+    }
+    if (unknown) {
+        result = tile_unknown(seq, table, size);
+    } else if (!tiles || pos != n_bytes) {
+        result = Py_NewRef(Py_None);
+    } else {
+        out[0] = 0;  /* where the first token starts is no boundary (the end of the text is not either) */
+        result = Py_BuildValue("O(nnnnnnnn)", bits, (Py_ssize_t)counts[0], (Py_ssize_t)counts[1],
+                               (Py_ssize_t)counts[2], (Py_ssize_t)counts[3], (Py_ssize_t)counts[4],
+                               (Py_ssize_t)counts[5], (Py_ssize_t)counts[6], (Py_ssize_t)counts[7]);
+    }
+done:
+    Py_XDECREF(bits);
+    PyBuffer_Release(&view);
+    Py_DECREF(seq);
+    return result;
+}
+
+/* tile_fill_ranks(table, ranks) -> int: the entry of every rank (``bytes -> rank``, a dict: a
+ * byte-level BPE's whole vocabulary, no special tokens) from its bytes; how many ranks fell
+ * outside the table (left for tile_fill). A dict without bytes keys and int values is a TypeError. */
+static PyObject *
+tile_fill_ranks(PyObject *self, PyObject *args)
+{
+    PyObject *table_obj, *ranks;
+    if (!PyArg_ParseTuple(args, "OO!:tile_fill_ranks", &table_obj, &PyDict_Type, &ranks))
+        return NULL;
+    Py_buffer view;
+    if (tile_table(table_obj, &view, 1) < 0)
+        return NULL;
+    uint32_t *table = (uint32_t *)view.buf;
+    long long size = (long long)(view.len / 4);
+    Py_ssize_t at = 0, outside = 0;
+    PyObject *key, *value;
+    PyObject *result = NULL;
+    while (PyDict_Next(ranks, &at, &key, &value)) {  /* no Python code runs: the dict cannot change */
+        long long v;
+        int out = PyBytes_Check(key) ? tile_id(value, &v) : -1;
+        if (out < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "ranks must map bytes to ints");
+            goto done;
+        }
+        Py_ssize_t length = PyBytes_GET_SIZE(key);
+        if (out || v >= size || (size_t)length > TILE_MAX_LENGTH) {
+            outside++;
+            continue;
+        }
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(key);
+        uint32_t kind = (length == 1 ? 1u : 0u) | (tile_whole_utf8(p, length) ? 0u : 2u);
+        table[v] = (uint32_t)length << 4 | (1u + kind);
+    }
+    result = PyLong_FromSsize_t(outside);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* tile_fill(table, ids, token_bytes, is_special) -> bool: each id's entry worked out from
+ * token_bytes(id) (bytes) and is_special(id): length << 4 | (1 + kind), kind = 1 for a single
+ * byte | 2 for bytes that are not whole UTF-8 | 4 for a special token. False (that id's entry
+ * left 0) when a token is longer than an entry holds; an id outside the table is a ValueError. */
+static PyObject *
+tile_fill(PyObject *self, PyObject *args)
+{
+    PyObject *table_obj, *ids, *token_bytes, *is_special;
+    if (!PyArg_ParseTuple(args, "OO!OO:tile_fill", &table_obj, &PyList_Type, &ids, &token_bytes, &is_special))
+        return NULL;
+    Py_buffer view;
+    if (tile_table(table_obj, &view, 1) < 0)
+        return NULL;
+    uint32_t *table = (uint32_t *)view.buf;
+    long long size = (long long)(view.len / 4);
+    int fits = 1;
+    PyObject *result = NULL;
+    /* Python code runs in the calls: the list is read by index each time, its length too */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ids); i++) {
+        PyObject *item = PyList_GET_ITEM(ids, i);
+        Py_INCREF(item);
+        PyObject *data = PyObject_CallOneArg(token_bytes, item);
+        PyObject *flag = data == NULL ? NULL : PyObject_CallOneArg(is_special, item);
+        int special = flag == NULL ? -1 : PyObject_IsTrue(flag);
+        long long v = 0;
+        int outside = special < 0 ? -1 : tile_id(item, &v);
+        Py_XDECREF(flag);
+        Py_DECREF(item);
+        if (outside == 0 && v >= size)
+            outside = 1;
+        if (outside == 0 && !PyBytes_Check(data)) {
+            PyErr_Format(PyExc_TypeError, "token_bytes gave %.100s, not bytes", Py_TYPE(data)->tp_name);
+            outside = -1;
+        }
+        if (outside != 0) {
+            if (outside > 0)
+                PyErr_SetString(PyExc_ValueError, "a token id outside the table");
+            Py_XDECREF(data);
+            goto done;
+        }
+        Py_ssize_t length = PyBytes_GET_SIZE(data);
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+        if ((size_t)length > TILE_MAX_LENGTH) {
+            fits = 0;
+        } else {
+            uint32_t kind = (length == 1 ? 1u : 0u) | (tile_whole_utf8(p, length) ? 0u : 2u) | (special ? 4u : 0u);
+            table[v] = (uint32_t)length << 4 | (1u + kind);
+        }
+        Py_DECREF(data);
+    }
+    result = PyBool_FromLong(fits);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* Two read-only buffers of the same length; -1 with an error set otherwise. */
+static int
+bits_pair(PyObject *a, PyObject *b, Py_buffer *va, Py_buffer *vb)
+{
+    if (PyObject_GetBuffer(a, va, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (PyObject_GetBuffer(b, vb, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(va);
+        return -1;
+    }
+    if (va->len != vb->len) {
+        PyBuffer_Release(va);
+        PyBuffer_Release(vb);
+        PyErr_SetString(PyExc_ValueError, "bitmaps of different lengths");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+bits_op(PyObject *self, PyObject *args)
+{
+    PyObject *a, *b;
+    int op;
+    if (!PyArg_ParseTuple(args, "OOi:bits_op", &a, &b, &op))
+        return NULL;
+    if (op < 0 || op > 2) {
+        PyErr_SetString(PyExc_ValueError, "op must be 0 (and), 1 (and not) or 2 (or)");
+        return NULL;
+    }
+    Py_buffer va, vb;
+    if (bits_pair(a, b, &va, &vb) < 0)
+        return NULL;
+    PyObject *result = PyBytes_FromStringAndSize(NULL, va.len);
+    if (result != NULL) {
+        const unsigned char *x = (const unsigned char *)va.buf, *y = (const unsigned char *)vb.buf;
+        unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
+        Py_ssize_t n = va.len;
+        if (op == 0)
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] & y[i];
+        else if (op == 1)
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] & (unsigned char)~y[i];
+        else
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = x[i] | y[i];
+    }
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&vb);
+    return result;
+}
+
+static PyObject *
+bits_count(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *x = (const unsigned char *)view.buf;
+    size_t count = 0;
+    for (Py_ssize_t i = 0; i < view.len; i++)
+        count += x[i] == 1;
+    PyBuffer_Release(&view);
+    return PyLong_FromSize_t(count);
+}
+
+/* Set bits of one byte (a table: portable, and the loop stays simple). */
+static const unsigned char bits_in_byte[256] = {
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+    B6(0), B6(1), B6(1), B6(2)
+#undef B6
+#undef B4
+#undef B2
+};
+
+static PyObject *
+bits_common(PyObject *self, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO:bits_common", &a, &b))
+        return NULL;
+    Py_buffer va, vb;
+    if (bits_pair(a, b, &va, &vb) < 0)
+        return NULL;
+    const unsigned char *x = (const unsigned char *)va.buf, *y = (const unsigned char *)vb.buf;
+    size_t count = 0;
+    Py_ssize_t i = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    for (; i + 8 <= va.len; i += 8) {  /* a word at a time */
+        uint64_t a8, b8;
+        memcpy(&a8, x + i, 8);
+        memcpy(&b8, y + i, 8);
+        count += (size_t)__builtin_popcountll(a8 & b8);
+    }
+#endif
+    for (; i < va.len; i++)
+        count += bits_in_byte[x[i] & y[i]];
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&vb);
+    return PyLong_FromSize_t(count);
+}
+
+/* text_words(text) -> int: how many words ``len(text.split())`` finds (runs of characters that are
+ * not Py_UNICODE_ISSPACE, the test str.split uses), without making them. */
+#define TILE_WORDS(type)                                                          \
+    do {                                                                          \
+        const type *p = (const type *)data;                                       \
+        for (Py_ssize_t i = 0; i < n; i++) {                                      \
+            Py_UCS4 c = p[i];                                                     \
+            int space = Py_UNICODE_ISSPACE(c);                                    \
+            count += after_space & !space; /* a word starts: no branch to miss */ \
+            after_space = space != 0;                                             \
+        }                                                                         \
+    } while (0)
+
+static PyObject *
+text_words(PyObject *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text_words takes a str, not %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0;
+    int after_space = 1;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        TILE_WORDS(Py_UCS1);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        TILE_WORDS(Py_UCS2);
+        break;
+    default:
+        TILE_WORDS(Py_UCS4);
+        break;
+    }
+    return PyLong_FromSsize_t(count);
+}
+#undef TILE_WORDS
+
+static PyMethodDef tile_methods[] = {
+    {"tile_starts", tile_starts, METH_VARARGS,
+     "tile_starts(ids, table, n_bytes) -> (bits, counts by kind), None, or the ids without an entry"},
+    {"tile_fill_ranks", tile_fill_ranks, METH_VARARGS,
+     "tile_fill_ranks(table, ranks) -> int: every rank's entry (how many fell outside the table)"},
+    {"tile_fill", tile_fill, METH_VARARGS,
+     "tile_fill(table, ids, token_bytes, is_special) -> bool: the ids' entries (False: a token too long for one)"},
+    {"bits_op", bits_op, METH_VARARGS, "bits_op(a, b, op) -> bytes: a & b (0), a & ~b (1), a | b (2)"},
+    {"text_words", text_words, METH_O, "text_words(text) -> int: len(text.split()), without the words"},
+    {"bits_count", bits_count, METH_O, "bits_count(a) -> int: the bytes of a that are 1"},
+    {"bits_common", bits_common, METH_VARARGS, "bits_common(a, b) -> int: the set bits of a & b"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+tile_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, tile_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "TILE_ABI", TILE_ABI_VERSION);
 }
