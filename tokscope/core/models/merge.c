@@ -1752,6 +1752,7 @@ static struct PyModuleDef module = {
 };
 
 static int mlist_add(PyObject *m); /* at the end of the file */
+static int wpiece_add(PyObject *m); /* at the end of the file */
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
@@ -1765,6 +1766,10 @@ PyInit__tokscope_merge(void)
         return NULL;
     }
     if (m != NULL && mlist_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (m != NULL && wpiece_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -2077,4 +2082,87 @@ mlist_add(PyObject *m)
     if (PyModule_AddFunctions(m, mlist_methods) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "MLIST_ABI", MLIST_ABI_VERSION);
+}
+
+
+/* ----- WordPiece: Hugging Face's greedy longest match, ids only, compiled --------------------------
+ *
+ * (bert8's block: tokscope.core.models.wordpiece.) WordPiece._tokenize_ids_python is the
+ * pure-Python loop (and, with WordPiece._tokenize, the tests' oracle); this is the same loop:
+ *
+ * wpiece_ids(word, vocab, cont, longest, longest_cont, max_chars) -> list of ids, or None when
+ *     the whole word is the unknown token: at each position the longest entry the rest of the word
+ *     starts with, looked up in vocab (a str -> int dict) at the start of the word and in cont (the
+ *     entries written with the continuing prefix, the prefix taken off) elsewhere; candidates are at
+ *     most longest (longest_cont) characters; a word of more than max_chars code points is unknown.
+ *
+ * Every candidate is a substring of word (any str: lone surrogates and non-BMP characters are code
+ * points like the others), so no index leaves [0, len(word)].
+ */
+
+#define WPIECE_ABI_VERSION 1
+
+static PyObject *
+wpiece_ids(PyObject *self, PyObject *args)
+{
+    PyObject *word, *vocab, *cont;
+    Py_ssize_t longest, longest_cont, max_chars;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "UO!O!nnn", &word, &PyDict_Type, &vocab, &PyDict_Type, &cont,
+                          &longest, &longest_cont, &max_chars))
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    if (n > max_chars)
+        Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t start = 0;
+    while (start < n) {
+        PyObject *table = start ? cont : vocab;
+        Py_ssize_t reach = start ? longest_cont : longest;
+        Py_ssize_t end = (reach > 0 && reach < n - start) ? start + reach : (reach > 0 ? n : start);
+        PyObject *found = NULL;
+        for (; end > start; end--) {
+            PyObject *piece = (start == 0 && end == n) ? (Py_INCREF(word), word)
+                                                       : PyUnicode_Substring(word, start, end);
+            if (piece == NULL) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            found = PyDict_GetItemWithError(table, piece); /* borrowed */
+            Py_DECREF(piece);
+            if (found != NULL)
+                break;
+            if (PyErr_Occurred()) {
+                Py_DECREF(out);
+                return NULL;
+            }
+        }
+        if (found == NULL) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        if (PyList_Append(out, found) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        start = end;
+    }
+    return out;
+}
+
+static PyMethodDef wpiece_methods[] = {
+    {"wpiece_ids", wpiece_ids, METH_VARARGS,
+     "wpiece_ids(word, vocab, cont, longest, longest_cont, max_chars) -> ids, or None for the unknown "
+     "token: one word as Hugging Face's WordPiece"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+wpiece_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, wpiece_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "WPIECE_ABI", WPIECE_ABI_VERSION);
 }

@@ -24,6 +24,44 @@ from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
 from ..text.errors import TokenizerFileError
 
 
+def _import_compiled() -> Any:
+    """The compiled ids loop (``wpiece_ids`` of ``_tokscope_merge``, built from ``merge.c`` at install
+    when the machine has a C compiler), or None; an older build without it counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "WPIECE_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def compiled_available() -> bool:
+    """True when the compiled ids loop is installed (it cuts as :meth:`WordPiece._tokenize`)."""
+    return _compiled["module"] is not None
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Take ids with the compiled loop when installed (the default), or with the pure-Python one
+    (the tests' oracle); ``module`` puts in a compiled one built elsewhere (the tests build one when
+    none is installed).
+
+    >>> was = compiled_available()
+    >>> use_compiled(False); compiled_ids() is None
+    True
+    >>> use_compiled(True); (compiled_ids() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = bool(on)
+
+
+def compiled_ids() -> Any:
+    """The compiled module in use for the ids, or None (the pure-Python loop)."""
+    return _compiled["module"] if _compiled["on"] else None
+
 
 @dataclass(frozen=True, slots=True)
 class WordPieceStep:
@@ -126,6 +164,78 @@ class WordPiece(ChunkCache, VocabLookups):
             out.append((found, start, end))  # type: ignore[arg-type]
             start = end
         return out
+
+    def continued(self) -> dict[str, int]:
+        """The entries written with ``continuing_subword_prefix``, the prefix taken off (built on
+        first use, not pickled): a continuation is looked up with no string put together.
+
+        >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2}).continued()
+        {'b': 2}
+        """
+        found = self.__dict__.get("_continued")
+        if found is None or found[0] != self.continuing_subword_prefix:
+            prefix = self.continuing_subword_prefix
+            k = len(prefix)
+            found = (prefix, {t[k:]: i for t, i in self._vocab.items() if t.startswith(prefix)})
+            self._continued = found
+        return found[1]
+
+    def _tokenize_ids(self, text: str) -> list[int]:
+        """The ids of :meth:`_tokenize`, by the compiled loop when there is one.
+
+        >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2})._tokenize_ids("abbc")
+        [0]
+        """
+        module = _compiled["module"] if _compiled["on"] else None
+        if module is None:
+            return self._tokenize_ids_python(text)
+        found = self.__dict__.get("_continued")
+        cont = found[1] if found is not None and found[0] == self.continuing_subword_prefix else self.continued()
+        ids = module.wpiece_ids(text, self._vocab, cont, self._longest, self._longest_cont,
+                                self.max_input_chars_per_word)
+        return ids if ids is not None else [self._unk(text)[0][0]]
+
+    def _tokenize_ids_python(self, text: str) -> list[int]:
+        """:meth:`_tokenize`'s ids, continuations looked up in :meth:`continued`.
+
+        >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2})._tokenize_ids_python("abb")
+        [1, 2, 2]
+        """
+        n = len(text)
+        if n > self.max_input_chars_per_word:
+            return [self._unk(text)[0][0]]
+        get = self._vocab.get
+        cont = self.continued().get
+        out: list[int] = []
+        start = 0
+        end = min(n, self._longest)
+        while end > 0:
+            found = get(text[:end] if end < n else text)
+            if found is not None:
+                break
+            end -= 1
+        else:
+            return [self._unk(text)[0][0]] if n else []
+        out.append(found)
+        start = end
+        longest = self._longest_cont
+        while start < n:
+            end = min(n, start + longest)
+            while end > start:
+                found = cont(text[start:end])
+                if found is not None:
+                    break
+                end -= 1
+            else:
+                return [self._unk(text)[0][0]]
+            out.append(found)
+            start = end
+        return out
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.pop("_continued", None)  # rebuilt on demand
+        return state
 
     def explain(self, text: str) -> WordPieceExplanation:
         """The greedy steps of one word and, for an unknown word, why."""
