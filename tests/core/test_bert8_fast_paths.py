@@ -263,13 +263,20 @@ def test_compiled_wordpiece_takes_any_string():
     if COMPILED is None:
         pytest.skip("no C compiler")
     vocab, cont = {"a": 1, "\ud800": 2, "👍": 3}, {"a": 4, "\udfff": 5}
-    assert COMPILED.wpiece_ids("a\udfffa", vocab, cont, 1, 1, 10) == [1, 5, 4]
-    assert COMPILED.wpiece_ids("\ud800👍", vocab, cont, 1, 1, 10) is None
-    assert COMPILED.wpiece_ids("", vocab, cont, 0, 0, 0) == []
-    assert COMPILED.wpiece_ids("a", vocab, cont, 0, 0, 10) is None
-    assert COMPILED.wpiece_ids("aa", vocab, cont, 1 << 60, 1 << 60, 10) == [1, 4]
+    heads, cont_heads = {"a": 1, "\ud800": 1, "👍": 1}, {"a": 1, "\udfff": 1}
+    assert COMPILED.wpiece_ids("a\udfffa", vocab, cont, heads, cont_heads, 10) == [1, 5, 4]
+    assert COMPILED.wpiece_ids("\ud800👍", vocab, cont, heads, cont_heads, 10) is None
+    assert COMPILED.wpiece_ids("", vocab, cont, {}, {}, 0) == []
+    assert COMPILED.wpiece_ids("a", vocab, cont, {}, cont_heads, 10) is None  # no entry starts with "a"
+    assert COMPILED.wpiece_ids("aa", vocab, cont, {"a": 1 << 60}, {"a": -5}, 10) is None
+    assert COMPILED.wpiece_ids("aa", vocab, cont, {"a": 1 << 60}, {"a": 1 << 60}, 10) == [1, 4]
+    assert COMPILED.wpiece_ids("aa", vocab, cont, heads, cont_heads, 1) is None  # over the limit
     with pytest.raises(TypeError):
-        COMPILED.wpiece_ids(b"a", vocab, cont, 1, 1, 10)
+        COMPILED.wpiece_ids(b"a", vocab, cont, heads, cont_heads, 10)
+    with pytest.raises(TypeError):
+        COMPILED.wpiece_ids("a", vocab, cont, {"a": "1"}, cont_heads, 10)
+    with pytest.raises(OverflowError):
+        COMPILED.wpiece_ids("a", vocab, cont, {"a": 1 << 70}, cont_heads, 10)
 
 
 # ----- the whole family file ---------------------------------------------------------------------

@@ -2090,26 +2090,45 @@ mlist_add(PyObject *m)
  * (bert8's block: tokscope.core.models.wordpiece.) WordPiece._tokenize_ids_python is the
  * pure-Python loop (and, with WordPiece._tokenize, the tests' oracle); this is the same loop:
  *
- * wpiece_ids(word, vocab, cont, longest, longest_cont, max_chars) -> list of ids, or None when
- *     the whole word is the unknown token: at each position the longest entry the rest of the word
+ * wpiece_ids(word, vocab, cont, heads, cont_heads, max_chars) -> list of ids, or None when the
+ *     whole word is the unknown token: at each position the longest entry the rest of the word
  *     starts with, looked up in vocab (a str -> int dict) at the start of the word and in cont (the
- *     entries written with the continuing prefix, the prefix taken off) elsewhere; candidates are at
- *     most longest (longest_cont) characters; a word of more than max_chars code points is unknown.
+ *     entries written with the continuing prefix, the prefix taken off) elsewhere. heads
+ *     (cont_heads) maps each first character of an entry of vocab (cont) to the length of the
+ *     longest entry starting with it: no longer candidate is tried, and at a character no entry
+ *     starts with the word is unknown at once. A word of more than max_chars code points is unknown.
  *
  * Every candidate is a substring of word (any str: lone surrogates and non-BMP characters are code
- * points like the others), so no index leaves [0, len(word)].
+ * points like the others), so no index leaves [0, len(word)]; a bound that is not an int is an error.
  */
 
 #define WPIECE_ABI_VERSION 1
 
+/* The longest entry of `heads` starting with word[start] (0: none), or -1 with an error set. */
+static Py_ssize_t
+wpiece_reach(PyObject *word, Py_ssize_t start, PyObject *heads)
+{
+    PyObject *first = PyUnicode_Substring(word, start, start + 1);
+    if (first == NULL)
+        return -1;
+    PyObject *bound = PyDict_GetItemWithError(heads, first); /* borrowed */
+    Py_DECREF(first);
+    if (bound == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    Py_ssize_t reach = PyLong_AsSsize_t(bound);
+    if (reach == -1 && PyErr_Occurred())
+        return -1;
+    return reach < 0 ? 0 : reach;
+}
+
 static PyObject *
 wpiece_ids(PyObject *self, PyObject *args)
 {
-    PyObject *word, *vocab, *cont;
-    Py_ssize_t longest, longest_cont, max_chars;
+    PyObject *word, *vocab, *cont, *heads, *cont_heads;
+    Py_ssize_t max_chars;
     (void)self;
-    if (!PyArg_ParseTuple(args, "UO!O!nnn", &word, &PyDict_Type, &vocab, &PyDict_Type, &cont,
-                          &longest, &longest_cont, &max_chars))
+    if (!PyArg_ParseTuple(args, "UO!O!O!O!n", &word, &PyDict_Type, &vocab, &PyDict_Type, &cont,
+                          &PyDict_Type, &heads, &PyDict_Type, &cont_heads, &max_chars))
         return NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
     if (n > max_chars)
@@ -2120,8 +2139,12 @@ wpiece_ids(PyObject *self, PyObject *args)
     Py_ssize_t start = 0;
     while (start < n) {
         PyObject *table = start ? cont : vocab;
-        Py_ssize_t reach = start ? longest_cont : longest;
-        Py_ssize_t end = (reach > 0 && reach < n - start) ? start + reach : (reach > 0 ? n : start);
+        Py_ssize_t reach = wpiece_reach(word, start, start ? cont_heads : heads);
+        if (reach < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_ssize_t end = reach < n - start ? start + reach : n;
         PyObject *found = NULL;
         for (; end > start; end--) {
             PyObject *piece = (start == 0 && end == n) ? (Py_INCREF(word), word)
@@ -2154,7 +2177,7 @@ wpiece_ids(PyObject *self, PyObject *args)
 
 static PyMethodDef wpiece_methods[] = {
     {"wpiece_ids", wpiece_ids, METH_VARARGS,
-     "wpiece_ids(word, vocab, cont, longest, longest_cont, max_chars) -> ids, or None for the unknown "
+     "wpiece_ids(word, vocab, cont, heads, cont_heads, max_chars) -> ids, or None for the unknown "
      "token: one word as Hugging Face's WordPiece"},
     {NULL, NULL, 0, NULL},
 };

@@ -172,13 +172,23 @@ class WordPiece(ChunkCache, VocabLookups):
         >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2}).continued()
         {'b': 2}
         """
+        return self._lookups()[1]
+
+    def _lookups(self) -> tuple[str, dict[str, int], dict[str, int], dict[str, int]]:
+        """``(prefix, continued, heads, continued heads)``: :meth:`continued` and, for the
+        entries at the start of a word and for the continuations, each first character's longest
+        entry (no longer candidate can match there; none at all when the character starts none).
+
+        >>> WordPiece({"[UNK]": 0, "ab": 1, "##b": 2, "##bcd": 3})._lookups()[2:]
+        ({'[': 5, 'a': 2, '#': 5}, {'b': 3})
+        """
         found = self.__dict__.get("_continued")
         if found is None or found[0] != self.continuing_subword_prefix:
             prefix = self.continuing_subword_prefix
             k = len(prefix)
-            found = (prefix, {t[k:]: i for t, i in self._vocab.items() if t.startswith(prefix)})
-            self._continued = found
-        return found[1]
+            cont = {t[k:]: i for t, i in self._vocab.items() if t.startswith(prefix)}
+            found = self._continued = (prefix, cont, _heads(self._vocab), _heads(cont))
+        return found
 
     def _tokenize_ids(self, text: str) -> list[int]:
         """The ids of :meth:`_tokenize`, by the compiled loop when there is one.
@@ -190,13 +200,14 @@ class WordPiece(ChunkCache, VocabLookups):
         if module is None:
             return self._tokenize_ids_python(text)
         found = self.__dict__.get("_continued")
-        cont = found[1] if found is not None and found[0] == self.continuing_subword_prefix else self.continued()
-        ids = module.wpiece_ids(text, self._vocab, cont, self._longest, self._longest_cont,
-                                self.max_input_chars_per_word)
+        if found is None or found[0] != self.continuing_subword_prefix:
+            found = self._lookups()
+        ids = module.wpiece_ids(text, self._vocab, found[1], found[2], found[3], self.max_input_chars_per_word)
         return ids if ids is not None else [self._unk(text)[0][0]]
 
     def _tokenize_ids_python(self, text: str) -> list[int]:
-        """:meth:`_tokenize`'s ids, continuations looked up in :meth:`continued`.
+        """:meth:`_tokenize`'s ids, continuations looked up in :meth:`continued`, candidates no
+        longer than the longest entry that starts with their first character.
 
         >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2})._tokenize_ids_python("abb")
         [1, 2, 2]
@@ -204,25 +215,14 @@ class WordPiece(ChunkCache, VocabLookups):
         n = len(text)
         if n > self.max_input_chars_per_word:
             return [self._unk(text)[0][0]]
-        get = self._vocab.get
-        cont = self.continued().get
+        _, cont, heads, cont_heads = self._lookups()
+        table, bounds = self._vocab, heads
         out: list[int] = []
         start = 0
-        end = min(n, self._longest)
-        while end > 0:
-            found = get(text[:end] if end < n else text)
-            if found is not None:
-                break
-            end -= 1
-        else:
-            return [self._unk(text)[0][0]] if n else []
-        out.append(found)
-        start = end
-        longest = self._longest_cont
         while start < n:
-            end = min(n, start + longest)
+            end = min(n, start + bounds.get(text[start], 0))
             while end > start:
-                found = cont(text[start:end])
+                found = table.get(text[start:end])
                 if found is not None:
                     break
                 end -= 1
@@ -230,6 +230,7 @@ class WordPiece(ChunkCache, VocabLookups):
                 return [self._unk(text)[0][0]]
             out.append(found)
             start = end
+            table, bounds = cont, cont_heads
         return out
 
     def __getstate__(self) -> dict:
@@ -271,6 +272,20 @@ class WordPiece(ChunkCache, VocabLookups):
         parts = " + ".join(s.text for s in steps)
         summary = f"longest matches from the left: {parts}" if steps else "an empty word has no tokens"
         return WordPieceExplanation(text, tokens, tuple(steps), False, None, None, n, limit, summary)
+
+
+def _heads(vocab: Mapping[str, int]) -> dict[str, int]:
+    """Each first character of the entries and the length of the longest entry it starts.
+
+    >>> _heads({"ab": 0, "abc": 1, "b": 2, "": 3})
+    {'a': 3, 'b': 1}
+    """
+    out: dict[str, int] = {}
+    get = out.get
+    for token in vocab:
+        if token and len(token) > get(token[0], 0):
+            out[token[0]] = len(token)
+    return out
 
 
 def from_json(obj: Mapping[str, Any]) -> WordPiece:

@@ -83,7 +83,7 @@ class BertNormalizer(NormalizerBase):
         config = (self.clean_text, self.handle_chinese_chars, self.strip_accents, self.lowercase)
         chars = self.__dict__.get("_chars")
         if chars is None or chars[0] != config:
-            chars = self._chars = (config, CharMap(self._char))
+            chars = self._chars = (config, _table_for(config))
         try:
             return text.translate(chars[1])
         except _Reorders:
@@ -128,6 +128,27 @@ class BertNormalizer(NormalizerBase):
 _ASCII_CONTROL = regex.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _REMOVED = table("BERT_REMOVED")
 _MN = table("MN")
+
+
+#: each configuration's table of characters, shared by its normalizers (a batch's fresh
+#: tokenizers, the workers' copies): what a character becomes depends on the configuration alone
+_TABLES: dict[tuple, CharMap] = {}
+
+
+def _table_for(config: tuple) -> CharMap:
+    """The shared :class:`CharMap` of a configuration ``(clean_text, handle_chinese_chars,
+    strip_accents, lowercase)``.
+
+    >>> _table_for((True, True, None, True)) is _table_for((True, True, None, True))
+    True
+    """
+    try:
+        found = _TABLES.get(config)
+    except TypeError:  # a setting that is not hashable: a table of its own
+        return CharMap(BertNormalizer(*config)._char)
+    if found is None:
+        found = _TABLES[config] = CharMap(BertNormalizer(*config)._char)
+    return found
 
 
 class _Reorders(Exception):
