@@ -3,8 +3,8 @@
 * ``BertNormalizer.normalize_str`` (one ``translate`` over a remembered per-character table)
   against ``normalize_str_staged`` (the stages one by one) and HF's normalizer, in every
   configuration, the same normalizer over a batch of texts (what it remembers carries over);
-* ``BertPreTokenizer.split_str`` (``translate`` + split on spaces) against the regex of the
-  aligned path and HF's pre-tokenizer;
+* ``BertPreTokenizer.split_str`` (the compiled ``bert_split`` and ``translate`` + split on spaces)
+  against the regex of the aligned path and HF's pre-tokenizer;
 * WordPiece's ids (the compiled ``wpiece_ids`` and the pure-Python loop) against ``_tokenize``
   (offsets path) and HF's model, on bert-base-uncased's vocabulary and on small vocabularies with
   odd prefixes and limits;
@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from tokscope.core.formats import tokenizer_json as hf
 from tokscope.core.models import wordpiece as wp
 from tokscope.core.normalizers.bert import BertNormalizer
+from tokscope.core.pre_tokenizers import bert as pre_bert
 from tokscope.core.pre_tokenizers.bert import BertPreTokenizer
 from tokscope.core.text.char_map import CharMap
 from tokscope.core.text.unicode import WHITESPACE
@@ -140,40 +141,43 @@ def test_char_map_is_bounded_and_skips_what_it_cannot_map():
 # ----- pre-tokenizer -------------------------------------------------------------------------------
 
 
-def _check_pre(texts: list[str]) -> None:
-    ours = BertPreTokenizer()
-    theirs = tokenizers.pre_tokenizers.BertPreTokenizer()
-    for text in texts:
-        got = ours.split_str(text)
-        assert got == ours.split_str_regex(text), text
-        if _utf8(text):
-            assert got == [p for p, _ in theirs.pre_tokenize_str(text)], text
-
-
-def test_pre_tokenizer_on_the_samples():
-    _check_pre(_sample_lines())
-
-
-@FUZZ
-@given(batches_st)
-def test_pre_tokenizer_on_generated_batches(texts):
-    _check_pre(texts)
-
-
-# ----- WordPiece -----------------------------------------------------------------------------------
-
 COMPILED = _with_abi("WPIECE_ABI")
 PATHS = ["python"] + (["compiled"] if COMPILED is not None else [])
 
 
 @pytest.fixture(scope="module", params=PATHS)
 def path(request):
-    """Each test runs with the pure-Python ids loop and, when it can be built, the compiled one."""
-    was = wp._compiled.copy()
+    """Each test runs with the pure-Python ids loop and split and, when they can be built, the
+    compiled ones."""
+    was = wp._compiled.copy(), pre_bert._compiled.copy()
     wp.use_compiled(request.param == "compiled", COMPILED)
+    pre_bert.use_compiled(request.param == "compiled", COMPILED)
     yield request.param
-    wp._compiled.update(was)
+    wp._compiled.update(was[0])
+    pre_bert._compiled.update(was[1])
 
+
+def _check_pre(texts: list[str]) -> None:
+    ours = BertPreTokenizer()
+    theirs = tokenizers.pre_tokenizers.BertPreTokenizer()
+    for text in texts:
+        got = ours.split_str(text)
+        assert got == ours.split_str_regex(text) == ours.split_str_python(text), text
+        if _utf8(text):
+            assert got == [p for p, _ in theirs.pre_tokenize_str(text)], text
+
+
+def test_pre_tokenizer_on_the_samples(path):
+    _check_pre(_sample_lines())
+
+
+@FUZZ
+@given(batches_st)
+def test_pre_tokenizer_on_generated_batches(path, texts):
+    _check_pre(texts)
+
+
+# ----- WordPiece -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def bert_model():
@@ -303,3 +307,16 @@ def test_family_on_the_samples(path, bert_pair):
 @given(batches_st)
 def test_family_on_generated_batches(path, bert_pair, texts):
     _check_family(*bert_pair, texts)
+
+
+def test_compiled_split_takes_any_string():
+    if COMPILED is None:
+        pytest.skip("no C compiler")
+    classes = pre_bert.classes()
+    assert COMPILED.bert_split("", classes) == []
+    assert COMPILED.bert_split(" \t ", classes) == []
+    assert COMPILED.bert_split("\ud800,\U0010ffff\u3000x", classes) == ["\ud800", ",", "\U0010ffff", "x"]
+    assert COMPILED.bert_split("a,b c", b"") == ["a,b c"]  # no classes: one run
+    assert COMPILED.bert_split("a,b c", b"\x00" * 44 + b"\x02") == ["a", ",", "b c"]  # past the end: class 0
+    with pytest.raises(TypeError):
+        COMPILED.bert_split(b"a", classes)

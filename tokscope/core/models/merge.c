@@ -2100,6 +2100,9 @@ mlist_add(PyObject *m)
  *
  * Every candidate is a substring of word (any str: lone surrogates and non-BMP characters are code
  * points like the others), so no index leaves [0, len(word)]; a bound that is not an int is an error.
+ *
+ * bert_split (tokscope.core.pre_tokenizers.bert) is the pre-tokenizer of the same family: its
+ * oracles are BertPreTokenizer.split_str_python and the regex of the aligned path.
  */
 
 #define WPIECE_ABI_VERSION 1
@@ -2175,10 +2178,70 @@ wpiece_ids(PyObject *self, PyObject *args)
     return out;
 }
 
+/* bert_split(text, classes) -> list of str: BertPreTokenizer's split of text: runs of characters of
+ * class 0, and each character of class 2 alone; characters of class 1 (white space) cut and are
+ * dropped. classes (a bytes-like object) holds each code point's class, code points past its end
+ * being class 0. */
+static PyObject *
+bert_split(PyObject *self, PyObject *args)
+{
+    PyObject *text;
+    Py_buffer classes;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Uy*", &text, &classes))
+        return NULL;
+    const unsigned char *cls = (const unsigned char *)classes.buf;
+    Py_ssize_t n_cls = classes.len;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        goto fail;
+    Py_ssize_t word = -1; /* start of the run being read, -1 for none */
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        int k = 1; /* the end of the text ends the run */
+        if (i < n) {
+            Py_UCS4 cp = PyUnicode_READ(kind, data, i);
+            k = (Py_ssize_t)cp < n_cls ? cls[cp] : 0;
+        }
+        if (k == 0) {
+            if (word < 0)
+                word = i;
+            continue;
+        }
+        if (word >= 0) {
+            PyObject *piece = PyUnicode_Substring(text, word, i);
+            if (piece == NULL || PyList_Append(out, piece) < 0) {
+                Py_XDECREF(piece);
+                goto fail;
+            }
+            Py_DECREF(piece);
+            word = -1;
+        }
+        if (k == 2) {
+            PyObject *piece = PyUnicode_Substring(text, i, i + 1);
+            if (piece == NULL || PyList_Append(out, piece) < 0) {
+                Py_XDECREF(piece);
+                goto fail;
+            }
+            Py_DECREF(piece);
+        }
+    }
+    PyBuffer_Release(&classes);
+    return out;
+fail:
+    Py_XDECREF(out);
+    PyBuffer_Release(&classes);
+    return NULL;
+}
+
 static PyMethodDef wpiece_methods[] = {
     {"wpiece_ids", wpiece_ids, METH_VARARGS,
      "wpiece_ids(word, vocab, cont, heads, cont_heads, max_chars) -> ids, or None for the unknown "
      "token: one word as Hugging Face's WordPiece"},
+    {"bert_split", bert_split, METH_VARARGS,
+     "bert_split(text, classes) -> list of str: BertPreTokenizer's split (classes: 0 kept, 1 white space, 2 punctuation)"},
     {NULL, NULL, 0, NULL},
 };
 
