@@ -268,19 +268,56 @@ def test_compiled_wordpiece_takes_any_string():
         pytest.skip("no C compiler")
     vocab, cont = {"a": 1, "\ud800": 2, "👍": 3}, {"a": 4, "\udfff": 5}
     heads, cont_heads = {"a": 1, "\ud800": 1, "👍": 1}, {"a": 1, "\udfff": 1}
-    assert COMPILED.wpiece_ids("a\udfffa", vocab, cont, heads, cont_heads, 10) == [1, 5, 4]
-    assert COMPILED.wpiece_ids("\ud800👍", vocab, cont, heads, cont_heads, 10) is None
-    assert COMPILED.wpiece_ids("", vocab, cont, {}, {}, 0) == []
-    assert COMPILED.wpiece_ids("a", vocab, cont, {}, cont_heads, 10) is None  # no entry starts with "a"
-    assert COMPILED.wpiece_ids("aa", vocab, cont, {"a": 1 << 60}, {"a": -5}, 10) is None
-    assert COMPILED.wpiece_ids("aa", vocab, cont, {"a": 1 << 60}, {"a": 1 << 60}, 10) == [1, 4]
-    assert COMPILED.wpiece_ids("aa", vocab, cont, heads, cont_heads, 1) is None  # over the limit
+    flt = COMPILED.wpiece_filter(vocab, cont, 64)
+
+    def ids(word, heads=heads, cont_heads=cont_heads, limit=10, flt=flt):
+        return COMPILED.wpiece_ids(word, vocab, cont, heads, cont_heads, limit, flt)
+
+    assert ids("a\udfffa") == [1, 5, 4]
+    assert ids("\ud800👍") is None
+    assert ids("", {}, {}, 0) == []
+    assert ids("a", {}) is None  # no entry starts with "a"
+    assert ids("aa", {"a": 1 << 60}, {"a": -5}) is None
+    assert ids("aa", {"a": 1 << 60}, {"a": 1 << 60}) == [1, 4]
+    assert ids("aa", limit=1) is None  # over the limit
+    assert ids("aa", flt=bytes(8)) is None  # the filter is asked first: an empty one rules out every entry
+    assert ids("aa", flt=b"\xff" * 8) == [1, 4]
     with pytest.raises(TypeError):
-        COMPILED.wpiece_ids(b"a", vocab, cont, heads, cont_heads, 10)
+        ids(b"a")
     with pytest.raises(TypeError):
-        COMPILED.wpiece_ids("a", vocab, cont, {"a": "1"}, cont_heads, 10)
+        ids("a", {"a": "1"})
     with pytest.raises(OverflowError):
-        COMPILED.wpiece_ids("a", vocab, cont, {"a": 1 << 70}, cont_heads, 10)
+        ids("a", {"a": 1 << 70})
+    for bad in (b"", b"\xff" * 7, b"\xff" * 12):
+        with pytest.raises(ValueError):
+            ids("a", flt=bad)
+    for size in (0, 7, 12, -8, 1 << 31):
+        with pytest.raises(ValueError):
+            COMPILED.wpiece_filter(vocab, cont, size)
+    with pytest.raises(TypeError):
+        COMPILED.wpiece_filter({1: 2}, cont, 8)
+
+
+def test_compiled_filter_lets_every_entry_through():
+    """Every entry, at the start of a word and as a continuation, passes its own filter (and the
+    long ones, past what is filtered, are looked up all the same)."""
+    if COMPILED is None:
+        pytest.skip("no C compiler")
+    vocab = {"[UNK]": 0, "a" * 200: 1, "##" + "b" * 150: 2, "👍\ud800": 3, "##é": 4}
+    model = wp.WordPiece(vocab, max_input_chars_per_word=1000)
+    was = wp._compiled.copy()
+    wp.use_compiled(True, COMPILED)
+    try:
+        for word, want in [("a" * 200 + "b" * 150, [1, 2]), ("👍\ud800éé", [3, 4, 4]), ("a" * 199, [0])]:
+            assert model.tokenize_ids(word) == want == [t[0] for t in model._tokenize(word)]
+        vocab = json.loads(build("bert"))["model"]["vocab"]
+        bert = wp.WordPiece({**vocab, "\x00": len(vocab)})  # a start no entry begins with but itself
+        for token, token_id in vocab.items():
+            assert bert.tokenize_ids(token) == [token_id], token
+            if token.startswith("##") and len(token) > 2:
+                assert bert.tokenize_ids("\x00" + token[2:]) == [len(vocab), token_id], token
+    finally:
+        wp._compiled.update(was)
 
 
 # ----- the whole family file ---------------------------------------------------------------------

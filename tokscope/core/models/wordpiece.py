@@ -174,20 +174,24 @@ class WordPiece(ChunkCache, VocabLookups):
         """
         return self._lookups()[1]
 
-    def _lookups(self) -> tuple[str, dict[str, int], dict[str, int], dict[str, int]]:
-        """``(prefix, continued, heads, continued heads)``: :meth:`continued` and, for the
+    def _lookups(self, module: Any = None) -> tuple[str, dict[str, int], dict[str, int], dict[str, int], bytes | None]:
+        """``(prefix, continued, heads, continued heads, filter)``: :meth:`continued` and, for the
         entries at the start of a word and for the continuations, each first character's longest
-        entry (no longer candidate can match there; none at all when the character starts none).
+        entry (no longer candidate can match there; none at all when the character starts none);
+        with the compiled ``module``, its filter of the candidates (else ``None``).
 
         >>> WordPiece({"[UNK]": 0, "ab": 1, "##b": 2, "##bcd": 3})._lookups()[2:]
-        ({'[': 5, 'a': 2, '#': 5}, {'b': 3})
+        ({'[': 5, 'a': 2, '#': 5}, {'b': 3}, None)
         """
         found = self.__dict__.get("_continued")
         if found is None or found[0] != self.continuing_subword_prefix:
             prefix = self.continuing_subword_prefix
             k = len(prefix)
             cont = {t[k:]: i for t, i in self._vocab.items() if t.startswith(prefix)}
-            found = self._continued = (prefix, cont, _heads(self._vocab), _heads(cont))
+            found = self._continued = (prefix, cont, _heads(self._vocab), _heads(cont), None)
+        if module is not None and found[4] is None:
+            size = filter_size(len(self._vocab) + len(found[1]))
+            found = self._continued = found[:4] + (module.wpiece_filter(self._vocab, found[1], size),)
         return found
 
     def _tokenize_ids(self, text: str) -> list[int]:
@@ -200,9 +204,9 @@ class WordPiece(ChunkCache, VocabLookups):
         if module is None:
             return self._tokenize_ids_python(text)
         found = self.__dict__.get("_continued")
-        if found is None or found[0] != self.continuing_subword_prefix:
-            found = self._lookups()
-        ids = module.wpiece_ids(text, self._vocab, found[1], found[2], found[3], self.max_input_chars_per_word)
+        if found is None or found[4] is None or found[0] != self.continuing_subword_prefix:
+            found = self._lookups(module)
+        ids = module.wpiece_ids(text, self._vocab, found[1], found[2], found[3], self.max_input_chars_per_word, found[4])
         return ids if ids is not None else [self._unk(text)[0][0]]
 
     def _tokenize_ids_python(self, text: str) -> list[int]:
@@ -215,7 +219,7 @@ class WordPiece(ChunkCache, VocabLookups):
         n = len(text)
         if n > self.max_input_chars_per_word:
             return [self._unk(text)[0][0]]
-        _, cont, heads, cont_heads = self._lookups()
+        _, cont, heads, cont_heads, _ = self._lookups()
         table, bounds = self._vocab, heads
         out: list[int] = []
         start = 0
@@ -272,6 +276,16 @@ class WordPiece(ChunkCache, VocabLookups):
         parts = " + ".join(s.text for s in steps)
         summary = f"longest matches from the left: {parts}" if steps else "an empty word has no tokens"
         return WordPieceExplanation(text, tokens, tuple(steps), False, None, None, n, limit, summary)
+
+
+def filter_size(entries: int) -> int:
+    """The bytes of the compiled loop's filter for ``entries`` entries: a power of two, about 16
+    bits an entry or more (two bits set per entry: few candidates pass that are no entry).
+
+    >>> filter_size(0), filter_size(36_000)
+    (8, 131072)
+    """
+    return max(8, min(1 << 26, 1 << (2 * entries - 1).bit_length()))
 
 
 def _heads(vocab: Mapping[str, int]) -> dict[str, int]:
