@@ -246,6 +246,12 @@ def test_wordpiece_small_vocabularies(path, pieces, prefix, limit, words):
     _check_words(model, hf_model, words)
 
 
+def test_wordpiece_with_a_huge_limit(path):
+    model = wp.from_json(dict(vocab={"[UNK]": 0, "a": 1, "##a": 2}, unk_token="[UNK]", continuing_subword_prefix="##",
+                              max_input_chars_per_word=10**30))
+    assert model.tokenize_ids("aaa") == [1, 2, 2]
+
+
 def test_wordpiece_without_its_unknown_token_is_a_clear_error(path):
     model = wp.WordPiece({"a": 0, "##b": 1})
     assert model.tokenize_ids("ab") == [0, 1]

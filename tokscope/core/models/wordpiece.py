@@ -16,6 +16,7 @@ Unicode code points, so ``e`` + a combining accent is two).
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -206,7 +207,8 @@ class WordPiece(ChunkCache, VocabLookups):
         found = self.__dict__.get("_continued")
         if found is None or found[4] is None or found[0] != self.continuing_subword_prefix:
             found = self._lookups(module)
-        ids = module.wpiece_ids(text, self._vocab, found[1], found[2], found[3], self.max_input_chars_per_word, found[4])
+        limit = min(self.max_input_chars_per_word, sys.maxsize)  # a file's limit may be any integer
+        ids = module.wpiece_ids(text, self._vocab, found[1], found[2], found[3], limit, found[4])
         return ids if ids is not None else [self._unk(text)[0][0]]
 
     def _tokenize_ids_python(self, text: str) -> list[int]:
