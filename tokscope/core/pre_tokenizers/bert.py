@@ -38,7 +38,7 @@ class BertPreTokenizer(PreTokenizerBase):
         """
         module = _compiled["module"] if _compiled["on"] else None
         if module is None:
-            return list(filter(None, text.translate(_SPACED).split(" ")))
+            return self.split_str_python(text)
         return module.bert_split(text, classes())
 
     def split_str_python(self, text: str) -> list[str]:
@@ -68,7 +68,6 @@ def _spaced(c: str) -> str:
 
 _PUNCT = table("PUNCT")
 _SPACED = CharMap(_spaced)
-
 
 
 @functools.cache
