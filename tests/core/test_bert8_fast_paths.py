@@ -98,6 +98,7 @@ def test_normalizer_on_generated_batches(texts):
 @pytest.mark.parametrize("text", [
     "a\U0001d165\u0301", "a\u0301\U0001d165", "\U0001d16d\U0001d165x\U0001d165\U0001d16d", "é\U0001d166\u0323",
     "\u0f71\U0001d165\u0301", "A\u0301\u0f71\U0001d16e\u0323B", "x\u0903\u093c\u094d", "\U0001d15e\U0001d165",
+    "\u1b13\u1b44\u1b13\u1b34\u1b44", "\u0628\u08d4\u0651\u08e1\u0650", "\u1b95\u1baa\u1ba5\u0301\u1baa",
 ])
 def test_normalizer_where_reordering_moves_a_kept_mark(text):
     """A mark that stays (not Mn) but has a combining class: its place depends on its neighbours,
