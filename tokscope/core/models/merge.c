@@ -1754,6 +1754,7 @@ static struct PyModuleDef module = {
 static int mlist_add(PyObject *m); /* at the end of the file */
 static int cls_add(PyObject *m); /* at the end of the file */
 static int tile_add(PyObject *m);  /* compare's bitmaps, after it */
+static int wpiece_add(PyObject *m); /* WordPiece and BERT's split, after it */
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
@@ -1775,6 +1776,10 @@ PyInit__tokscope_merge(void)
         return NULL;
     }
     if (m != NULL && tile_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (m != NULL && wpiece_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -2741,4 +2746,275 @@ tile_add(PyObject *m)
     if (PyModule_AddFunctions(m, tile_methods) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "TILE_ABI", TILE_ABI_VERSION);
+}
+
+
+/* ----- WordPiece: Hugging Face's greedy longest match, ids only, compiled --------------------------
+ *
+ * (bert8's block: tokscope.core.models.wordpiece.) WordPiece._tokenize_ids_python is the
+ * pure-Python loop (and, with WordPiece._tokenize, the tests' oracle); this is the same loop:
+ *
+ * wpiece_ids(word, vocab, cont, heads, cont_heads, max_chars, filter) -> list of ids, or None when the
+ *     whole word is the unknown token: at each position the longest entry the rest of the word
+ *     starts with, looked up in vocab (a str -> int dict) at the start of the word and in cont (the
+ *     entries written with the continuing prefix, the prefix taken off) elsewhere. heads
+ *     (cont_heads) maps each first character of an entry of vocab (cont) to the length of the
+ *     longest entry starting with it: no longer candidate is tried, and at a character no entry
+ *     starts with the word is unknown at once. A word of more than max_chars code points is unknown.
+ *     filter is wpiece_filter(vocab, cont, size): a candidate it rules out is not looked up (most
+ *     are, with no string made for them).
+ *
+ * Every candidate is a substring of word (any str: lone surrogates and non-BMP characters are code
+ * points like the others), so no index leaves [0, len(word)]; a bound that is not an int is an error.
+ *
+ * bert_split (tokscope.core.pre_tokenizers.bert) is the pre-tokenizer of the same family: its
+ * oracles are BertPreTokenizer.split_str_python and the regex of the aligned path.
+ */
+
+#define WPIECE_ABI_VERSION 1
+
+/* The longest entry of `heads` starting with word[start] (0: none), or -1 with an error set. */
+static Py_ssize_t
+wpiece_reach(PyObject *word, Py_ssize_t start, PyObject *heads)
+{
+    PyObject *first = PyUnicode_Substring(word, start, start + 1);
+    if (first == NULL)
+        return -1;
+    PyObject *bound = PyDict_GetItemWithError(heads, first); /* borrowed */
+    Py_DECREF(first);
+    if (bound == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    Py_ssize_t reach = PyLong_AsSsize_t(bound);
+    if (reach == -1 && PyErr_Occurred())
+        return -1;
+    return reach < 0 ? 0 : reach;
+}
+
+/* The filter: a bitmap (a power of two bytes) with two bits set per entry, from a hash of the
+ * entry's code points (FNV-1a over 64 bits, one seed for vocab, another for cont, then a 64-bit
+ * mix); a candidate whose two bits are not both set is no entry, and is not looked up. */
+#define WPIECE_FNV_PRIME 0x100000001b3ULL
+#define WPIECE_SEED_VOCAB 0xcbf29ce484222325ULL
+#define WPIECE_SEED_CONT 0x84222325cbf29ce4ULL
+#define WPIECE_HASHED 128 /* candidates up to this long are filtered; longer ones looked up */
+
+static uint64_t
+wpiece_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static int
+wpiece_maybe(const unsigned char *bits, uint64_t mask, uint64_t h)
+{
+    uint64_t a = h & mask, b = (h >> 32) & mask;
+    return (bits[a >> 3] >> (a & 7)) & (bits[b >> 3] >> (b & 7)) & 1;
+}
+
+static int
+wpiece_fill(unsigned char *bits, uint64_t mask, PyObject *table, uint64_t seed)
+{
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(table, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "a WordPiece entry that is not a string");
+            return -1;
+        }
+        int kind = PyUnicode_KIND(key);
+        const void *data = PyUnicode_DATA(key);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+        uint64_t h = seed;
+        for (Py_ssize_t i = 0; i < n; i++)
+            h = (h ^ PyUnicode_READ(kind, data, i)) * WPIECE_FNV_PRIME;
+        h = wpiece_mix(h);
+        uint64_t x = h & mask, y = (h >> 32) & mask;
+        bits[x >> 3] |= (unsigned char)(1u << (x & 7));
+        bits[y >> 3] |= (unsigned char)(1u << (y & 7));
+    }
+    return 0;
+}
+
+/* wpiece_filter(vocab, cont, size) -> bytes: the filter of wpiece_ids, size bytes (a power of two,
+ * at least 8). */
+static PyObject *
+wpiece_filter(PyObject *self, PyObject *args)
+{
+    PyObject *vocab, *cont;
+    Py_ssize_t size;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyDict_Type, &vocab, &PyDict_Type, &cont, &size))
+        return NULL;
+    if (size < 8 || (size & (size - 1)) != 0 || size > ((Py_ssize_t)1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "the filter size is not a power of two from 8 bytes to 1 GiB");
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    if (out == NULL)
+        return NULL;
+    unsigned char *bits = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(bits, 0, (size_t)size);
+    uint64_t mask = (uint64_t)size * 8 - 1;
+    if (wpiece_fill(bits, mask, vocab, WPIECE_SEED_VOCAB) < 0 || wpiece_fill(bits, mask, cont, WPIECE_SEED_CONT) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *
+wpiece_ids(PyObject *self, PyObject *args)
+{
+    PyObject *word, *vocab, *cont, *heads, *cont_heads;
+    Py_ssize_t max_chars;
+    Py_buffer filter;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "UO!O!O!O!ny*", &word, &PyDict_Type, &vocab, &PyDict_Type, &cont,
+                          &PyDict_Type, &heads, &PyDict_Type, &cont_heads, &max_chars, &filter))
+        return NULL;
+    const unsigned char *bits = (const unsigned char *)filter.buf;
+    if (filter.len < 8 || (filter.len & (filter.len - 1)) != 0) {
+        PyBuffer_Release(&filter);
+        PyErr_SetString(PyExc_ValueError, "the filter size is not a power of two of at least 8 bytes");
+        return NULL;
+    }
+    uint64_t mask = (uint64_t)filter.len * 8 - 1;
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    uint64_t hashes[WPIECE_HASHED];
+    PyObject *out = NULL;
+    if (n > max_chars) {
+        PyBuffer_Release(&filter);
+        Py_RETURN_NONE;
+    }
+    out = PyList_New(0);
+    if (out == NULL)
+        goto fail;
+    Py_ssize_t start = 0;
+    while (start < n) {
+        PyObject *table = start ? cont : vocab;
+        Py_ssize_t reach = wpiece_reach(word, start, start ? cont_heads : heads);
+        if (reach < 0)
+            goto fail;
+        Py_ssize_t end = reach < n - start ? start + reach : n;
+        /* hashes[k]: the mixed hash of word[start:start + k + 1] */
+        Py_ssize_t hashed = end - start < WPIECE_HASHED ? end - start : WPIECE_HASHED;
+        uint64_t h = start ? WPIECE_SEED_CONT : WPIECE_SEED_VOCAB;
+        for (Py_ssize_t k = 0; k < hashed; k++) {
+            h = (h ^ PyUnicode_READ(kind, data, start + k)) * WPIECE_FNV_PRIME;
+            hashes[k] = wpiece_mix(h);
+        }
+        PyObject *found = NULL;
+        for (; end > start; end--) {
+            if (end - start <= hashed && !wpiece_maybe(bits, mask, hashes[end - start - 1]))
+                continue;
+            PyObject *piece = (start == 0 && end == n) ? (Py_INCREF(word), word)
+                                                       : PyUnicode_Substring(word, start, end);
+            if (piece == NULL)
+                goto fail;
+            found = PyDict_GetItemWithError(table, piece); /* borrowed */
+            Py_DECREF(piece);
+            if (found != NULL)
+                break;
+            if (PyErr_Occurred())
+                goto fail;
+        }
+        if (found == NULL) {
+            Py_DECREF(out);
+            PyBuffer_Release(&filter);
+            Py_RETURN_NONE;
+        }
+        if (PyList_Append(out, found) < 0)
+            goto fail;
+        start = end;
+    }
+    PyBuffer_Release(&filter);
+    return out;
+fail:
+    Py_XDECREF(out);
+    PyBuffer_Release(&filter);
+    return NULL;
+}
+
+/* bert_split(text, classes) -> list of str: BertPreTokenizer's split of text: runs of characters of
+ * class 0, and each character of class 2 alone; characters of class 1 (white space) cut and are
+ * dropped. classes (a bytes-like object) holds each code point's class, code points past its end
+ * being class 0. */
+static PyObject *
+bert_split(PyObject *self, PyObject *args)
+{
+    PyObject *text;
+    Py_buffer classes;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Uy*", &text, &classes))
+        return NULL;
+    const unsigned char *cls = (const unsigned char *)classes.buf;
+    Py_ssize_t n_cls = classes.len;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        goto fail;
+    Py_ssize_t word = -1; /* start of the run being read, -1 for none */
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        int k = 1; /* the end of the text ends the run */
+        if (i < n) {
+            Py_UCS4 cp = PyUnicode_READ(kind, data, i);
+            k = (Py_ssize_t)cp < n_cls ? cls[cp] : 0;
+        }
+        if (k == 0) {
+            if (word < 0)
+                word = i;
+            continue;
+        }
+        if (word >= 0) {
+            PyObject *piece = PyUnicode_Substring(text, word, i);
+            if (piece == NULL || PyList_Append(out, piece) < 0) {
+                Py_XDECREF(piece);
+                goto fail;
+            }
+            Py_DECREF(piece);
+            word = -1;
+        }
+        if (k == 2) {
+            PyObject *piece = PyUnicode_Substring(text, i, i + 1);
+            if (piece == NULL || PyList_Append(out, piece) < 0) {
+                Py_XDECREF(piece);
+                goto fail;
+            }
+            Py_DECREF(piece);
+        }
+    }
+    PyBuffer_Release(&classes);
+    return out;
+fail:
+    Py_XDECREF(out);
+    PyBuffer_Release(&classes);
+    return NULL;
+}
+
+static PyMethodDef wpiece_methods[] = {
+    {"wpiece_ids", wpiece_ids, METH_VARARGS,
+     "wpiece_ids(word, vocab, cont, heads, cont_heads, max_chars, filter) -> ids, or None for the unknown "
+     "token: one word as Hugging Face's WordPiece"},
+    {"wpiece_filter", wpiece_filter, METH_VARARGS,
+     "wpiece_filter(vocab, cont, size) -> bytes: the filter of wpiece_ids for these entries"},
+    {"bert_split", bert_split, METH_VARARGS,
+     "bert_split(text, classes) -> list of str: BertPreTokenizer's split (classes: 0 kept, 1 white space, 2 punctuation)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+wpiece_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, wpiece_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "WPIECE_ABI", WPIECE_ABI_VERSION);
 }

@@ -16,6 +16,7 @@ Unicode code points, so ``e`` + a combining accent is two).
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,44 @@ from typing import Any
 from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
 from ..text.errors import TokenizerFileError
 
+
+def _import_compiled() -> Any:
+    """The compiled ids loop (``wpiece_ids`` of ``_tokscope_merge``, built from ``merge.c`` at install
+    when the machine has a C compiler), or None; an older build without it counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "WPIECE_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def compiled_available() -> bool:
+    """True when the compiled ids loop is installed (it cuts as :meth:`WordPiece._tokenize`)."""
+    return _compiled["module"] is not None
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Take ids with the compiled loop when installed (the default), or with the pure-Python one
+    (the tests' oracle); ``module`` puts in a compiled one built elsewhere (the tests build one when
+    none is installed).
+
+    >>> was = compiled_available()
+    >>> use_compiled(False); compiled_ids() is None
+    True
+    >>> use_compiled(True); (compiled_ids() is not None) == was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = bool(on)
+
+
+def compiled_ids() -> Any:
+    """The compiled module in use for the ids, or None (the pure-Python loop)."""
+    return _compiled["module"] if _compiled["on"] else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +166,84 @@ class WordPiece(ChunkCache, VocabLookups):
             start = end
         return out
 
+    def continued(self) -> dict[str, int]:
+        """The entries written with ``continuing_subword_prefix``, the prefix taken off (built on
+        first use, not pickled): a continuation is looked up with no string put together.
+
+        >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2}).continued()
+        {'b': 2}
+        """
+        return self._lookups()[1]
+
+    def _lookups(self, module: Any = None) -> tuple[str, dict[str, int], dict[str, int], dict[str, int], bytes | None]:
+        """``(prefix, continued, heads, continued heads, filter)``: :meth:`continued` and, for the
+        entries at the start of a word and for the continuations, each first character's longest
+        entry (no longer candidate can match there; none at all when the character starts none);
+        with the compiled ``module``, its filter of the candidates (else ``None``).
+
+        >>> WordPiece({"[UNK]": 0, "ab": 1, "##b": 2, "##bcd": 3})._lookups()[2:]
+        ({'[': 5, 'a': 2, '#': 5}, {'b': 3}, None)
+        """
+        found = self.__dict__.get("_continued")
+        if found is None or found[0] != self.continuing_subword_prefix:
+            prefix = self.continuing_subword_prefix
+            k = len(prefix)
+            cont = {t[k:]: i for t, i in self._vocab.items() if t.startswith(prefix)}
+            found = self._continued = (prefix, cont, _heads(self._vocab), _heads(cont), None)
+        if module is not None and found[4] is None:
+            size = filter_size(len(self._vocab) + len(found[1]))
+            found = self._continued = found[:4] + (module.wpiece_filter(self._vocab, found[1], size),)
+        return found
+
+    def _tokenize_ids(self, text: str) -> list[int]:
+        """The ids of :meth:`_tokenize`, by the compiled loop when there is one.
+
+        >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2})._tokenize_ids("abbc")
+        [0]
+        """
+        module = _compiled["module"] if _compiled["on"] else None
+        if module is None:
+            return self._tokenize_ids_python(text)
+        found = self.__dict__.get("_continued")
+        if found is None or found[4] is None or found[0] != self.continuing_subword_prefix:
+            found = self._lookups(module)
+        limit = min(self.max_input_chars_per_word, sys.maxsize)  # a file's limit may be any integer
+        ids = module.wpiece_ids(text, self._vocab, found[1], found[2], found[3], limit, found[4])
+        return ids if ids is not None else [self._unk(text)[0][0]]
+
+    def _tokenize_ids_python(self, text: str) -> list[int]:
+        """:meth:`_tokenize`'s ids, continuations looked up in :meth:`continued`, candidates no
+        longer than the longest entry that starts with their first character.
+
+        >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2})._tokenize_ids_python("abb")
+        [1, 2, 2]
+        """
+        n = len(text)
+        if n > self.max_input_chars_per_word:
+            return [self._unk(text)[0][0]]
+        _, cont, heads, cont_heads, _ = self._lookups()
+        table, bounds = self._vocab, heads
+        out: list[int] = []
+        start = 0
+        while start < n:
+            end = min(n, start + bounds.get(text[start], 0))
+            while end > start:
+                found = table.get(text[start:end])
+                if found is not None:
+                    break
+                end -= 1
+            else:
+                return [self._unk(text)[0][0]]
+            out.append(found)
+            start = end
+            table, bounds = cont, cont_heads
+        return out
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.pop("_continued", None)  # rebuilt on demand
+        return state
+
     def explain(self, text: str) -> WordPieceExplanation:
         """The greedy steps of one word and, for an unknown word, why."""
         n = len(text)
@@ -161,6 +278,30 @@ class WordPiece(ChunkCache, VocabLookups):
         parts = " + ".join(s.text for s in steps)
         summary = f"longest matches from the left: {parts}" if steps else "an empty word has no tokens"
         return WordPieceExplanation(text, tokens, tuple(steps), False, None, None, n, limit, summary)
+
+
+def filter_size(entries: int) -> int:
+    """The bytes of the compiled loop's filter for ``entries`` entries: a power of two, about 16
+    bits an entry or more (two bits set per entry: few candidates pass that are no entry).
+
+    >>> filter_size(0), filter_size(36_000)
+    (8, 131072)
+    """
+    return max(8, min(1 << 26, 1 << (2 * entries - 1).bit_length()))
+
+
+def _heads(vocab: Mapping[str, int]) -> dict[str, int]:
+    """Each first character of the entries and the length of the longest entry it starts.
+
+    >>> _heads({"ab": 0, "abc": 1, "b": 2, "": 3})
+    {'a': 3, 'b': 1}
+    """
+    out: dict[str, int] = {}
+    get = out.get
+    for token in vocab:
+        if token and len(token) > get(token[0], 0):
+            out[token[0]] = len(token)
+    return out
 
 
 def from_json(obj: Mapping[str, Any]) -> WordPiece:
