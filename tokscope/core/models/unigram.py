@@ -180,9 +180,14 @@ class Unigram(ChunkCache):
         return TokenizerFileError("the text needs the unknown token but this Unigram model has no unk_id")
 
     def _tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        return self._tokens_of(self._best_pieces(text))
+
+    def _tokens_of(self, pieces: list[tuple[str, int, int]]) -> list[tuple[int, int, int]]:
+        """The tokens of the best path's fused pieces: an entry's id, else its bytes' tokens
+        (``byte_fallback``), else the unknown id."""
         ids = self._ids
         out: list[tuple[int, int, int]] = []
-        for piece, start, end in self._best_pieces(text):
+        for piece, start, end in pieces:
             found = ids.get(piece)
             if found is None:
                 if self.byte_fallback:
@@ -201,11 +206,14 @@ class Unigram(ChunkCache):
         nodes is unknown (a known node's id is its piece's id; only unknown nodes are fused or fall
         back to bytes), else through the pieces."""
         got = self._compiled_path(text)
-        if got is not None:
-            ids = [node[0] for node in got[0]]
-            if self.unk_id is None or self.unk_id not in ids:
-                return ids
-        return [t[0] for t in self._tokenize(text)]
+        if got is None:
+            return [t[0] for t in self._tokenize(text)]
+        path = got[0]
+        ids = [node[0] for node in path]
+        unk_id = self.unk_id
+        if unk_id is None or unk_id not in ids:
+            return ids
+        return [t[0] for t in self._tokens_of(_fused(text, path, unk_id))]  # the path, not walked again
 
     def _viterbi(self, text: str) -> tuple[list[float], list[int], list[int]]:
         """Hugging Face's ``encode_optimized``: for each position, the best score of a path that

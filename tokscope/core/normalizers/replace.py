@@ -28,6 +28,7 @@ class Replace(NormalizerBase):
         self._one_to_one = not regex and len(pattern) == 1 and len(content) == 1
         self._plain = not regex and bool(pattern)
         self.local = self._plain
+        self._required = _required_text(pattern) if regex else None
 
     def normalize(self, text: NormalizedText) -> NormalizedText:
         t = text.text
@@ -45,6 +46,8 @@ class Replace(NormalizerBase):
         """
         if self._plain:
             return text.replace(self.pattern, self.content)
+        if self._required is not None and self._required not in text:
+            return text
         content = self.content
         out: list[str] = []
         last = 0
@@ -66,3 +69,22 @@ class Replace(NormalizerBase):
         lo = max(0, pos - n + 1)
         found = text.find(self.pattern, lo, pos + n - 1)
         return found < 0 or found >= pos
+
+
+#: ``c{n,}``, ``c{n,m}``, ``c{n}`` or ``c+`` of one plain character ``c`` (not a metacharacter)
+_REPEAT = regex.compile(r"([^\\.^$|?*+()\[\]{}])(?:\{([0-9]+)(?:,[0-9]*)?\}|(\+))")
+
+
+def _required_text(pattern: str) -> str | None:
+    """A string every match of Oniguruma pattern ``pattern`` holds, for the patterns HF's files
+    use to squeeze runs (``" {2,}"``): a text without it has no match, and is left as it is.
+    None when the pattern is not of that simple form (or may match nothing).
+
+    >>> _required_text(" {2,}"), _required_text("a+"), _required_text("a{0,3}"), _required_text("\\s+")
+    ('  ', 'a', None, None)
+    """
+    m = _REPEAT.fullmatch(pattern)
+    if m is None:
+        return None
+    count = 1 if m.group(3) else int(m.group(2))
+    return m.group(1) * count if 0 < count <= 64 else None
