@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from array import array
 
+import base64
+
 import pytest
 import regex
 from compiled_merge import _with_abi
@@ -172,3 +174,47 @@ def test_hostile_blobs_and_arguments():
     assert MODULE.pcm_normalize(table, "be\u0301ab", {"e\u0301a": "Q"}, str) == "xQx"
     empty = MODULE.pcm_build(b"\0\0\0\0", P.joiner_ranges())
     assert MODULE.pcm_normalize(empty, "ab\ud800\U0010ffff", {}, str) == "ab\ud800\U0010ffff"
+
+
+b64_text = st.one_of(
+    st.binary(max_size=40).map(lambda b: base64.b64encode(b).decode()),
+    st.text(st.sampled_from("QUJDabc+/=9 \n-_é"), max_size=12),
+    st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode()[:-1] + "="),
+)
+
+
+@needs_compiled
+@FUZZ
+@given(text=b64_text)
+def test_base64_in_c_equals_the_standard_decoder(text):
+    """The compiled decoder gives ``b64decode(text, validate=True)`` or leaves the text to it
+    (None); never a different answer, and never bytes where the standard one refuses."""
+    import binascii
+
+    got = MODULE.pcm_b64decode(text)
+    try:
+        want = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        assert got is None
+        want = None
+    if got is not None:
+        assert got == want
+    P.use_compiled(True, MODULE)
+    try:
+        if want is None:
+            with pytest.raises(TokenizerFileError):
+                P.charsmap_from_base64(text)
+        else:
+            assert P.charsmap_from_base64(text) == want
+    finally:
+        P.use_compiled(True, P._import_compiled() or MODULE)
+
+
+@needs_compiled
+def test_base64_of_a_real_charsmap_decodes_in_c():
+    blob = _t5_charsmap()
+    text = base64.b64encode(blob).decode()
+    assert MODULE.pcm_b64decode(text) == blob
+    assert MODULE.pcm_b64decode(text[:-4] + "QR==") == base64.b64decode(text[:-4] + "QR==", validate=True)
+    with pytest.raises(TypeError):
+        MODULE.pcm_b64decode(b"QUJD")
