@@ -133,12 +133,22 @@ class Unigram(ChunkCache):
         self._scores = scores
         self.unk_id = unk_id
         self.byte_fallback = bool(byte_fallback)
-        self._ids: dict[str, int] = dict(zip(pieces, range(len(pieces))))  # a repeated piece: its last id
+        self._id_map: dict[str, int] | None = None  # built on first use (:attr:`_ids`)
         self.min_score = min(scores, default=math.inf)
         self.unk_score = self.min_score - UNK_PENALTY
         self._trie_and_longest: tuple[dict[str, Any], int] | None = None  # built on first use (:attr:`_trie`)
         self._ctable: tuple[Any, Any] | None = None
         self.forget()
+
+    @property
+    def _ids(self) -> dict[str, int]:
+        """``piece -> id`` (a repeated piece: its last id), built the first time it is needed: a
+        load that is then cached or only shown does not pay for it."""
+        found = self._id_map
+        if found is None:
+            pieces = self._pieces
+            found = self._id_map = dict(zip(pieces, range(len(pieces))))
+        return found
 
     @property
     def _trie(self) -> dict[str, Any]:
@@ -341,6 +351,10 @@ class Unigram(ChunkCache):
         return state
 
     def __setstate__(self, state: dict) -> None:
+        if "_ids" in state:  # a pickle from before the lazy id map
+            state = dict(state)
+            state["_id_map"] = state.pop("_ids")
+        state.setdefault("_id_map", None)
         self.__dict__.update(state)
         self.__dict__.setdefault("_trie_and_longest", None)  # a pickle from before the lazy trie held "_trie"
 
@@ -357,7 +371,12 @@ def _vocab_columns(vocab: Any) -> tuple[list[str], list[float]] | None:
         return None
     pieces = list(map(_FIRST, vocab))
     scores = list(map(_SECOND, vocab))
-    if set(map(type, pieces)) != {str} or not set(map(type, scores)) <= {int, float}:
+    if set(map(type, pieces)) != {str}:
+        return None
+    kinds = set(map(type, scores))
+    if kinds == {float}:
+        return pieces, scores  # already floats (every score of a file read as HF reads it)
+    if not kinds <= {int, float}:
         return None
     return pieces, list(map(float, scores))
 
