@@ -2497,7 +2497,62 @@ not_canonical:
     Py_RETURN_NONE;
 }
 
+/* hf_json_float(fallback, text) -> float: the float Hugging Face's JSON reader makes of the JSON
+ * number ``text`` (tokscope.core.formats.tokenizer_json_models.hf_json_float, the oracle), for
+ * the usual Unigram score: an optional '-', digits, a '.' and at most 30 digits, no exponent,
+ * all the digits together an integer below 2**63 (so none is dropped and the conversion is
+ * exact): that integer as a double divided once by the power of ten (serde_json's reading).
+ * Anything else is ``fallback(text)``. */
+#define HFFLOAT_ABI_VERSION 1
+
+static PyObject *
+hf_json_float(PyObject *self, PyObject *args)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                   1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+                                   1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30};
+    const uint64_t top = ((uint64_t)1 << 63) - 1;
+    PyObject *fallback, *text;
+    if (!PyArg_UnpackTuple(args, "hf_json_float", 2, 2, &fallback, &text))
+        return NULL;
+    if (PyUnicode_Check(text) && PyUnicode_IS_ASCII(text)) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+        Py_ssize_t i = 0, whole = 0, frac = 0;
+        int negative = 0, dot = 0, fits = 1;
+        uint64_t v = 0;
+        if (i < n && s[i] == '-') {
+            negative = 1;
+            i++;
+        }
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, whole++) {
+            uint64_t d = (uint64_t)(s[i] - '0');
+            if (v > (top - d) / 10)
+                fits = 0;
+            else
+                v = v * 10 + d;
+        }
+        if (whole > 0 && i < n && s[i] == '.') {
+            dot = 1;
+            for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, frac++) {
+                uint64_t d = (uint64_t)(s[i] - '0');
+                if (v > (top - d) / 10)
+                    fits = 0;
+                else
+                    v = v * 10 + d;
+            }
+        }
+        if (fits && i == n && whole > 0 && (!dot || frac > 0) && frac <= 30) {
+            double value = (double)(int64_t)v / pow10[frac];
+            return PyFloat_FromDouble(negative ? -value : value);
+        }
+    }
+    return PyObject_CallOneArg(fallback, text);
+}
+
 static PyMethodDef pcm_methods[] = {
+    {"hf_json_float", hf_json_float, METH_VARARGS,
+     "hf_json_float(fallback, text) -> float: a JSON number as Hugging Face's reader makes it"},
     {"pcm_b64decode", pcm_b64decode, METH_O,
      "pcm_b64decode(text) -> bytes, or None when text is not canonical base64"},
     {"pcm_build", pcm_build, METH_VARARGS,
@@ -2511,6 +2566,8 @@ static int
 pcm_add(PyObject *m)
 {
     if (PyModule_AddFunctions(m, pcm_methods) < 0)
+        return -1;
+    if (PyModule_AddIntConstant(m, "HFFLOAT_ABI", HFFLOAT_ABI_VERSION) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "PCM_ABI", PCM_ABI_VERSION);
 }
