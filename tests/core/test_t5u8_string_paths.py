@@ -39,7 +39,8 @@ def _pre_tokenizer(hf) -> object:
     return ours.from_json(json.loads(tok.to_str())["pre_tokenizer"])
 
 
-REPLACES = {run: (N.Replace(Regex(run), "_"), _normalizer(N.Replace(Regex(run), "_"))) for run in RUNS}
+REPLACES = {run: (N.Replace(Regex(run), content), _normalizer(N.Replace(Regex(run), content)))
+            for run, content in zip(RUNS, ["_", "\\1", "", "\\", "▁▁", "$0"])}
 PRE = {
     scheme: (hf, _pre_tokenizer(hf))
     for scheme, hf in {
