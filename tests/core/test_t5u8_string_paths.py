@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from compiled_merge import lattice_module
+from compiled_merge import _with_abi
 from hf_text_support import FUZZ, TRICKY, sample_texts, texts
 from hypothesis import given
 from hypothesis import strategies as st
@@ -100,13 +100,21 @@ VOCAB = [("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -2.5), ("▁", -1.5), 
 unigram_text = st.text(st.sampled_from("ab▁é中\u0301x\U0001F600"), max_size=20)
 
 
-@pytest.fixture(params=["pure", "compiled"])
+class _WithoutIds:
+    """A compiled lattice as an older build gives it: no ``lattice_ids``."""
+
+    def __init__(self, module):
+        self.lattice_build = module.lattice_build
+        self.lattice_viterbi = module.lattice_viterbi
+
+
+@pytest.fixture(params=["pure", "compiled", "compiled without lattice_ids"])
 def lattice(request):
-    if request.param == "compiled":
-        module = lattice_module()
+    if request.param != "pure":
+        module = _with_abi("UIDS_ABI")
         if module is None:
             pytest.skip("no C compiler to build the compiled lattice")
-        unigram_module.use_compiled(True, module)
+        unigram_module.use_compiled(True, module if request.param == "compiled" else _WithoutIds(module))
     else:
         unigram_module.use_compiled(False)
     yield request.param
@@ -125,5 +133,15 @@ def test_unigram_ids_with_unknowns_equal_hf(lattice, byte_fallback):
         assert mine._tokenize_ids(text) == want == [t[0] for t in mine.tokenize(text)]
 
     check()
-    for text in ["x", "xx中x", "a中b", "\U0001F600ab\U0001F600", "中中"]:
+    for text in ["x", "xx中x", "a中b", "\U0001F600ab\U0001F600", "中中", "<unk>", "a<unk>中"]:
         assert mine._tokenize_ids(text) == hf.encode(text, add_special_tokens=False).ids
+
+
+def test_unigram_ids_without_an_unknown_id(lattice):
+    """A chunk that needs the unknown id a model lacks is the one-line error, on every path."""
+    from tokscope.core.text.errors import TokenizerFileError
+
+    mine = Unigram(VOCAB[1:], unk_id=None)
+    assert mine._tokenize_ids("ab▁a") == [t[0] for t in mine.tokenize("ab▁a")]
+    with pytest.raises(TokenizerFileError):
+        mine._tokenize_ids("a中")

@@ -2550,7 +2550,51 @@ hf_json_float(PyObject *self, PyObject *args)
     return PyObject_CallOneArg(fallback, text);
 }
 
+/* lattice_ids(table, text, unk_id, unk_score) -> list of ids | (path, score) | None: Hugging
+ * Face's Unigram path (mode 2 of lattice_path) over text; its ids when no node has the unknown
+ * id (each node is then one token), else what lattice_viterbi gives (the caller fuses the unknown
+ * nodes), None when the path needs the unknown id the model lacks (unk_id < 0). The ids-only path
+ * of tokscope.core.models.unigram (UIDS_ABI). */
+#define UIDS_ABI_VERSION 1
+
+static PyObject *
+lattice_ids(PyObject *self, PyObject *args)
+{
+    PyObject *capsule, *text;
+    Py_ssize_t unk_id;
+    double unk_score;
+    if (!PyArg_ParseTuple(args, "OUnd", &capsule, &text, &unk_id, &unk_score))
+        return NULL;
+    int32_t *start, *id;
+    Py_ssize_t m;
+    double score;
+    int status = lattice_path(capsule, text, 2, unk_id, unk_score, &start, &id, &m, &score);
+    if (status < 0)
+        return NULL;
+    if (status > 0)
+        Py_RETURN_NONE;
+    Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
+    int unknown = 0;
+    for (Py_ssize_t k = 0; k < m && !unknown; k++)
+        unknown = unk_id >= 0 && id[k] == unk_id;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = PyList_New(m);
+    Offsets last = {0, 0, NULL, NULL};
+    Py_ssize_t filled = 0;
+    for (Py_ssize_t k = 0; out != NULL && k < m; k++) {
+        if (put_triple(out, &filled, t, id[k], start[k], k + 1 < m ? start[k + 1] : n, unknown ? &last : NULL) < 0)
+            Py_CLEAR(out);
+    }
+    PyMem_Free(start);
+    PyMem_Free(id);
+    if (out == NULL || !unknown)
+        return out;
+    return Py_BuildValue("(Nd)", out, score);
+}
+
 static PyMethodDef pcm_methods[] = {
+    {"lattice_ids", lattice_ids, METH_VARARGS,
+     "lattice_ids(table, text, unk_id, unk_score) -> ids, or (path, score) when a node is unknown, or None"},
     {"hf_json_float", hf_json_float, METH_VARARGS,
      "hf_json_float(fallback, text) -> float: a JSON number as Hugging Face's reader makes it"},
     {"pcm_b64decode", pcm_b64decode, METH_O,
@@ -2567,7 +2611,8 @@ pcm_add(PyObject *m)
 {
     if (PyModule_AddFunctions(m, pcm_methods) < 0)
         return -1;
-    if (PyModule_AddIntConstant(m, "HFFLOAT_ABI", HFFLOAT_ABI_VERSION) < 0)
+    if (PyModule_AddIntConstant(m, "HFFLOAT_ABI", HFFLOAT_ABI_VERSION) < 0
+        || PyModule_AddIntConstant(m, "UIDS_ABI", UIDS_ABI_VERSION) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "PCM_ABI", PCM_ABI_VERSION);
 }

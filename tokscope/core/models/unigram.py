@@ -215,15 +215,26 @@ class Unigram(ChunkCache):
         """The ids of :meth:`_tokenize`'s tokens: the compiled path's own ids when none of its
         nodes is unknown (a known node's id is its piece's id; only unknown nodes are fused or fall
         back to bytes), else through the pieces."""
-        got = self._compiled_path(text)
-        if got is None:
+        module = compiled_lattice()
+        if module is None:
             return [t[0] for t in self._tokenize(text)]
-        path = got[0]
-        ids = [node[0] for node in path]
+        if self._ctable is None or self._ctable[0] is not module:
+            self._ctable = (module, lattice_table(module, self._ids, self._scores))
         unk_id = self.unk_id
-        if unk_id is None or unk_id not in ids:
-            return ids
-        return [t[0] for t in self._tokens_of(_fused(text, path, unk_id))]  # the path, not walked again
+        if getattr(module, "UIDS_ABI", None) == 1:  # the ids straight from C when no node is unknown
+            got = module.lattice_ids(self._ctable[1], text, -1 if unk_id is None else unk_id, self.unk_score)
+            if type(got) is list:
+                return got
+        else:
+            got = module.lattice_viterbi(self._ctable[1], text, HUGGING_FACE, -1 if unk_id is None else unk_id,
+                                         self.unk_score)
+            if got is not None:
+                ids = [node[0] for node in got[0]]
+                if unk_id is None or unk_id not in ids:
+                    return ids
+        if got is None:
+            return [t[0] for t in self._tokenize(text)]  # raises: the unknown id is missing
+        return [t[0] for t in self._tokens_of(_fused(text, got[0], unk_id))]  # the path, not walked again
 
     def _viterbi(self, text: str) -> tuple[list[float], list[int], list[int]]:
         """Hugging Face's ``encode_optimized``: for each position, the best score of a path that
