@@ -359,6 +359,7 @@ class Unigram(ChunkCache):
         state = super().__getstate__()
         state["_ctable"] = None  # the compiled table is built again on first use, and the trie
         state["_trie_and_longest"] = None
+        state["_id_map"] = None  # and the id map
         return state
 
     def __setstate__(self, state: dict) -> None:
