@@ -2268,6 +2268,57 @@ pcm_lookup(const pcm_table *t, Py_UCS4 c)
     return -1;
 }
 
+/* 1 when some key is a prefix of the UTF-8 of text[p:end] (what the walk of _prefix_values finds
+ * on it), else 0: a stretch where no position starts a key is left as it is. */
+static int
+pcm_key_at(const pcm_table *t, int kind, const void *data, Py_ssize_t p, Py_ssize_t end)
+{
+    const uint32_t *a = t->units;
+    uint64_t n = (uint64_t)t->n_units;
+    if (n == 0)
+        return 0;
+    uint64_t pos = pcm_offset(a[0]);
+    for (; p < end; p++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, p);
+        unsigned char key[4];
+        int len;
+        if (c < 0x80) {
+            key[0] = (unsigned char)c;
+            len = 1;
+        } else if (c < 0x800) {
+            key[0] = (unsigned char)(0xC0 | (c >> 6));
+            key[1] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 2;
+        } else if (c < 0x10000) {
+            key[0] = (unsigned char)(0xE0 | (c >> 12));
+            key[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            key[2] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 3;
+        } else {
+            key[0] = (unsigned char)(0xF0 | (c >> 18));
+            key[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+            key[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            key[3] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 4;
+        }
+        for (int k = 0; k < len; k++) {
+            uint32_t b = key[k];
+            if (b == 0)
+                return 0;
+            pos ^= b;
+            if (pos >= n)
+                return 0;
+            uint32_t unit = a[pos];
+            if ((unit & 0x800000FFu) != b)
+                return 0;
+            pos ^= pcm_offset(unit);
+            if ((unit >> 8) & 1)
+                return pos < n;
+        }
+    }
+    return 0;
+}
+
 typedef struct {
     Py_UCS4 *buf;
     Py_ssize_t len, cap;
@@ -2386,6 +2437,18 @@ pcm_normalize(PyObject *self, PyObject *args)
                 break;
             prev_joins = cur;
             j++;
+        }
+        int keyed = 0;
+        for (Py_ssize_t p = i; p < j && !keyed; p++)
+            keyed = pcm_key_at(t, kind, data, p, j);
+        if (!keyed) { /* no key starts in the stretch: nothing in it changes */
+            if (pcm_reserve(&o, j - i) < 0)
+                goto fail;
+            for (Py_ssize_t p = i; p < j; p++)
+                o.buf[o.len++] = PyUnicode_READ(kind, data, p);
+            i = j;
+            next_joins = i < n && pcm_joiner(t, PyUnicode_READ(kind, data, i));
+            continue;
         }
         PyObject *sub = PyUnicode_Substring(text, i, j);
         if (sub == NULL)
