@@ -13,6 +13,11 @@ alignment follows HF's ``(char, change)`` rule for each replacement, including i
 replacement by nothing folds the removal into the character before it (and, at the very start of
 the text, into nothing, which shifts the alignment of everything after it: reproduced).
 
+The ids-only :meth:`CharsMap.normalize_str` runs compiled when ``_tokscope_merge`` has it
+(``pcm_normalize`` of ``merge.c``): a character with no grapheme joiner (:data:`JOINERS`) on
+either side is a grapheme of its own and is looked up in C; a stretch of joined characters where
+a key starts goes through the Python path (cached), which stays the tests' oracle.
+
 >>> cm = CharsMap(build_charsmap({"ｈ": "h", "e\\u0301": "é", "\\u200b": ""}))
 >>> cm.normalize_str("ｈe\\u0301y\\u200b")
 'héy'
