@@ -33,13 +33,21 @@ rules = st.dictionaries(st.text(st.sampled_from(ALPHABET.replace("\ud800", "").r
                         st.text(st.sampled_from("xyz\u0301é\U0001F600 "), max_size=3), min_size=1, max_size=12)
 
 
+class compiled_on:
+    """The compiled charsmap in use inside the block (whatever was in use comes back after)."""
+
+    def __enter__(self) -> None:
+        self.was = P.compiled_charsmap()
+        P.use_compiled(True, MODULE)
+
+    def __exit__(self, *exc) -> None:
+        P.use_compiled(self.was is not None, self.was or MODULE)
+
+
 def both(cm: CharsMap, text: str) -> tuple[str, str]:
     """``(compiled, pure)`` normalize_str of ``text``."""
-    P.use_compiled(True, MODULE)
-    try:
+    with compiled_on():
         got = cm.normalize_str(text)
-    finally:
-        P.use_compiled(True, P._import_compiled() or MODULE)
     return got, cm._normalize_str(text)
 
 
@@ -129,11 +137,8 @@ def test_compiled_on_samples_and_tricky_text(real):
 def test_compiled_on_every_code_point(real):
     cm, hf = real
     text = "a".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
-    P.use_compiled(True, MODULE)
-    try:  # the Python path is held to HF on every code point by test_hf_text_precompiled
+    with compiled_on():  # the Python path is held to HF on every code point by test_hf_text_precompiled
         assert cm.normalize_str(text) == hf.normalize_str(text)
-    finally:
-        P.use_compiled(True, P._import_compiled() or MODULE)
 
 
 @needs_compiled
@@ -150,12 +155,8 @@ def test_hostile_blobs_and_arguments():
     assert got == want == "éc\u0301"
     with pytest.raises(TokenizerFileError):
         CharsMap(cut).normalize_str("a")
-    P.use_compiled(True, MODULE)
-    try:
-        with pytest.raises(TokenizerFileError):
-            CharsMap(cut).normalize_str("za")
-    finally:
-        P.use_compiled(True, P._import_compiled() or MODULE)
+    with compiled_on(), pytest.raises(TokenizerFileError):
+        CharsMap(cut).normalize_str("za")
     for bad in [b"", b"\x01", b"\xff\xff\xff\xff" + b"\0" * 8]:
         with pytest.raises(ValueError):
             MODULE.pcm_build(bad, P.joiner_ranges())
@@ -201,15 +202,12 @@ def test_base64_in_c_equals_the_standard_decoder(text):
         want = None
     if got is not None:
         assert got == want
-    P.use_compiled(True, MODULE)
-    try:
+    with compiled_on():
         if want is None:
             with pytest.raises(TokenizerFileError):
                 P.charsmap_from_base64(text)
         else:
             assert P.charsmap_from_base64(text) == want
-    finally:
-        P.use_compiled(True, P._import_compiled() or MODULE)
 
 
 @needs_compiled

@@ -110,6 +110,7 @@ class _WithoutIds:
 
 @pytest.fixture(params=["pure", "compiled", "compiled without lattice_ids"])
 def lattice(request):
+    was = unigram_module.compiled_lattice()
     if request.param != "pure":
         module = _with_abi("UIDS_ABI")
         if module is None:
@@ -118,7 +119,7 @@ def lattice(request):
     else:
         unigram_module.use_compiled(False)
     yield request.param
-    unigram_module.use_compiled(True)
+    unigram_module.use_compiled(was is not None, was or _with_abi("LATTICE_ABI"))
 
 
 @pytest.mark.parametrize("byte_fallback", [False, True])
