@@ -24,6 +24,7 @@ same path and stays the tests' oracle (:func:`use_compiled` switches between the
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -137,7 +138,7 @@ class Unigram(ChunkCache):
         self.min_score = min(scores, default=math.inf)
         self.unk_score = self.min_score - UNK_PENALTY
         self._trie_and_longest: tuple[dict[str, Any], int] | None = None  # built on first use (:attr:`_trie`)
-        self._ctable: tuple[Any, Any] | None = None
+        self._ctable: tuple[Any, Any, Any] | None = None
         self.forget()
 
     @property
@@ -218,15 +219,16 @@ class Unigram(ChunkCache):
         module = compiled_lattice()
         if module is None:
             return [t[0] for t in self._tokenize(text)]
-        if self._ctable is None or self._ctable[0] is not module:
-            self._ctable = (module, lattice_table(module, self._ids, self._scores))
+        table = self._ctable
+        if table is None or table[0] is not module:
+            table = self._ctable = self._compiled_table(module)
         unk_id = self.unk_id
-        if getattr(module, "UIDS_ABI", None) == 1:  # the ids straight from C when no node is unknown
-            got = module.lattice_ids(self._ctable[1], text, -1 if unk_id is None else unk_id, self.unk_score)
+        if table[2] is not None:  # the ids straight from C when no node is unknown
+            got = table[2](text, -1 if unk_id is None else unk_id, self.unk_score)
             if type(got) is list:
                 return got
         else:
-            got = module.lattice_viterbi(self._ctable[1], text, HUGGING_FACE, -1 if unk_id is None else unk_id,
+            got = module.lattice_viterbi(table[1], text, HUGGING_FACE, -1 if unk_id is None else unk_id,
                                          self.unk_score)
             if got is not None:
                 ids = [node[0] for node in got[0]]
@@ -285,9 +287,16 @@ class Unigram(ChunkCache):
         if module is None:
             return None
         if self._ctable is None or self._ctable[0] is not module:
-            self._ctable = (module, lattice_table(module, self._ids, self._scores))
+            self._ctable = self._compiled_table(module)
         unk = self.unk_id if self.unk_id is not None else -1
         return module.lattice_viterbi(self._ctable[1], text, HUGGING_FACE, unk, self.unk_score)
+
+    def _compiled_table(self, module: Any) -> tuple[Any, Any, Any]:
+        """``(module, its table of this vocabulary, its ids function on the table or None)``: the
+        ids function is ``lattice_ids`` when the module has it (``UIDS_ABI``)."""
+        table = lattice_table(module, self._ids, self._scores)
+        ids = functools.partial(module.lattice_ids, table) if getattr(module, "UIDS_ABI", None) == 1 else None
+        return module, table, ids
 
     def _best_pieces(self, text: str) -> list[tuple[str, int, int]]:
         """The best path's pieces with consecutive unknown nodes fused (Hugging Face always
