@@ -34,7 +34,7 @@ from ..processors.padding import padding_from_json
 from ..processors.truncation import truncation_from_json
 from ..text.errors import TokenizerFileError, TokscopeError
 from .tokenizer_json_models import from_json as model_from_json
-from .tokenizer_json_models import hf_json_float
+from .tokenizer_json_models import json_float
 from ..tokenizer.tokenizer import Tokenizer
 
 #: the top-level keys of a ``tokenizer.json``
@@ -85,7 +85,7 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
         text = text[1:]
     try:
         with gc_paused():
-            obj = json.loads(text, parse_float=hf_json_float)
+            obj = json.loads(text, parse_float=json_float)
     except RecursionError:
         raise TokenizerFileError(f"{source} nests too deeply to be a tokenizer file") from None
     except json.JSONDecodeError as exc:

@@ -1755,6 +1755,7 @@ static int mlist_add(PyObject *m); /* at the end of the file */
 static int cls_add(PyObject *m); /* at the end of the file */
 static int tile_add(PyObject *m);  /* compare's bitmaps, after it */
 static int wpiece_add(PyObject *m); /* WordPiece and BERT's split, after it */
+static int pcm_add(PyObject *m); /* the charsmap normalizer, float scores and Unigram ids, after it */
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
@@ -1780,6 +1781,10 @@ PyInit__tokscope_merge(void)
         return NULL;
     }
     if (m != NULL && wpiece_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (m != NULL && pcm_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -3017,4 +3022,600 @@ wpiece_add(PyObject *m)
     if (PyModule_AddFunctions(m, wpiece_methods) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "WPIECE_ABI", WPIECE_ABI_VERSION);
+}
+
+
+/* ----- SentencePiece's precompiled charsmap (t5u8's block: tokscope.core.normalizers.precompiled) --
+ *
+ * pcm_build(blob, joiners) -> table: ``blob`` a precompiled_charsmap (a little-endian u32 byte size
+ *     of a double-array trie, its u32 units, then NUL-ended UTF-8 replacements); ``joiners`` the
+ *     buffer of an array('I') of inclusive code point ranges [lo0, hi0, lo1, hi1, ...], sorted:
+ *     every character that may share a grapheme cluster with a neighbour (the "joiners").
+ * pcm_normalize(table, text, cache, region) -> str: the text CharsMap.normalize_str makes.
+ *
+ * Between two characters neither of which is a joiner there is always a grapheme boundary, so
+ * such a character is a grapheme of its own and is replaced by the value of the first (shortest)
+ * key that is a prefix of its UTF-8 (Hugging Face's Precompiled::transform), or kept. Every
+ * maximal stretch of characters each adjacent pair of which holds a joiner is whole graphemes: it
+ * is looked up in ``cache`` (a dict) and, when absent, ``region(stretch)`` (the pure-Python path,
+ * which also fills the cache) gives its normalized text. A replacement that is not whole UTF-8 is
+ * a ValueError (the Python side then names it). PCM_ABI names this block's version.
+ */
+#define PCM_ABI_VERSION 1
+#define PCM_CAPSULE "tokscope.pcm"
+
+typedef struct {
+    uint32_t *units;
+    Py_ssize_t n_units;
+    unsigned char *normalized;
+    Py_ssize_t n_normalized;
+    uint32_t *ranges; /* lo, hi pairs above the BMP (inclusive) */
+    Py_ssize_t n_ranges;
+    unsigned char bmp[8192]; /* the joiners of the BMP, one bit each */
+} pcm_table;
+
+static void
+pcm_free(PyObject *capsule)
+{
+    pcm_table *t = PyCapsule_GetPointer(capsule, PCM_CAPSULE);
+    if (t != NULL) {
+        PyMem_Free(t->units);
+        PyMem_Free(t->normalized);
+        PyMem_Free(t->ranges);
+        PyMem_Free(t);
+    }
+}
+
+static PyObject *
+pcm_build(PyObject *self, PyObject *args)
+{
+    Py_buffer blob, joiners;
+    if (!PyArg_ParseTuple(args, "y*y*", &blob, &joiners))
+        return NULL;
+    pcm_table *t = NULL;
+    PyObject *out = NULL;
+    const unsigned char *b = blob.buf;
+    const uint32_t *j = joiners.buf;
+    Py_ssize_t n_j = joiners.len / (Py_ssize_t)sizeof(uint32_t);
+    if (blob.len < 4 || joiners.len % (2 * (Py_ssize_t)sizeof(uint32_t)) != 0) {
+        PyErr_SetString(PyExc_ValueError, "pcm_build: a charsmap shorter than 4 bytes or odd joiner ranges");
+        goto done;
+    }
+    uint32_t size = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    Py_ssize_t n_units = (Py_ssize_t)(size / 4);
+    if (n_units > (blob.len - 4) / 4) {
+        PyErr_SetString(PyExc_ValueError, "pcm_build: the trie runs past the end of the charsmap");
+        goto done;
+    }
+    t = PyMem_Calloc(1, sizeof(pcm_table));
+    if (t == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    t->n_units = n_units;
+    t->units = PyMem_Malloc((size_t)(n_units ? n_units : 1) * sizeof(uint32_t));
+    t->n_normalized = blob.len - 4 - 4 * n_units;
+    t->normalized = PyMem_Malloc((size_t)(t->n_normalized ? t->n_normalized : 1));
+    t->ranges = PyMem_Malloc((size_t)(n_j ? n_j : 1) * sizeof(uint32_t));
+    if (t->units == NULL || t->normalized == NULL || t->ranges == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n_units; k++) {
+        const unsigned char *p = b + 4 + 4 * k;
+        t->units[k] = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    }
+    memcpy(t->normalized, b + 4 + 4 * n_units, (size_t)t->n_normalized);
+    for (Py_ssize_t k = 0; k < n_j; k += 2) {
+        uint32_t lo = j[k], hi = j[k + 1];
+        if (lo > hi || hi > 0x10FFFF || (k && lo <= j[k - 1])) {
+            PyErr_SetString(PyExc_ValueError, "pcm_build: joiner ranges not sorted, or past U+10FFFF");
+            goto done;
+        }
+        for (uint32_t c = lo; c <= hi && c < 0x10000; c++)
+            t->bmp[c >> 3] |= (unsigned char)(1u << (c & 7));
+        if (hi >= 0x10000) {
+            t->ranges[t->n_ranges++] = lo < 0x10000 ? 0x10000 : lo;
+            t->ranges[t->n_ranges++] = hi;
+        }
+    }
+    out = PyCapsule_New(t, PCM_CAPSULE, pcm_free);
+    if (out != NULL)
+        t = NULL;
+done:
+    if (t != NULL) {
+        PyMem_Free(t->units);
+        PyMem_Free(t->normalized);
+        PyMem_Free(t->ranges);
+        PyMem_Free(t);
+    }
+    PyBuffer_Release(&blob);
+    PyBuffer_Release(&joiners);
+    return out;
+}
+
+static int
+pcm_joiner(const pcm_table *t, Py_UCS4 c)
+{
+    if (c < 0x10000)
+        return (t->bmp[c >> 3] >> (c & 7)) & 1;
+    Py_ssize_t lo = 0, hi = t->n_ranges / 2; /* ranges[2k..2k+1] */
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (c < t->ranges[2 * mid])
+            hi = mid;
+        else if (c > t->ranges[2 * mid + 1])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+static inline uint64_t
+pcm_offset(uint32_t unit)
+{
+    return (uint64_t)(unit >> 10) << ((unit & (1u << 9)) >> 6);
+}
+
+/* The value of the first key that is a prefix of c's UTF-8 (a surrogate as its three bytes), or -1. */
+static int64_t
+pcm_lookup(const pcm_table *t, Py_UCS4 c)
+{
+    unsigned char key[4];
+    int len;
+    if (c < 0x80) {
+        key[0] = (unsigned char)c;
+        len = 1;
+    } else if (c < 0x800) {
+        key[0] = (unsigned char)(0xC0 | (c >> 6));
+        key[1] = (unsigned char)(0x80 | (c & 0x3F));
+        len = 2;
+    } else if (c < 0x10000) {
+        key[0] = (unsigned char)(0xE0 | (c >> 12));
+        key[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        key[2] = (unsigned char)(0x80 | (c & 0x3F));
+        len = 3;
+    } else {
+        key[0] = (unsigned char)(0xF0 | (c >> 18));
+        key[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+        key[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        key[3] = (unsigned char)(0x80 | (c & 0x3F));
+        len = 4;
+    }
+    const uint32_t *a = t->units;
+    uint64_t n = (uint64_t)t->n_units;
+    if (n == 0)
+        return -1;
+    uint64_t pos = pcm_offset(a[0]);
+    for (int k = 0; k < len; k++) {
+        uint32_t b = key[k];
+        if (b == 0)
+            return -1;
+        pos ^= b;
+        if (pos >= n)
+            return -1;
+        uint32_t unit = a[pos];
+        if ((unit & 0x800000FFu) != b)
+            return -1;
+        pos ^= pcm_offset(unit);
+        if ((unit >> 8) & 1) {
+            if (pos >= n)
+                return -1;
+            return (int64_t)(a[pos] & 0x7FFFFFFFu);
+        }
+    }
+    return -1;
+}
+
+/* 1 when some key is a prefix of the UTF-8 of text[p:end] (what the walk of _prefix_values finds
+ * on it), else 0: a stretch where no position starts a key is left as it is. */
+static int
+pcm_key_at(const pcm_table *t, int kind, const void *data, Py_ssize_t p, Py_ssize_t end)
+{
+    const uint32_t *a = t->units;
+    uint64_t n = (uint64_t)t->n_units;
+    if (n == 0)
+        return 0;
+    uint64_t pos = pcm_offset(a[0]);
+    for (; p < end; p++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, p);
+        unsigned char key[4];
+        int len;
+        if (c < 0x80) {
+            key[0] = (unsigned char)c;
+            len = 1;
+        } else if (c < 0x800) {
+            key[0] = (unsigned char)(0xC0 | (c >> 6));
+            key[1] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 2;
+        } else if (c < 0x10000) {
+            key[0] = (unsigned char)(0xE0 | (c >> 12));
+            key[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            key[2] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 3;
+        } else {
+            key[0] = (unsigned char)(0xF0 | (c >> 18));
+            key[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+            key[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            key[3] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 4;
+        }
+        for (int k = 0; k < len; k++) {
+            uint32_t b = key[k];
+            if (b == 0)
+                return 0;
+            pos ^= b;
+            if (pos >= n)
+                return 0;
+            uint32_t unit = a[pos];
+            if ((unit & 0x800000FFu) != b)
+                return 0;
+            pos ^= pcm_offset(unit);
+            if ((unit >> 8) & 1)
+                return pos < n;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    Py_UCS4 *buf;
+    Py_ssize_t len, cap;
+} pcm_out;
+
+static int
+pcm_reserve(pcm_out *o, Py_ssize_t more)
+{
+    if (more > PY_SSIZE_T_MAX / 8 - o->len) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (o->len + more <= o->cap)
+        return 0;
+    Py_ssize_t cap = o->cap * 2 > o->len + more ? o->cap * 2 : o->len + more + 16;
+    Py_UCS4 *buf = PyMem_Realloc(o->buf, (size_t)cap * sizeof(Py_UCS4));
+    if (buf == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->buf = buf;
+    o->cap = cap;
+    return 0;
+}
+
+/* Appends the replacement at byte offset ``start`` (up to its NUL), strictly decoded. */
+static int
+pcm_append_replacement(const pcm_table *t, int64_t start, pcm_out *o)
+{
+    if (start >= t->n_normalized)
+        return 0; /* past the strings: an empty replacement, as the Python slice gives */
+    const unsigned char *p = t->normalized + start;
+    const unsigned char *end = memchr(p, 0, (size_t)(t->n_normalized - start));
+    if (end == NULL)
+        end = t->normalized + t->n_normalized;
+    if (pcm_reserve(o, end - p) < 0)
+        return -1;
+    while (p < end) {
+        unsigned char b0 = *p;
+        Py_UCS4 c;
+        int need;
+        if (b0 < 0x80) {
+            c = b0;
+            need = 0;
+        } else if (b0 >= 0xC2 && b0 <= 0xDF) {
+            c = b0 & 0x1F;
+            need = 1;
+        } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+            c = b0 & 0x0F;
+            need = 2;
+        } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+            c = b0 & 0x07;
+            need = 3;
+        } else
+            goto bad;
+        if (end - p <= need)
+            goto bad;
+        for (int k = 1; k <= need; k++) {
+            if ((p[k] & 0xC0) != 0x80)
+                goto bad;
+            c = (c << 6) | (p[k] & 0x3F);
+        }
+        if ((need == 2 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) || (need == 3 && (c < 0x10000 || c > 0x10FFFF)))
+            goto bad;
+        o->buf[o->len++] = c;
+        p += need + 1;
+    }
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "precompiled_charsmap: a replacement is not whole UTF-8");
+    return -1;
+}
+
+static PyObject *
+pcm_normalize(PyObject *self, PyObject *args)
+{
+    PyObject *capsule, *text, *cache, *region;
+    if (!PyArg_ParseTuple(args, "OUO!O", &capsule, &text, &PyDict_Type, &cache, &region))
+        return NULL;
+    const pcm_table *t = PyCapsule_GetPointer(capsule, PCM_CAPSULE);
+    if (t == NULL)
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    pcm_out o = {NULL, 0, 0};
+    int changed = 0;
+    if (pcm_reserve(&o, n) < 0)
+        return NULL;
+    Py_ssize_t i = 0;
+    int next_joins = n > 0 && pcm_joiner(t, PyUnicode_READ(kind, data, 0));
+    while (i < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        int here = next_joins;
+        next_joins = i + 1 < n && pcm_joiner(t, PyUnicode_READ(kind, data, i + 1));
+        if (!here && !next_joins) {
+            int64_t v = pcm_lookup(t, c);
+            if (v < 0) {
+                if (pcm_reserve(&o, 1) < 0)
+                    goto fail;
+                o.buf[o.len++] = c;
+            } else {
+                changed = 1;
+                if (pcm_append_replacement(t, v, &o) < 0)
+                    goto fail;
+            }
+            i++;
+            continue;
+        }
+        /* a stretch: extend while the pair (j - 1, j) holds a joiner */
+        Py_ssize_t j = i + 1;
+        int prev_joins = here;
+        while (j < n) {
+            int cur = pcm_joiner(t, PyUnicode_READ(kind, data, j));
+            if (!cur && !prev_joins)
+                break;
+            prev_joins = cur;
+            j++;
+        }
+        int keyed = 0;
+        for (Py_ssize_t p = i; p < j && !keyed; p++)
+            keyed = pcm_key_at(t, kind, data, p, j);
+        if (!keyed) { /* no key starts in the stretch: nothing in it changes */
+            if (pcm_reserve(&o, j - i) < 0)
+                goto fail;
+            for (Py_ssize_t p = i; p < j; p++)
+                o.buf[o.len++] = PyUnicode_READ(kind, data, p);
+            i = j;
+            next_joins = i < n && pcm_joiner(t, PyUnicode_READ(kind, data, i));
+            continue;
+        }
+        PyObject *sub = PyUnicode_Substring(text, i, j);
+        if (sub == NULL)
+            goto fail;
+        PyObject *got = PyDict_GetItemWithError(cache, sub);
+        if (got != NULL)
+            Py_INCREF(got);
+        else if (PyErr_Occurred()) {
+            Py_DECREF(sub);
+            goto fail;
+        } else
+            got = PyObject_CallOneArg(region, sub);
+        Py_DECREF(sub);
+        if (got == NULL)
+            goto fail;
+        if (!PyUnicode_Check(got)) {
+            Py_DECREF(got);
+            PyErr_SetString(PyExc_TypeError, "pcm_normalize: region() must give a str");
+            goto fail;
+        }
+        Py_ssize_t m = PyUnicode_GET_LENGTH(got);
+        if (pcm_reserve(&o, m) < 0) {
+            Py_DECREF(got);
+            goto fail;
+        }
+        int gkind = PyUnicode_KIND(got);
+        const void *gdata = PyUnicode_DATA(got);
+        if (m != j - i)
+            changed = 1;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            Py_UCS4 g = PyUnicode_READ(gkind, gdata, k);
+            if (!changed && g != PyUnicode_READ(kind, data, i + k))
+                changed = 1;
+            o.buf[o.len++] = g;
+        }
+        Py_DECREF(got);
+        i = j;
+        next_joins = i < n && pcm_joiner(t, PyUnicode_READ(kind, data, i));
+    }
+    PyObject *result;
+    if (!changed) {
+        Py_INCREF(text);
+        result = text;
+    } else
+        result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, o.buf, o.len);
+    PyMem_Free(o.buf);
+    return result;
+fail:
+    PyMem_Free(o.buf);
+    return NULL;
+}
+
+/* pcm_b64decode(text) -> bytes, or None: ``text`` decoded when it is canonical base64 (only the
+ * standard alphabet, a length that is a multiple of 4, at most two '=' and only at the end), which
+ * is what base64.b64decode(text, validate=True) gives it; None for anything else (the caller's
+ * base64.b64decode then decides, and names any error). */
+static PyObject *
+pcm_b64decode(PyObject *self, PyObject *arg)
+{
+    static signed char table[256];
+    static int ready = 0;
+    if (!ready) {
+        memset(table, -1, sizeof(table));
+        const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for (int k = 0; k < 64; k++)
+            table[(unsigned char)alphabet[k]] = (signed char)k;
+        ready = 1;
+    }
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "pcm_b64decode: a str is needed");
+        return NULL;
+    }
+    if (!PyUnicode_IS_ASCII(arg))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    const unsigned char *s = PyUnicode_1BYTE_DATA(arg);
+    if (n % 4 != 0)
+        Py_RETURN_NONE;
+    Py_ssize_t pad = 0;
+    if (n >= 4 && s[n - 1] == '=')
+        pad = s[n - 2] == '=' ? 2 : 1;
+    Py_ssize_t body = n - pad; /* data characters */
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n / 4 * 3 - pad);
+    if (out == NULL)
+        return NULL;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    Py_ssize_t i = 0;
+    for (; i + 4 <= body; i += 4) {
+        int a = table[s[i]], b = table[s[i + 1]], c = table[s[i + 2]], d = table[s[i + 3]];
+        if ((a | b | c | d) < 0)
+            goto not_canonical;
+        uint32_t v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+        *o++ = (unsigned char)(v >> 16);
+        *o++ = (unsigned char)(v >> 8);
+        *o++ = (unsigned char)v;
+    }
+    if (pad) { /* the last quad: 4 - pad data characters */
+        int a = table[s[i]], b = table[s[i + 1]], c = pad == 1 ? table[s[i + 2]] : 0;
+        if ((a | b | c) < 0)
+            goto not_canonical;
+        uint32_t v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6;
+        *o++ = (unsigned char)(v >> 16);
+        if (pad == 1)
+            *o++ = (unsigned char)(v >> 8);
+    }
+    return out;
+not_canonical:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
+/* hf_json_float(fallback, text) -> float: the float Hugging Face's JSON reader makes of the JSON
+ * number ``text`` (tokscope.core.formats.tokenizer_json_models.hf_json_float, the oracle), for
+ * the usual Unigram score: an optional '-', digits, a '.' and at most 30 digits, no exponent,
+ * all the digits together an integer below 2**63 (so none is dropped and the conversion is
+ * exact): that integer as a double divided once by the power of ten (serde_json's reading).
+ * Anything else is ``fallback(text)``. */
+#define HFFLOAT_ABI_VERSION 1
+
+static PyObject *
+hf_json_float(PyObject *self, PyObject *args)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                   1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+                                   1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30};
+    const uint64_t top = ((uint64_t)1 << 63) - 1;
+    PyObject *fallback, *text;
+    if (!PyArg_UnpackTuple(args, "hf_json_float", 2, 2, &fallback, &text))
+        return NULL;
+    if (PyUnicode_Check(text) && PyUnicode_IS_ASCII(text)) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+        Py_ssize_t i = 0, whole = 0, frac = 0;
+        int negative = 0, dot = 0, fits = 1;
+        uint64_t v = 0;
+        if (i < n && s[i] == '-') {
+            negative = 1;
+            i++;
+        }
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, whole++) {
+            uint64_t d = (uint64_t)(s[i] - '0');
+            if (v > (top - d) / 10)
+                fits = 0;
+            else
+                v = v * 10 + d;
+        }
+        if (whole > 0 && i < n && s[i] == '.') {
+            dot = 1;
+            for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, frac++) {
+                uint64_t d = (uint64_t)(s[i] - '0');
+                if (v > (top - d) / 10)
+                    fits = 0;
+                else
+                    v = v * 10 + d;
+            }
+        }
+        if (fits && i == n && whole > 0 && (!dot || frac > 0) && frac <= 30) {
+            double value = (double)(int64_t)v / pow10[frac];
+            return PyFloat_FromDouble(negative ? -value : value);
+        }
+    }
+    return PyObject_CallOneArg(fallback, text);
+}
+
+/* lattice_ids(table, text, unk_id, unk_score) -> list of ids | (path, score) | None: Hugging
+ * Face's Unigram path (mode 2 of lattice_path) over text; its ids when no node has the unknown
+ * id (each node is then one token), else what lattice_viterbi gives (the caller fuses the unknown
+ * nodes), None when the path needs the unknown id the model lacks (unk_id < 0). The ids-only path
+ * of tokscope.core.models.unigram (UIDS_ABI). */
+#define UIDS_ABI_VERSION 1
+
+static PyObject *
+lattice_ids(PyObject *self, PyObject *args)
+{
+    PyObject *capsule, *text;
+    Py_ssize_t unk_id;
+    double unk_score;
+    if (!PyArg_ParseTuple(args, "OUnd", &capsule, &text, &unk_id, &unk_score))
+        return NULL;
+    int32_t *start, *id;
+    Py_ssize_t m;
+    double score;
+    int status = lattice_path(capsule, text, 2, unk_id, unk_score, &start, &id, &m, &score);
+    if (status < 0)
+        return NULL;
+    if (status > 0)
+        Py_RETURN_NONE;
+    Lattice *t = (Lattice *)PyCapsule_GetPointer(capsule, LATTICE_CAPSULE);
+    int unknown = 0;
+    for (Py_ssize_t k = 0; k < m && !unknown; k++)
+        unknown = unk_id >= 0 && id[k] == unk_id;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = PyList_New(m);
+    Offsets last = {0, 0, NULL, NULL};
+    Py_ssize_t filled = 0;
+    for (Py_ssize_t k = 0; out != NULL && k < m; k++) {
+        if (put_triple(out, &filled, t, id[k], start[k], k + 1 < m ? start[k + 1] : n, unknown ? &last : NULL) < 0)
+            Py_CLEAR(out);
+    }
+    PyMem_Free(start);
+    PyMem_Free(id);
+    if (out == NULL || !unknown)
+        return out;
+    return Py_BuildValue("(Nd)", out, score);
+}
+
+static PyMethodDef pcm_methods[] = {
+    {"lattice_ids", lattice_ids, METH_VARARGS,
+     "lattice_ids(table, text, unk_id, unk_score) -> ids, or (path, score) when a node is unknown, or None"},
+    {"hf_json_float", hf_json_float, METH_VARARGS,
+     "hf_json_float(fallback, text) -> float: a JSON number as Hugging Face's reader makes it"},
+    {"pcm_b64decode", pcm_b64decode, METH_O,
+     "pcm_b64decode(text) -> bytes, or None when text is not canonical base64"},
+    {"pcm_build", pcm_build, METH_VARARGS,
+     "pcm_build(blob, joiners) -> table: a precompiled_charsmap and the grapheme joiners' ranges"},
+    {"pcm_normalize", pcm_normalize, METH_VARARGS,
+     "pcm_normalize(table, text, cache, region) -> str: Hugging Face's Precompiled normalization"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+pcm_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, pcm_methods) < 0)
+        return -1;
+    if (PyModule_AddIntConstant(m, "HFFLOAT_ABI", HFFLOAT_ABI_VERSION) < 0
+        || PyModule_AddIntConstant(m, "UIDS_ABI", UIDS_ABI_VERSION) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "PCM_ABI", PCM_ABI_VERSION);
 }

@@ -24,6 +24,7 @@ same path and stays the tests' oracle (:func:`use_compiled` switches between the
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -133,12 +134,22 @@ class Unigram(ChunkCache):
         self._scores = scores
         self.unk_id = unk_id
         self.byte_fallback = bool(byte_fallback)
-        self._ids: dict[str, int] = dict(zip(pieces, range(len(pieces))))  # a repeated piece: its last id
+        self._id_map: dict[str, int] | None = None  # built on first use (:attr:`_ids`)
         self.min_score = min(scores, default=math.inf)
         self.unk_score = self.min_score - UNK_PENALTY
         self._trie_and_longest: tuple[dict[str, Any], int] | None = None  # built on first use (:attr:`_trie`)
-        self._ctable: tuple[Any, Any] | None = None
+        self._ctable: tuple[Any, Any, Any] | None = None
         self.forget()
+
+    @property
+    def _ids(self) -> dict[str, int]:
+        """``piece -> id`` (a repeated piece: its last id), built the first time it is needed: a
+        load that is then cached or only shown does not pay for it."""
+        found = self._id_map
+        if found is None:
+            pieces = self._pieces
+            found = self._id_map = dict(zip(pieces, range(len(pieces))))
+        return found
 
     @property
     def _trie(self) -> dict[str, Any]:
@@ -180,9 +191,14 @@ class Unigram(ChunkCache):
         return TokenizerFileError("the text needs the unknown token but this Unigram model has no unk_id")
 
     def _tokenize(self, text: str) -> list[tuple[int, int, int]]:
+        return self._tokens_of(self._best_pieces(text))
+
+    def _tokens_of(self, pieces: list[tuple[str, int, int]]) -> list[tuple[int, int, int]]:
+        """The tokens of the best path's fused pieces: an entry's id, else its bytes' tokens
+        (``byte_fallback``), else the unknown id."""
         ids = self._ids
         out: list[tuple[int, int, int]] = []
-        for piece, start, end in self._best_pieces(text):
+        for piece, start, end in pieces:
             found = ids.get(piece)
             if found is None:
                 if self.byte_fallback:
@@ -200,12 +216,27 @@ class Unigram(ChunkCache):
         """The ids of :meth:`_tokenize`'s tokens: the compiled path's own ids when none of its
         nodes is unknown (a known node's id is its piece's id; only unknown nodes are fused or fall
         back to bytes), else through the pieces."""
-        got = self._compiled_path(text)
-        if got is not None:
-            ids = [node[0] for node in got[0]]
-            if self.unk_id is None or self.unk_id not in ids:
-                return ids
-        return [t[0] for t in self._tokenize(text)]
+        module = compiled_lattice()
+        if module is None:
+            return [t[0] for t in self._tokenize(text)]
+        table = self._ctable
+        if table is None or table[0] is not module:
+            table = self._ctable = self._compiled_table(module)
+        unk_id = self.unk_id
+        if table[2] is not None:  # the ids straight from C when no node is unknown
+            got = table[2](text, -1 if unk_id is None else unk_id, self.unk_score)
+            if type(got) is list:
+                return got
+        else:
+            got = module.lattice_viterbi(table[1], text, HUGGING_FACE, -1 if unk_id is None else unk_id,
+                                         self.unk_score)
+            if got is not None:
+                ids = [node[0] for node in got[0]]
+                if unk_id is None or unk_id not in ids:
+                    return ids
+        if got is None:
+            return [t[0] for t in self._tokenize(text)]  # raises: the unknown id is missing
+        return [t[0] for t in self._tokens_of(_fused(text, got[0], unk_id))]  # the path, not walked again
 
     def _viterbi(self, text: str) -> tuple[list[float], list[int], list[int]]:
         """Hugging Face's ``encode_optimized``: for each position, the best score of a path that
@@ -256,9 +287,16 @@ class Unigram(ChunkCache):
         if module is None:
             return None
         if self._ctable is None or self._ctable[0] is not module:
-            self._ctable = (module, lattice_table(module, self._ids, self._scores))
+            self._ctable = self._compiled_table(module)
         unk = self.unk_id if self.unk_id is not None else -1
         return module.lattice_viterbi(self._ctable[1], text, HUGGING_FACE, unk, self.unk_score)
+
+    def _compiled_table(self, module: Any) -> tuple[Any, Any, Any]:
+        """``(module, its table of this vocabulary, its ids function on the table or None)``: the
+        ids function is ``lattice_ids`` when the module has it (``UIDS_ABI``)."""
+        table = lattice_table(module, self._ids, self._scores)
+        ids = functools.partial(module.lattice_ids, table) if getattr(module, "UIDS_ABI", None) == 1 else None
+        return module, table, ids
 
     def _best_pieces(self, text: str) -> list[tuple[str, int, int]]:
         """The best path's pieces with consecutive unknown nodes fused (Hugging Face always
@@ -330,9 +368,14 @@ class Unigram(ChunkCache):
         state = super().__getstate__()
         state["_ctable"] = None  # the compiled table is built again on first use, and the trie
         state["_trie_and_longest"] = None
+        state["_id_map"] = None  # and the id map
         return state
 
     def __setstate__(self, state: dict) -> None:
+        if "_ids" in state:  # a pickle from before the lazy id map
+            state = dict(state)
+            state["_id_map"] = state.pop("_ids")
+        state.setdefault("_id_map", None)
         self.__dict__.update(state)
         self.__dict__.setdefault("_trie_and_longest", None)  # a pickle from before the lazy trie held "_trie"
 
@@ -349,7 +392,12 @@ def _vocab_columns(vocab: Any) -> tuple[list[str], list[float]] | None:
         return None
     pieces = list(map(_FIRST, vocab))
     scores = list(map(_SECOND, vocab))
-    if set(map(type, pieces)) != {str} or not set(map(type, scores)) <= {int, float}:
+    if set(map(type, pieces)) != {str}:
+        return None
+    kinds = set(map(type, scores))
+    if kinds == {float}:
+        return pieces, scores  # already floats (every score of a file read as HF reads it)
+    if not kinds <= {int, float}:
         return None
     return pieces, list(map(float, scores))
 

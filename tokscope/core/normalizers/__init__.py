@@ -25,7 +25,7 @@ from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.normalized import NormalizedText  # noqa: F401 - the docstring's example uses it
 from .bert import BertNormalizer
 from .byte_level import ByteLevel
-from .precompiled import Precompiled
+from .precompiled import Precompiled, charsmap_from_base64
 from .prepend import Prepend
 from .replace import Replace
 from .strip import Strip, StripAccents
@@ -105,15 +105,7 @@ def _build(obj: Any) -> Any:
             _field(obj, "lowercase", bool, True, type_name=t),
         )
     if t == "Precompiled":
-        import base64
-        import binascii
-
-        blob = _field(obj, "precompiled_charsmap", str, type_name=t)
-        try:
-            data = base64.b64decode(blob, validate=True)
-        except (binascii.Error, ValueError):
-            raise TokenizerFileError("normalizer 'Precompiled': 'precompiled_charsmap' is not base64") from None
-        return Precompiled(data)
+        return Precompiled(charsmap_from_base64(_field(obj, "precompiled_charsmap", str, type_name=t)))
     if t == "Nmt":
         return Nmt()
     if t == "ByteLevel":

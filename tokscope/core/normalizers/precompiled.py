@@ -13,6 +13,11 @@ alignment follows HF's ``(char, change)`` rule for each replacement, including i
 replacement by nothing folds the removal into the character before it (and, at the very start of
 the text, into nothing, which shifts the alignment of everything after it: reproduced).
 
+The ids-only :meth:`CharsMap.normalize_str` runs compiled when ``_tokscope_merge`` has it
+(``pcm_normalize`` of ``merge.c``): a character with no grapheme joiner (:data:`JOINERS`) on
+either side is a grapheme of its own and is looked up in C; a stretch of joined characters where
+a key starts goes through the Python path (cached), which stays the tests' oracle.
+
 >>> cm = CharsMap(build_charsmap({"ｈ": "h", "e\\u0301": "é", "\\u200b": ""}))
 >>> cm.normalize_str("ｈe\\u0301y\\u200b")
 'héy'
@@ -25,12 +30,14 @@ from __future__ import annotations
 
 import functools
 import struct
+from array import array
 from collections.abc import Mapping
+from typing import Any
 
 import regex
 
 from ..text.errors import TokenizerFileError
-from ..text.unicode import chars
+from ..text.unicode import chars, parse_ranges
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase
 
@@ -49,8 +56,124 @@ _SEGMENT = regex.compile(
 _SEGMENT_NO_PREPEND = regex.compile(r"(?:(?<!\r)\n|[\x00-\x09\x0b-\x7f])?[^\x00-\x7f]+")
 _PREPEND_CHAR = regex.compile("[" + _PREPEND + "]")
 _GRAPHEME = regex.compile(r"\X")
+#: Every character that may share a grapheme cluster with a neighbour (the "joiners"): ``\r``, the
+#: Extend, ZWJ, Regional_Indicator, Prepend, SpacingMark and Hangul L/V/T characters of the ``regex``
+#: module's Unicode, :data:`_PREPEND` and ``hf_tables.GRAPHEME_SPLIT``. Between two characters
+#: neither of which is one, both HF and :func:`graphemes` always cut (the tests check this table
+#: against the installed ``regex``), so the compiled path handles such characters one by one.
+JOINERS = (
+    "D 300-36F 483-489 591-5BD 5BF 5C1-5C2 5C4-5C5 5C7-5C9 600-605 610-61A 64B-65F 670 6D6-6DD "
+    "6DF-6E4 6E7-6E8 6EA-6ED 70F 711 730-74A 7A6-7B0 7EB-7F3 7FD 816-819 81B-823 825-827 829-82D "
+    "859-85B 890-891 897-89F 8CA-903 93A-93C 93E-94F 951-957 962-963 981-983 9BC 9BE-9C4 9C7-9C8 "
+    "9CB-9CD 9D7 9E2-9E3 9FE A01-A03 A3C A3E-A42 A47-A48 A4B-A4D A51 A70-A71 A75 A81-A83 ABC "
+    "ABE-AC5 AC7-AC9 ACB-ACD AE2-AE3 AFA-AFF B01-B03 B3C B3E-B44 B47-B48 B4B-B4D B53-B57 B62-B63 "
+    "B82 BBE-BC2 BC6-BC8 BCA-BCD BD7 C00-C04 C3C C3E-C44 C46-C48 C4A-C4D C55-C56 C62-C63 C81-C83 "
+    "CBC CBE-CC4 CC6-CC8 CCA-CCD CD5-CD6 CE2-CE3 CF3 D00-D03 D3B-D3C D3E-D44 D46-D48 D4A-D4E D57 "
+    "D62-D63 D81-D83 DCA DCF-DD4 DD6 DD8-DDF DF2-DF3 E31 E33-E3A E47-E4E EB1 EB3-EBC EC8-ECE "
+    "F18-F19 F35 F37 F39 F3E-F3F F71-F84 F86-F87 F8D-F97 F99-FBC FC6 102D-1037 1039-103E "
+    "1056-1059 105E-1060 1071-1074 1082 1084-1086 108D 109D 1100-11FF 135D-135F 1712-1715 "
+    "1732-1734 1752-1753 1772-1773 17B4-17D3 17DD 180B-180D 180F 1885-1886 18A9 1920-192B "
+    "1930-193B 1A17-1A1B 1A55-1A5E 1A60 1A62 1A65-1A7C 1A7F 1AB0-1AF0 1B00-1B04 1B34-1B44 "
+    "1B6B-1B73 1B80-1B82 1BA1-1BAD 1BE6-1BF3 1C24-1C37 1CD0-1CD2 1CD4-1CE8 1CED 1CF4 1CF7-1CF9 "
+    "1DC0-1DFF 200C-200D 20D0-20F0 2CEF-2CF1 2D7F 2DE0-2DFF 302A-302F 3099-309A A66F-A672 "
+    "A674-A67D A69E-A69F A6F0-A6F1 A802 A806 A80B A823-A827 A82C A880-A881 A8B4-A8C5 A8E0-A8F1 "
+    "A8FF A926-A92D A947-A953 A960-A97C A980-A983 A9B3-A9C0 A9E5 AA29-AA36 AA43 AA4C-AA4D AA7C "
+    "AAB0 AAB2-AAB4 AAB7-AAB8 AABE-AABF AAC1 AAEB-AAEF AAF5-AAF6 ABE3-ABEA ABEC-ABED D7B0-D7C6 "
+    "D7CB-D7FB FB1E FE00-FE0F FE20-FE2F FF9E-FF9F 101FD 102E0 10376-1037A 10A01-10A03 "
+    "10A05-10A06 10A0C-10A0F 10A38-10A3A 10A3F 10AE5-10AE6 10D24-10D27 10D69-10D6D 10EAB-10EAC "
+    "10ECB-10ECF 10EF0-10EFF 10F46-10F50 10F82-10F85 11000-11002 11038-11046 11070 11073-11074 "
+    "1107F-11082 110B0-110BA 110BD 110C2 110CD 11100-11102 11127-11134 11145-11146 11173 "
+    "11180-11182 111B3-111C0 111C2-111C3 111C9-111CC 111CE-111CF 1122C-11237 1123E 11241 "
+    "112DF-112EA 11300-11303 1133B-1133C 1133E-11344 11347-11348 1134B-1134D 11357 11362-11363 "
+    "11366-1136C 11370-11374 113B8-113C0 113C2 113C5 113C7-113CA 113CC-113D2 113E1-113E2 "
+    "11435-11446 1145E 114B0-114C3 115AF-115B5 115B8-115C0 115DC-115DD 11630-11640 116AB-116B7 "
+    "1171D-1171F 11722-1172B 1182C-1183A 11930-11935 11937-11938 1193B-11943 119D1-119D7 "
+    "119DA-119E0 119E4 11A01-11A0A 11A33-11A3E 11A47 11A51-11A5B 11A84-11A99 11B60-11B67 "
+    "11C2F-11C36 11C38-11C3F 11C92-11CA7 11CA9-11CB6 11D31-11D36 11D3A 11D3C-11D3D 11D3F-11D47 "
+    "11D8A-11D8E 11D90-11D91 11D93-11D97 11DF0 11EF3-11EF6 11F00-11F03 11F34-11F3A 11F3E-11F42 "
+    "11F5A 13440 13447-13455 1611E-1612F 16AF0-16AF4 16B30-16B36 16D63 16D67-16D6A 16F4F "
+    "16F51-16F87 16F8F-16F92 16FE4 16FF0-16FF1 1BC9D-1BC9E 1CF00-1CF2D 1CF30-1CF46 1D127-1D128 "
+    "1D165-1D169 1D16D-1D172 1D17B-1D182 1D185-1D18B 1D1AA-1D1AD 1D242-1D244 1D250-1D252 "
+    "1D25B-1D25C 1D25F 1D280-1D281 1DA00-1DA36 1DA3B-1DA6C 1DA75 1DA84 1DA9B-1DA9F 1DAA1-1DAAF "
+    "1E000-1E006 1E008-1E018 1E01B-1E021 1E023-1E024 1E026-1E02A 1E08F 1E130-1E136 1E2AE "
+    "1E2EC-1E2EF 1E4EC-1E4EF 1E5EE-1E5EF 1E6E3 1E6E6 1E6EE-1E6EF 1E6F5 1E8D0-1E8D6 1E944-1E94A "
+    "1F1E6-1F1FF 1F3FB-1F3FF E0020-E007F E0100-E01EF "
+)
 #: how many segments' rewrites a charsmap keeps (emptied when full)
 SEGMENT_CACHE = 1 << 16
+
+
+def _import_compiled() -> Any:
+    """The compiled charsmap (``pcm_*`` of ``_tokscope_merge``, built from ``merge.c`` at install
+    when the machine has a C compiler), or None; an older build without it counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "PCM_ABI", None) == 1 else None
+
+
+_compiled = {"module": _import_compiled(), "on": True}
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Use the compiled :meth:`CharsMap.normalize_str` when installed (the default), or the
+    pure-Python one (the tests' oracle); ``module`` puts in a compiled one built elsewhere.
+
+    >>> was = compiled_charsmap()
+    >>> use_compiled(False); compiled_charsmap() is None
+    True
+    >>> use_compiled(True); compiled_charsmap() is was
+    True
+    """
+    if module is not None:
+        _compiled["module"] = module
+    _compiled["on"] = bool(on)
+
+
+def compiled_charsmap() -> Any:
+    """The compiled charsmap module in use, or None (the pure-Python path)."""
+    return _compiled["module"] if _compiled["on"] else None
+
+
+@functools.cache
+def joiner_ranges() -> array:
+    """:data:`JOINERS` as the flat ``array('I')`` ``[first, last, first, last, ...]`` that the
+    compiled path reads.
+
+    >>> joiner_ranges()[:4].tolist()
+    [13, 13, 768, 879]
+    """
+    out = array("I")
+    for first, last in parse_ranges(JOINERS):
+        out.extend((first, last))
+    return out
+
+
+def charsmap_from_base64(text: str) -> bytes:
+    """The bytes of a ``precompiled_charsmap`` field: ``base64.b64decode(text, validate=True)``,
+    decoded in C when the compiled module is installed and the text is canonical base64 (a file's
+    charsmap is a few hundred KB: the standard decoder took a third of a warm load).
+
+    >>> charsmap_from_base64("YW I=")
+    Traceback (most recent call last):
+    ...
+    tokscope.core.text.errors.TokenizerFileError: normalizer 'Precompiled': 'precompiled_charsmap' is not base64
+    >>> charsmap_from_base64("YWI=")
+    b'ab'
+    """
+    module = compiled_charsmap()
+    if module is not None:
+        found = module.pcm_b64decode(text)
+        if found is not None:
+            return found
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise TokenizerFileError("normalizer 'Precompiled': 'precompiled_charsmap' is not base64") from None
 
 
 def graphemes(text: str) -> list[str]:
@@ -80,7 +203,7 @@ class CharsMap:
     """A parsed ``precompiled_charsmap``."""
 
     __slots__ = ("_blob", "_n_units", "_units", "_normalized", "_lookup", "_char_cache", "_ascii_found", "_segments",
-                 "_finders")
+                 "_finders", "_ctable", "_regions")
 
     def __init__(self, blob: bytes) -> None:
         self._blob = bytes(blob)
@@ -107,6 +230,10 @@ class CharsMap:
         self._segments: dict[str, list[tuple[int, list[tuple[str, str]]]]] = {}
         #: the pattern of the ASCII characters with a replacement, by the set of them in a text
         self._finders: dict[tuple[str, ...], regex.Pattern[str]] = {}
+        #: the compiled table (module, table), built on the first compiled normalize_str
+        self._ctable: tuple[Any, Any] | None = None
+        #: the compiled path's stretches of joined characters, normalized (bounded by SEGMENT_CACHE)
+        self._regions: dict[str, str] = {}
 
     @property
     def _array(self) -> tuple[int, ...]:
@@ -361,7 +488,34 @@ class CharsMap:
         return out
 
     def normalize_str(self, text: str) -> str:
-        """The characters HF's ``Precompiled`` makes of ``text``."""
+        """The characters HF's ``Precompiled`` makes of ``text``: compiled when installed (each
+        character with no joiner beside it looked up in C, the stretches of joined characters
+        through :meth:`_normalize_str`), else :meth:`_normalize_str`.
+
+        >>> CharsMap(build_charsmap({"ｈ": "h", "e\u0301": "é"})).normalize_str("ｈe\u0301 ｈ")
+        'hé h'
+        """
+        module = compiled_charsmap()
+        if module is not None:
+            table = self._ctable
+            if table is None or table[0] is not module:
+                table = self._ctable = (module, module.pcm_build(self._blob, joiner_ranges()))
+            try:
+                return module.pcm_normalize(table[1], text, self._regions, self._region)
+            except ValueError:
+                pass  # a replacement that is not whole UTF-8: the Python path names it
+        return self._normalize_str(text)
+
+    def _region(self, seg: str) -> str:
+        """A stretch of joined characters normalized (for the compiled path), and remembered."""
+        found = self._normalize_str(seg)
+        if len(self._regions) >= SEGMENT_CACHE:
+            self._regions.clear()
+        self._regions[seg] = found
+        return found
+
+    def _normalize_str(self, text: str) -> str:
+        """:meth:`normalize_str` in Python (the tests' oracle)."""
         rewrites = self._rewrites(text)
         if not rewrites:
             return text

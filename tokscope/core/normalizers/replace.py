@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import regex
 
 from ..text.normalized import NormalizedText
@@ -28,6 +30,11 @@ class Replace(NormalizerBase):
         self._one_to_one = not regex and len(pattern) == 1 and len(content) == 1
         self._plain = not regex and bool(pattern)
         self.local = self._plain
+        self._required = _required_text(pattern) if regex else None
+        #: a run pattern (see :func:`_required_text`) as a Python pattern: Oniguruma and ``re``
+        #: find the same leftmost longest runs of one character
+        run = _run_pattern(pattern) if self._required is not None else None
+        self._run = None if run is None else (run, content.replace("\\", "\\\\"))  # and content as a template
 
     def normalize(self, text: NormalizedText) -> NormalizedText:
         t = text.text
@@ -45,6 +52,13 @@ class Replace(NormalizerBase):
         """
         if self._plain:
             return text.replace(self.pattern, self.content)
+        required = getattr(self, "_required", None)  # (a pickle from before has neither)
+        if required is not None:
+            if required not in text:
+                return text
+            run = getattr(self, "_run", None)
+            if run is not None:
+                return run[0].sub(run[1], text)
         content = self.content
         out: list[str] = []
         last = 0
@@ -66,3 +80,37 @@ class Replace(NormalizerBase):
         lo = max(0, pos - n + 1)
         found = text.find(self.pattern, lo, pos + n - 1)
         return found < 0 or found >= pos
+
+
+#: ``c{n,}``, ``c{n,m}``, ``c{n}`` or ``c+`` of one plain character ``c`` (not a metacharacter)
+_REPEAT = regex.compile(r"([^\\.^$|?*+()\[\]{}])(?:\{([0-9]+)(?:,[0-9]*)?\}|(\+))")
+
+
+def _required_text(pattern: str) -> str | None:
+    """A string every match of Oniguruma pattern ``pattern`` holds, for the patterns HF's files
+    use to squeeze runs (``" {2,}"``): a text without it has no match, and is left as it is.
+    None when the pattern is not of that simple form (or may match nothing).
+
+    >>> _required_text(" {2,}"), _required_text("a+"), _required_text("a{0,3}"), _required_text("\\s+")
+    ('  ', 'a', None, None)
+    """
+    m = _REPEAT.fullmatch(pattern)
+    if m is None:
+        return None
+    count = 1 if m.group(3) else int(m.group(2))
+    return m.group(1) * count if 0 < count <= 64 else None
+
+
+def _run_pattern(pattern: str) -> re.Pattern[str] | None:
+    """The ``re`` pattern of a run pattern (:func:`_required_text`).
+
+    >>> _run_pattern(" {2,}").sub("_", "a  b   c d")
+    'a_b_c d'
+    """
+    m = _REPEAT.fullmatch(pattern)
+    if m is None:
+        return None
+    try:
+        return re.compile(re.escape(m.group(1)) + ("+" if m.group(3) else pattern[m.end(1):]))
+    except re.error:  # e.g. a{3,2}: left to Oniguruma's reading
+        return None

@@ -57,3 +57,21 @@ class Metaspace(PreTokenizerBase):
         out = [head] if head else []
         out.extend([rep + piece for piece in rest])
         return out
+
+    def split_many(self, pieces: list[str]) -> list[str]:
+        """:meth:`split_str` of each piece (none at the start of the text) in one list: with
+        ``always`` and no space or ``replacement`` in any piece (a Sequence after WhitespaceSplit),
+        each piece is the replacement and the piece, with no call per piece.
+
+        >>> Metaspace().split_many(["Hey", "you", "a▁b"])
+        ['▁Hey', '▁you', '▁a', '▁b']
+        """
+        rep = self.replacement
+        if self.prepend_scheme == "always":
+            joined = "".join(pieces)
+            if " " not in joined and rep not in joined:
+                return [rep + piece for piece in pieces if piece]
+        out: list[str] = []
+        for piece in pieces:
+            out.extend(self.split_str(piece, False))
+        return out

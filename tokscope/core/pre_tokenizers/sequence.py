@@ -33,8 +33,14 @@ class Sequence(PreTokenizerBase):
             return PreTokenizerBase.split_str(self, text, first)
         pieces = [text] if text else []
         for p in self.pretokenizers:
-            out: list[str] = []
-            for piece in pieces:
-                out.extend(p.split_str(piece, False))
-            pieces = [piece for piece in out if piece]
+            many = getattr(p, "split_many", None)  # all the pieces in one call (see Metaspace)
+            if many is not None:
+                out = many(pieces)
+            elif len(pieces) == 1:
+                out = p.split_str(pieces[0], False)
+            else:
+                out = []
+                for piece in pieces:
+                    out.extend(p.split_str(piece, False))
+            pieces = [piece for piece in out if piece] if "" in out else out
         return pieces

@@ -26,7 +26,11 @@ class WhitespaceSplit(PreTokenizerBase):
         return char_split(split, WS, "removed")
 
     def split_str(self, text: str, first: bool = True) -> list[str]:
-        return compiled_regex("[^" + WS_CLASS[1:] + "+").findall(text)
+        return _NOT_WS.findall(text)
+
+
+#: the runs of non-whitespace (WhitespaceSplit's chunks)
+_NOT_WS = regex.compile("[^" + WS_CLASS[1:] + "+")
 
 
 class Whitespace(PreTokenizerBase):
