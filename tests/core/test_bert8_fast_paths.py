@@ -150,12 +150,9 @@ PATHS = ["python"] + (["compiled"] if COMPILED is not None else [])
 def path(request):
     """Each test runs with the pure-Python ids loop and split and, when they can be built, the
     compiled ones."""
-    was = wp._compiled.copy(), pre_bert._compiled.copy()
-    wp.use_compiled(request.param == "compiled", COMPILED)
-    pre_bert.use_compiled(request.param == "compiled", COMPILED)
-    yield request.param
-    wp._compiled.update(was[0])
-    pre_bert._compiled.update(was[1])
+    on = request.param == "compiled"
+    with wp.compiled_part.switched(on, COMPILED), pre_bert.compiled_part.switched(on, COMPILED):
+        yield request.param
 
 
 def _check_pre(texts: list[str]) -> None:
@@ -312,9 +309,7 @@ def test_compiled_filter_lets_every_entry_through():
         pytest.skip("no C compiler")
     vocab = {"[UNK]": 0, "a" * 200: 1, "##" + "b" * 150: 2, "👍\ud800": 3, "##é": 4}
     model = wp.WordPiece(vocab, max_input_chars_per_word=1000)
-    was = wp._compiled.copy()
-    wp.use_compiled(True, COMPILED)
-    try:
+    with wp.compiled_part.switched(True, COMPILED):
         for word, want in [("a" * 200 + "b" * 150, [1, 2]), ("👍\ud800éé", [3, 4, 4]), ("a" * 199, [0])]:
             assert model.tokenize_ids(word) == want == [t[0] for t in model._tokenize(word)]
         vocab = json.loads(build("bert"))["model"]["vocab"]
@@ -323,8 +318,6 @@ def test_compiled_filter_lets_every_entry_through():
             assert bert.tokenize_ids(token) == [token_id], token
             if token.startswith("##") and len(token) > 2:
                 assert bert.tokenize_ids("\x00" + token[2:]) == [len(vocab), token_id], token
-    finally:
-        wp._compiled.update(was)
 
 
 # ----- the whole family file ---------------------------------------------------------------------

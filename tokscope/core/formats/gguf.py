@@ -62,6 +62,7 @@ from . import gguf_attributes
 from ..text.display import safe_text
 from ..text.errors import TokenizerFileError, TokscopeError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
+from ..text.compiled import CompiledPart
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)
@@ -89,17 +90,9 @@ _LITTLE = sys.byteorder == "little"
 _U64 = struct.Struct("<Q")
 
 
-def _import_compiled() -> Any:
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "GGUF_ABI", None) == 1 else None
-
-
 # The compiled reader of string arrays (``merge.c``'s ``gguf_strings``, in the optional
 # ``_tokscope_merge`` extension); without it :meth:`_Source.strings_python` runs.
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("GGUF_ABI")
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -112,14 +105,12 @@ def use_compiled(on: bool, module: Any = None) -> None:
     >>> use_compiled(True); (compiled_strings() is not None) == was
     True
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = on
+    compiled_part.use(on, module)
 
 
 def compiled_strings() -> Any:
     """The compiled reader's module in use, or None (the Python loop)."""
-    return _compiled["module"] if _compiled["on"] else None
+    return compiled_part.get()
 
 
 def looks_like(head: bytes) -> bool:

@@ -52,6 +52,7 @@ from ..normalizers.sentencepiece import SentencePieceNormalizer
 from ..processors import TemplateProcessing
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..tokenizer.tokenizer import Tokenizer
+from ..text.compiled import CompiledPart
 
 #: files larger than this are refused before they are read (Gemma 3's is 4.7 MB)
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -101,15 +102,7 @@ class ModelProto:
 # at install, or switched off) :func:`_top` runs, and it stays the tests' oracle.
 
 
-def _import_compiled() -> Any:
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "SPM_ABI", None) == 1 else None
-
-
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("SPM_ABI")
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -122,14 +115,12 @@ def use_compiled(on: bool, module: Any = None) -> None:
     >>> use_compiled(True); (compiled_reader() is not None) == was
     True
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = bool(on)
+    compiled_part.use(on, module)
 
 
 def compiled_reader() -> Any:
     """The compiled reader's module in use, or None (the Python reader)."""
-    return _compiled["module"] if _compiled["on"] else None
+    return compiled_part.get()
 
 
 

@@ -47,6 +47,7 @@ from ..text.measure import count_words, ratio, utf8_len
 from ..text.types import is_whole_utf8
 from ..tokenizer.rows import Rows
 from ..tokenizer.tokenizer import Tokenizer, fix_surrogates
+from ..text.compiled import CompiledPart
 
 #: How many tokenizers the comparison screen shows at once (the CLI has no limit).
 MAX_ON_SCREEN = 4
@@ -59,18 +60,7 @@ DEFAULT_COMPARE = ("gpt2", "cl100k_base", "o200k_base")
 # ----- the compiled bitmaps -----------------------------------------------------------------------
 
 
-def _import_compiled() -> Any:
-    """The compiled start maps and bitmap operations (``tile_*``, ``bits_*`` of ``_tokscope_merge``,
-    built from ``merge.c`` at install when the machine has a C compiler), or None; an older build
-    without them counts as none."""
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "TILE_ABI", None) == 1 else None
-
-
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("TILE_ABI")
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -83,14 +73,12 @@ def use_compiled(on: bool, module: Any = None) -> None:
     >>> use_compiled(True); (compiled_bitmaps() is not None) == was
     True
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = on
+    compiled_part.use(on, module)
 
 
 def compiled_bitmaps() -> Any:
     """The compiled module in use for start maps and bitmaps, or None (the Python paths)."""
-    return _compiled["module"] if _compiled["on"] else None
+    return compiled_part.get()
 
 
 # ----- boundaries ---------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.types import Parents
 from .base import CACHE_CAPACITY, ChunkCache, VocabLookups, check_vocab, reverse_vocab
+from ..text.compiled import CompiledPart
 
 #: Words with at least this many symbols are merged with a heap instead of the list scan.
 HEAP_THRESHOLD = 48
@@ -81,22 +82,12 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 # ----- the compiled merge loop -------------------------------------------------------------------
 
 
-def _import_compiled() -> Any:
-    """The compiled merge-list loop (``mlist_*`` of ``_tokscope_merge``, built from ``merge.c`` at
-    install when the machine has a C compiler), or None; an older build without it counts as none."""
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "MLIST_ABI", None) == 1 else None
-
-
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("MLIST_ABI")
 
 
 def compiled_available() -> bool:
     """True when the compiled merge loop is installed (it merges as :meth:`BPE._merge_heap`)."""
-    return _compiled["module"] is not None
+    return compiled_part.available()
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -110,14 +101,12 @@ def use_compiled(on: bool, module: Any = None) -> None:
     >>> use_compiled(True); (compiled_merge() is not None) == was
     True
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = bool(on)
+    compiled_part.use(on, module)
 
 
 def compiled_merge() -> Any:
     """The compiled merge-list module in use, or None (the pure-Python loop)."""
-    return _compiled["module"] if _compiled["on"] else None
+    return compiled_part.get()
 
 
 # ----- plain data for the explorer ---------------------------------------------------------------

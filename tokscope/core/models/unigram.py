@@ -37,6 +37,7 @@ from typing import Any
 from .base import ChunkCache
 from .bpe import BYTE_TOKENS
 from ..text.errors import TokenizerFileError
+from ..text.compiled import CompiledPart
 
 #: Hugging Face's penalty under the lowest score for an unknown character.
 UNK_PENALTY = 10.0
@@ -53,22 +54,12 @@ _UNREACHED = -math.inf
 SENTENCEPIECE, LLAMA_CPP, HUGGING_FACE = 0, 1, 2
 
 
-def _import_compiled() -> Any:
-    """The compiled lattice (part of ``_tokscope_merge``, built from ``merge.c`` at install when
-    the machine has a C compiler), or None; an older build without it counts as none."""
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "LATTICE_ABI", None) == 1 else None
-
-
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("LATTICE_ABI")
 
 
 def compiled_available() -> bool:
     """True when the compiled lattice is installed (it gives the same paths as the Python walk)."""
-    return _compiled["module"] is not None
+    return compiled_part.available()
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -82,14 +73,12 @@ def use_compiled(on: bool, module: Any = None) -> None:
     >>> use_compiled(True); (compiled_lattice() is not None) == was
     True
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = bool(on)
+    compiled_part.use(on, module)
 
 
 def compiled_lattice() -> Any:
     """The compiled lattice module in use, or None (the pure-Python walk)."""
-    return _compiled["module"] if _compiled["on"] else None
+    return compiled_part.get()
 
 
 def lattice_table(module: Any, pieces: Mapping[str, int], scores: Sequence[float]) -> Any:

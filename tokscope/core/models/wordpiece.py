@@ -23,24 +23,15 @@ from typing import Any
 
 from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
 from ..text.errors import TokenizerFileError
+from ..text.compiled import CompiledPart
 
 
-def _import_compiled() -> Any:
-    """The compiled ids loop (``wpiece_ids`` of ``_tokscope_merge``, built from ``merge.c`` at install
-    when the machine has a C compiler), or None; an older build without it counts as none."""
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "WPIECE_ABI", None) == 1 else None
-
-
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("WPIECE_ABI")
 
 
 def compiled_available() -> bool:
     """True when the compiled ids loop is installed (it cuts as :meth:`WordPiece._tokenize`)."""
-    return _compiled["module"] is not None
+    return compiled_part.available()
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -54,14 +45,12 @@ def use_compiled(on: bool, module: Any = None) -> None:
     >>> use_compiled(True); (compiled_ids() is not None) == was
     True
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = bool(on)
+    compiled_part.use(on, module)
 
 
 def compiled_ids() -> Any:
     """The compiled module in use for the ids, or None (the pure-Python loop)."""
-    return _compiled["module"] if _compiled["on"] else None
+    return compiled_part.get()
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +190,7 @@ class WordPiece(ChunkCache, VocabLookups):
         >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2})._tokenize_ids("abbc")
         [0]
         """
-        module = _compiled["module"] if _compiled["on"] else None
+        module = compiled_part.get()
         if module is None:
             return self._tokenize_ids_python(text)
         found = self.__dict__.get("_continued")

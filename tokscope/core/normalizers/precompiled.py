@@ -40,6 +40,7 @@ from ..text.errors import TokenizerFileError
 from ..text.unicode import chars, parse_ranges
 from ..text.normalized import NormalizedText
 from .base import NormalizerBase
+from ..text.compiled import CompiledPart
 
 # A grapheme cluster can only continue into an ASCII character after a Prepend character; the
 # table is the regex module's Prepend plus the Unicode 15-17 list, so it covers both versions.
@@ -103,17 +104,7 @@ JOINERS = (
 SEGMENT_CACHE = 1 << 16
 
 
-def _import_compiled() -> Any:
-    """The compiled charsmap (``pcm_*`` of ``_tokscope_merge``, built from ``merge.c`` at install
-    when the machine has a C compiler), or None; an older build without it counts as none."""
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "PCM_ABI", None) == 1 else None
-
-
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("PCM_ABI")
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -126,14 +117,12 @@ def use_compiled(on: bool, module: Any = None) -> None:
     >>> use_compiled(True); compiled_charsmap() is was
     True
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = bool(on)
+    compiled_part.use(on, module)
 
 
 def compiled_charsmap() -> Any:
     """The compiled charsmap module in use, or None (the pure-Python path)."""
-    return _compiled["module"] if _compiled["on"] else None
+    return compiled_part.get()
 
 
 @functools.cache

@@ -12,6 +12,7 @@ from ..text.unicode import char_class, table
 from ..text.normalized import NormalizedText
 from .base import PreTokenizerBase, compiled_regex, slices
 from .whitespace import WS, WS_CLASS
+from ..text.compiled import CompiledPart
 
 
 class BertPreTokenizer(PreTokenizerBase):
@@ -36,7 +37,7 @@ class BertPreTokenizer(PreTokenizerBase):
         >>> BertPreTokenizer().split_str("Hi,\u3000you\u2019re  ok!")
         ['Hi', ',', 'you', '’', 're', 'ok', '!']
         """
-        module = _compiled["module"] if _compiled["on"] else None
+        module = compiled_part.get()
         if module is None:
             return self.split_str_python(text)
         return module.bert_split(text, classes())
@@ -85,17 +86,7 @@ def classes() -> bytes:
     return bytes(out)
 
 
-def _import_compiled() -> Any:
-    """The compiled scan (``bert_split`` of ``_tokscope_merge``, with WordPiece's ``WPIECE_ABI``),
-    or None."""
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "WPIECE_ABI", None) == 1 else None
-
-
-_compiled = {"module": _import_compiled(), "on": True}
+compiled_part = CompiledPart("WPIECE_ABI")
 
 
 def use_compiled(on: bool, module: Any = None) -> None:
@@ -103,10 +94,8 @@ def use_compiled(on: bool, module: Any = None) -> None:
     :meth:`BertPreTokenizer.split_str_python` (the tests compare the two); ``module`` puts in a
     compiled one built elsewhere.
 
-    >>> was = dict(_compiled); use_compiled(False); BertPreTokenizer().split_str("a,b")
+    >>> with compiled_part.switched(False):
+    ...     BertPreTokenizer().split_str("a,b")
     ['a', ',', 'b']
-    >>> _compiled.update(was)
     """
-    if module is not None:
-        _compiled["module"] = module
-    _compiled["on"] = bool(on)
+    compiled_part.use(on, module)

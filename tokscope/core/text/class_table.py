@@ -18,6 +18,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .compiled import installed
 from .unicode import lower_special_points, table
 
 #: Code points per block, and blocks (the whole Unicode range).
@@ -25,15 +26,7 @@ BLOCK = 256
 BLOCKS = 0x110000 // BLOCK
 
 
-def _import_compiled() -> Any:
-    try:
-        import _tokscope_merge
-    except ImportError:
-        return None
-    return _tokscope_merge if getattr(_tokscope_merge, "CLS_ABI", None) == 1 else None
-
-
-_compiled: dict[str, Any] = {"module": _import_compiled()}
+_compiled: dict[str, Any] = {"module": installed("CLS_ABI")}
 
 
 def compiled() -> Any:
