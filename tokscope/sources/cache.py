@@ -129,12 +129,16 @@ class _Tables:
     def strings(self, items: list[str]) -> list:
         """Strings as one UTF-8 block (lone surrogates kept): joined by a character none of them
         holds, which splits fastest, else with their lengths in characters."""
-        if items and set(map(type, items)) != {str}:
-            raise _Unfit("a key that is not a string")
-        joined = "".join(items)  # a separator no string holds is one the joined text does not hold
-        for sep in _SEPARATORS:
-            if sep not in joined:
-                return [self.add("B", sep.join(items).encode("utf-8", "surrogatepass")), sep, len(items)]
+        if not items:
+            return [self.add("B", b""), _SEPARATORS[0], 0]
+        try:  # a string holds the separator when the joined text holds more of it than the joins
+            for sep in _SEPARATORS:
+                joined = sep.join(items)
+                if joined.count(sep) == len(items) - 1:
+                    return [self.add("B", joined.encode("utf-8", "surrogatepass")), sep, len(items)]
+        except TypeError:
+            raise _Unfit("a key that is not a string") from None
+        joined = "".join(items)
         return [self.add("B", joined.encode("utf-8", "surrogatepass")), self.add("", array("Q", map(len, items)))]
 
     def byte_strings(self, items: list[bytes]) -> list[int]:
@@ -143,11 +147,12 @@ class _Tables:
         return [self.add("B", b"".join(items)), self.add("", array("Q", map(len, items)))]
 
     def ints(self, values: Any) -> int:
-        values = list(values)
-        if not set(map(type, values)) <= {int}:
-            raise _Unfit("a value that is not a whole number")
+        """Whole numbers as 64-bit ones (checked by the array at C speed: a float or a string is a
+        TypeError; the values come from a model that accepted them, so none is a bool)."""
         try:
             return self.add("", array("q", values))
+        except TypeError:
+            raise _Unfit("a value that is not a whole number") from None
         except OverflowError:
             raise _Unfit("a number out of range") from None
 
