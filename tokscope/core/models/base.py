@@ -18,10 +18,39 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import Any
 
 from ..text.errors import TokenizerFileError
+
+
+def _import_compiled() -> Any:
+    """The compiled vocabulary checks (``vocab_*`` of ``_tokscope_merge``, built from ``merge.c`` at
+    install when the machine has a C compiler), or None; an older build without them counts as none."""
+    try:
+        import _tokscope_merge
+    except ImportError:
+        return None
+    return _tokscope_merge if getattr(_tokscope_merge, "VOCAB_ABI", None) == 1 else None
+
+
+# :func:`check_vocab` and :func:`reverse_vocab` in one pass each over a plain dict (``merge.c``'s
+# ``vocab_check`` and ``vocab_reverse``); without them, or for another shape, the Python below.
+_compiled: dict[str, Any] = {"module": _import_compiled()}
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Check vocabularies with the compiled functions when installed (the default), or in Python
+    (the tests' oracle; tests compare the two); ``module`` puts in a compiled one built elsewhere.
+
+    >>> was = _compiled["module"] is not None
+    >>> use_compiled(False); _compiled["module"] is None
+    True
+    >>> use_compiled(True); (_compiled["module"] is not None) == was
+    True
+    """
+    _compiled["module"] = (module or _import_compiled()) if on else None
 
 #: the largest id a vocabulary may hold (ids are unsigned 32-bit, as in Hugging Face)
 MAX_ID = 0xFFFFFFFF
@@ -40,6 +69,11 @@ def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
     >>> check_vocab({"a": 0})
     {'a': 0}
     """
+    compiled = _compiled["module"]
+    if compiled is not None:
+        checked = compiled.vocab_check(vocab)
+        if checked is not None:
+            return checked
     if not isinstance(vocab, Mapping):
         raise TokenizerFileError(f"the {what} is not a mapping of tokens to ids")
     # at C speed for a plain dict (a set of the keys' and ids' types, then the ids' range)
@@ -62,7 +96,29 @@ def reverse_vocab(vocab: Mapping[str, int]) -> dict[int, str]:
     >>> reverse_vocab({"a": 0, "b": 1, "c": 0})
     {0: 'a', 1: 'b'}
     """
+    compiled = _compiled["module"]
+    if compiled is not None:
+        reverse = compiled.vocab_reverse(vocab)
+        if reverse is not None:
+            return reverse
     return dict(zip(reversed(vocab.values()), reversed(vocab.keys())))
+
+
+def longest_tokens(vocab: dict[str, int], prefix: str) -> tuple[int, int]:
+    """The most characters of a token, and of a token that starts with ``prefix`` less the prefix
+    (0 when none does): WordPiece's longest-match search never looks further.
+
+    >>> longest_tokens({"ab": 0, "##abc": 1, "x": 2}, "##"), longest_tokens({"a": 0}, "##")
+    ((5, 3), (1, 0))
+    """
+    compiled = _compiled["module"]
+    if compiled is not None:
+        got = compiled.vocab_longest(vocab, prefix)
+        if got is not None:
+            return got[0], max(got[1], len(prefix)) - len(prefix)
+    longest = max(map(len, vocab), default=0)
+    continued = filter(operator.methodcaller("startswith", prefix), vocab)
+    return longest, max(map(len, continued), default=len(prefix)) - len(prefix)
 
 
 class VocabLookups:

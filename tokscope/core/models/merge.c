@@ -1752,6 +1752,7 @@ static struct PyModuleDef module = {
 };
 
 static int mlist_add(PyObject *m); /* at the end of the file */
+static int vocab_add(PyObject *m); /* at the end of the file */
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
@@ -1765,6 +1766,10 @@ PyInit__tokscope_merge(void)
         return NULL;
     }
     if (m != NULL && mlist_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (m != NULL && vocab_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -2077,4 +2082,119 @@ mlist_add(PyObject *m)
     if (PyModule_AddFunctions(m, mlist_methods) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "MLIST_ABI", MLIST_ABI_VERSION);
+}
+
+
+/* ----- vocabulary checks: check_vocab and reverse_vocab, compiled --------------------------------
+ *
+ * (load8's block: tokscope.core.models.base.) Every model with a token -> id vocabulary (BPE from a
+ * merge list, WordPiece, WordLevel) checks it and builds its id -> token map when it is made, from
+ * a file or from tokscope's cache; in Python that is five passes and a zip. These are one pass each
+ * over a plain dict; anything else is None and the Python functions (the tests' oracle) do it.
+ *
+ * vocab_check(vocab) -> a copy of vocab, or None unless vocab is a non-empty dict whose keys are
+ *     all str and whose values are all int (not bool, not a subclass) from 0 to 2**32 - 1.
+ * vocab_reverse(vocab) -> {id: token}, the first token of an id kept (a malformed file's ids can
+ *     repeat), or None unless vocab is a dict of str keys and int values (exact types).
+ *
+ * Only exact str and int objects are touched (their hashes and comparisons run no Python code), so
+ * nothing can change the dict while it is walked.
+ */
+
+#define VOCAB_ABI_VERSION 1
+#define VOCAB_MAX_ID 0xFFFFFFFFLL
+
+static PyObject *
+vocab_check(PyObject *self, PyObject *vocab)
+{
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    if (!PyDict_CheckExact(vocab) || PyDict_GET_SIZE(vocab) == 0)
+        Py_RETURN_NONE;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        int overflow = 0;
+        long long id;
+        if (!PyUnicode_CheckExact(key) || !PyLong_CheckExact(value))
+            Py_RETURN_NONE;
+        id = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (id == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (overflow || id < 0 || id > VOCAB_MAX_ID)
+            Py_RETURN_NONE;
+    }
+    return PyDict_Copy(vocab);
+}
+
+static PyObject *
+vocab_reverse(PyObject *self, PyObject *vocab)
+{
+    Py_ssize_t pos = 0;
+    PyObject *key, *value, *reverse;
+    if (!PyDict_CheckExact(vocab))
+        Py_RETURN_NONE;
+    reverse = PyDict_New();
+    if (reverse == NULL)
+        return NULL;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key) || !PyLong_CheckExact(value)) {
+            Py_DECREF(reverse);
+            Py_RETURN_NONE;
+        }
+        if (PyDict_SetDefault(reverse, value, key) == NULL) {
+            Py_DECREF(reverse);
+            return NULL;
+        }
+    }
+    return reverse;
+}
+
+/* vocab_longest(vocab, prefix) -> (longest, longest_prefixed): the most characters of a token, and
+ * of a token that starts with prefix (-1 when none does), or None unless vocab is a dict of str
+ * keys and prefix a str (exact types). WordPiece bounds its longest-match search by them. */
+static PyObject *
+vocab_longest(PyObject *self, PyObject *args)
+{
+    PyObject *vocab, *prefix, *key, *value;
+    Py_ssize_t pos = 0, longest = 0, prefixed = -1, n_prefix;
+    if (!PyArg_ParseTuple(args, "OO:vocab_longest", &vocab, &prefix))
+        return NULL;
+    if (!PyDict_CheckExact(vocab) || !PyUnicode_CheckExact(prefix) || PyUnicode_READY(prefix) < 0)
+        Py_RETURN_NONE;
+    n_prefix = PyUnicode_GET_LENGTH(prefix);
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        Py_ssize_t n;
+        if (!PyUnicode_CheckExact(key) || PyUnicode_READY(key) < 0)
+            Py_RETURN_NONE;
+        n = PyUnicode_GET_LENGTH(key);
+        if (n > longest)
+            longest = n;
+        if (n >= n_prefix && n > prefixed) {
+            Py_ssize_t match = PyUnicode_Tailmatch(key, prefix, 0, n_prefix, -1);
+            if (match < 0)
+                return NULL;
+            if (match)
+                prefixed = n;
+        }
+    }
+    return Py_BuildValue("(nn)", longest, prefixed);
+}
+
+static PyMethodDef vocab_methods[] = {
+    {"vocab_check", vocab_check, METH_O,
+     "vocab_check(vocab) -> a copy of a plain str -> id dict (ids 0 to 2**32 - 1), or None"},
+    {"vocab_reverse", vocab_reverse, METH_O,
+     "vocab_reverse(vocab) -> {id: token}, the first token of an id kept, or None for another shape"},
+    {"vocab_longest", vocab_longest, METH_VARARGS,
+     "vocab_longest(vocab, prefix) -> (longest, longest_prefixed): token lengths in characters (-1: none prefixed)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+vocab_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, vocab_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "VOCAB_ABI", VOCAB_ABI_VERSION);
 }

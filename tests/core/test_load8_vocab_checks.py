@@ -1,0 +1,117 @@
+"""Issue 22 item 4 (load8): the compiled vocabulary checks (``merge.c``'s ``vocab_check``,
+``vocab_reverse``, ``vocab_longest``) give what the Python ones give, on any vocabulary: the same
+copy or the same one-line refusal, the same id -> token map (the first token of a repeated id),
+the same longest entries; and a model built either way is the same model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokscope.core.models import base
+from tokscope.core.models.wordlevel import WordLevel
+from tokscope.core.models.wordpiece import WordPiece
+from tokscope.core.text.errors import TokenizerFileError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from compiled_merge import _with_abi  # noqa: E402
+
+COMPILED = _with_abi("VOCAB_ABI")
+needs_compiled = pytest.mark.skipif(COMPILED is None, reason="no C compiler for the compiled vocabulary checks")
+
+#: tokens from a wide alphabet: emoji, CJK, combining marks, lone surrogates, prefixes, specials
+TOKEN = st.text(st.one_of(st.sampled_from(["#", "▁", "Ġ", "😀", "中", "\u0301", "\ud800", "\udfff", "<", "|", ">", " ",
+                                           "\t", "\x00", "a", "é"]), st.characters()), max_size=6)
+ID = st.one_of(st.integers(0, 50), st.integers(0, 2**32 - 1), st.sampled_from([0, 2**32 - 1, 2**32, -1, 2**64, -(2**70)]))
+ODD = st.sampled_from([True, False, 1.0, "3", None, 2**32, -1])
+
+
+def pure(fn, *args):
+    base.use_compiled(False)
+    try:
+        return outcome(fn, *args)
+    finally:
+        base.use_compiled(True, COMPILED)
+
+
+def compiled(fn, *args):
+    base.use_compiled(True, COMPILED)
+    return outcome(fn, *args)
+
+
+def outcome(fn, *args):
+    try:
+        got = fn(*args)
+    except TokenizerFileError as exc:
+        return "error", str(exc)
+    return "ok", got, list(got.items()) if isinstance(got, dict) else None
+
+
+@pytest.fixture(autouse=True)
+def _restore():
+    yield
+    base.use_compiled(True)
+
+
+@needs_compiled
+@settings(max_examples=70, deadline=None)
+@given(st.dictionaries(TOKEN, ID, max_size=12), st.lists(st.tuples(st.one_of(TOKEN, st.integers()), st.one_of(ID, ODD)),
+                                                          max_size=2))
+def test_check_vocab_is_the_python_check(vocab, odd):
+    assert compiled(base.check_vocab, vocab) == pure(base.check_vocab, vocab)
+    mixed = {**vocab, **dict(odd)}
+    assert compiled(base.check_vocab, mixed) == pure(base.check_vocab, mixed)
+
+
+@needs_compiled
+@settings(max_examples=70, deadline=None)
+@given(st.dictionaries(TOKEN, st.integers(0, 8), max_size=14))
+def test_reverse_vocab_keeps_the_first_token_of_an_id_as_python_does(vocab):
+    got = compiled(base.reverse_vocab, vocab)
+    assert got[:2] == pure(base.reverse_vocab, vocab)[:2]
+    assert got[1] == {i: next(t for t, j in vocab.items() if j == i) for i in set(vocab.values())}
+
+
+@needs_compiled
+@settings(max_examples=70, deadline=None)
+@given(st.dictionaries(TOKEN, st.integers(0, 9), max_size=14), st.sampled_from(["##", "", "▁", "😀", "\ud800", "a"]))
+def test_longest_tokens_is_the_python_count(vocab, prefix):
+    assert compiled(base.longest_tokens, vocab, prefix) == pure(base.longest_tokens, vocab, prefix)
+
+
+@needs_compiled
+@pytest.mark.parametrize("vocab", [{}, {"a": True}, {"a": 1.0}, {"a": -1}, {"a": 2**32}, {1: 0}, {"a": 0, "b": "1"}])
+def test_a_bad_or_empty_vocabulary_is_refused_or_kept_alike(vocab):
+    assert compiled(base.check_vocab, vocab) == pure(base.check_vocab, vocab)
+    assert COMPILED.vocab_check(vocab) is None  # anything but a plain one goes to the Python loop
+
+
+@needs_compiled
+def test_subclasses_and_other_mappings_go_to_python():
+    class Key(str):
+        pass
+
+    class Id(int):
+        pass
+
+    assert COMPILED.vocab_check({Key("a"): 0}) is None and COMPILED.vocab_check({"a": Id(0)}) is None
+    assert COMPILED.vocab_reverse({"a": Id(0)}) is None and COMPILED.vocab_longest({Key("a"): 0}, "#") is None
+    assert compiled(base.check_vocab, {Key("a"): Id(3)}) == pure(base.check_vocab, {Key("a"): Id(3)})
+
+
+@needs_compiled
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(TOKEN, st.integers(0, 30), min_size=1, max_size=12), st.lists(TOKEN, max_size=6))
+def test_a_model_built_either_way_tokenizes_alike(vocab, words):
+    vocab = {**vocab, "[UNK]": 31, "<unk>": 32}
+    models = []
+    for on in (False, True):
+        base.use_compiled(on, COMPILED if on else None)
+        wp, wl = WordPiece(vocab), WordLevel(vocab)
+        models.append((wp._vocab, wp._vocab_r, wp._longest, wp._longest_cont, wl._vocab_r,
+                       [wp.tokenize(w) for w in words if w], [wl.tokenize(w) for w in words]))
+    assert models[0] == models[1]
