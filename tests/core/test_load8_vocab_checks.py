@@ -115,3 +115,38 @@ def test_a_model_built_either_way_tokenizes_alike(vocab, words):
         models.append((wp._vocab, wp._vocab_r, wp._longest, wp._longest_cont, wl._vocab_r,
                        [wp.tokenize(w) for w in words if w], [wl.tokenize(w) for w in words]))
     assert models[0] == models[1]
+
+
+def table_outcome(text, sep, ids):
+    try:
+        got = base.vocab_from_table(text, sep, ids)
+    except ValueError:
+        return "error"
+    return got, list(got.items())
+
+
+@needs_compiled
+@settings(max_examples=70, deadline=None)
+@given(st.lists(TOKEN, max_size=10), st.sampled_from(["\x00", "\ufdd0", "\ufdd1", "\ufdef", "😀", "a"]),
+       st.lists(st.integers(-(2**63), 2**63 - 1), max_size=12), st.integers(-1, 1))
+def test_a_vocabulary_table_reads_as_split_and_zip(tokens, sep, ids, extra):
+    """Tokens that hold the separator, repeated tokens (the last id wins), too few or too many ids."""
+    from array import array
+
+    text = sep.join(tokens)
+    ids = array("q", (ids + [0] * len(tokens))[: max(0, len(text.split(sep)) + extra)])
+    base.use_compiled(False)
+    want = table_outcome(text, sep, ids)
+    base.use_compiled(True, COMPILED)
+    assert table_outcome(text, sep, ids) == want
+
+
+@needs_compiled
+def test_a_vocabulary_table_of_other_types_goes_to_python():
+    from array import array
+
+    assert COMPILED.vocab_table("a", "xy", array("q", [1])) is None
+    with pytest.raises(ValueError):
+        COMPILED.vocab_table("a", "x", array("i", [1]))
+    base.use_compiled(True, COMPILED)
+    assert base.vocab_from_table("a,b", ",", array("i", [1, 2])) == {"a": 1, "b": 2}

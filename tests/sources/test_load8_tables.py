@@ -4,13 +4,18 @@ they were written, on any strings, and still refuse what has no form."""
 
 from __future__ import annotations
 
+import sys
 from array import array
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokscope.sources import cache
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from compiled_merge import _with_abi  # noqa: E402
 
 #: every separator the tables may use, and text around them: strings that hold one force the next
 SEPARATORS = "".join(cache._SEPARATORS)
@@ -62,3 +67,22 @@ def test_ints_read_back_as_written(values):
     reader = cache._Reader(tables.specs, memoryview(b"".join(tables.blobs)))
     assert reader.ints(index, len(values)) == values
     assert isinstance(reader.get(index, array), array)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(TEXT, st.integers(0, 2**32 - 1), max_size=12))
+def test_a_vocabulary_reads_back_from_its_tables_either_way(compiled, vocab):
+    from tokscope.core.models import base
+
+    module = _with_abi("VOCAB_ABI") if compiled else None
+    if compiled and module is None:
+        pytest.skip("no C compiler for the compiled vocabulary table")
+    base.use_compiled(compiled, module)
+    try:
+        tables = cache._Tables()
+        spec = cache._vocab_tables(vocab, tables)
+        got = cache._vocab_from(spec, cache._Reader(tables.specs, memoryview(b"".join(tables.blobs))))
+    finally:
+        base.use_compiled(True)
+    assert list(got.items()) == list(vocab.items())

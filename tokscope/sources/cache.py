@@ -40,6 +40,7 @@ from typing import Any
 from ..version import __version__
 from ..core.added_tokens.specials import SpecialTokens
 from ..core.formats import gguf
+from ..core.models.base import vocab_from_table
 from ..core.models.bpe import BPE
 from ..core.models.ranks import RanksBPE
 from ..core.tokenizer.tokenizer import Tokenizer
@@ -248,7 +249,14 @@ def _vocab_tables(vocab: Any, tables: _Tables) -> dict:
 
 def _vocab_from(spec: Any, reader: _Reader) -> Any:
     if "map" in spec:
-        keys = reader.strings(spec["map"])
+        ref = spec["map"]
+        if len(ref) == 3 and ref[2]:  # joined by a separator: cut and paired with the ids in one pass
+            blob_index, sep, count = ref
+            ids = reader.get(spec["ids"], array)
+            if sep not in _SEPARATORS or type(count) is not int or ids.typecode != "q" or len(ids) != count:
+                raise ValueError("a bad vocabulary table")
+            return vocab_from_table(reader.get(blob_index, bytes).decode("utf-8", "surrogatepass"), sep, ids)
+        keys = reader.strings(ref)
         return dict(zip(keys, reader.ints(spec["ids"], len(keys))))
     pieces = reader.strings(spec["pieces"])
     scores: list = reader.get(spec["scores"], array).tolist()

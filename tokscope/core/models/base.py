@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import operator
+from array import array
 from collections.abc import Mapping
 from typing import Any
 
@@ -102,6 +103,25 @@ def reverse_vocab(vocab: Mapping[str, int]) -> dict[int, str]:
         if reverse is not None:
             return reverse
     return dict(zip(reversed(vocab.values()), reversed(vocab.keys())))
+
+
+def vocab_from_table(text: str, sep: str, ids: array) -> dict[str, int]:
+    """``{token: id}`` from ``text`` cut at every ``sep`` (one character) and an ``array('q')`` of
+    ids, one per token (a token listed twice keeps its last id): how tokscope's cache keeps a
+    vocabulary. A ValueError when the counts differ.
+
+    >>> vocab_from_table("a\\x00b\\x00", "\\x00", array("q", [4, 7, 9]))
+    {'a': 4, 'b': 7, '': 9}
+    """
+    compiled = _compiled["module"]
+    if compiled is not None and ids.typecode == "q":
+        got = compiled.vocab_table(text, sep, ids)
+        if got is not None:
+            return got
+    tokens = text.split(sep)
+    if len(tokens) != len(ids):
+        raise ValueError("the tokens and their ids differ in number")
+    return dict(zip(tokens, ids.tolist()))
 
 
 def longest_tokens(vocab: dict[str, int], prefix: str) -> tuple[int, int]:

@@ -2181,6 +2181,77 @@ vocab_longest(PyObject *self, PyObject *args)
     return Py_BuildValue("(nn)", longest, prefixed);
 }
 
+/* vocab_table(text, sep, ids) -> {token: id}: text cut at every sep (one character) into tokens,
+ * the k-th token given ids[k] (ids: a buffer of int64, an array('q')), a token listed twice keeping
+ * its last id, as dict(zip(text.split(sep), ids)) does; a ValueError when the counts differ, None
+ * unless text and sep are str (exact) and sep is one character. tokscope's cache keeps a
+ * vocabulary so. */
+static PyObject *
+vocab_table(PyObject *self, PyObject *args)
+{
+    PyObject *text, *sep, *ids_obj, *vocab = NULL;
+    Py_buffer ids;
+    Py_ssize_t n, start = 0, k = 0, count;
+    Py_UCS4 cut;
+    const long long *values;
+    if (!PyArg_ParseTuple(args, "OOO:vocab_table", &text, &sep, &ids_obj))
+        return NULL;
+    if (!PyUnicode_CheckExact(text) || !PyUnicode_CheckExact(sep) || PyUnicode_READY(text) < 0
+        || PyUnicode_READY(sep) < 0 || PyUnicode_GET_LENGTH(sep) != 1)
+        Py_RETURN_NONE;
+    if (PyObject_GetBuffer(ids_obj, &ids, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (ids.itemsize != 8 || ids.format == NULL || strcmp(ids.format, "q") != 0) {
+        PyBuffer_Release(&ids);
+        PyErr_SetString(PyExc_ValueError, "vocab_table: the ids are not 64-bit integers");
+        return NULL;
+    }
+    count = ids.len / 8;
+    values = (const long long *)ids.buf;
+    n = PyUnicode_GET_LENGTH(text);
+    cut = PyUnicode_READ_CHAR(sep, 0);
+    vocab = PyDict_New();
+    if (vocab == NULL)
+        goto fail;
+    for (;;) {
+        Py_ssize_t at = PyUnicode_FindChar(text, cut, start, n, 1);
+        PyObject *token, *id;
+        if (at == -2)
+            goto fail;
+        if (at == -1)
+            at = n;
+        if (k >= count) {
+            PyErr_SetString(PyExc_ValueError, "vocab_table: more tokens than ids");
+            goto fail;
+        }
+        token = PyUnicode_Substring(text, start, at);
+        if (token == NULL)
+            goto fail;
+        id = PyLong_FromLongLong(values[k]);
+        if (id == NULL || PyDict_SetItem(vocab, token, id) < 0) {
+            Py_DECREF(token);
+            Py_XDECREF(id);
+            goto fail;
+        }
+        Py_DECREF(token);
+        Py_DECREF(id);
+        k++;
+        if (at == n)
+            break;
+        start = at + 1;
+    }
+    if (k != count) {
+        PyErr_SetString(PyExc_ValueError, "vocab_table: fewer tokens than ids");
+        goto fail;
+    }
+    PyBuffer_Release(&ids);
+    return vocab;
+fail:
+    Py_XDECREF(vocab);
+    PyBuffer_Release(&ids);
+    return NULL;
+}
+
 static PyMethodDef vocab_methods[] = {
     {"vocab_check", vocab_check, METH_O,
      "vocab_check(vocab) -> a copy of a plain str -> id dict (ids 0 to 2**32 - 1), or None"},
@@ -2188,6 +2259,8 @@ static PyMethodDef vocab_methods[] = {
      "vocab_reverse(vocab) -> {id: token}, the first token of an id kept, or None for another shape"},
     {"vocab_longest", vocab_longest, METH_VARARGS,
      "vocab_longest(vocab, prefix) -> (longest, longest_prefixed): token lengths in characters (-1: none prefixed)"},
+    {"vocab_table", vocab_table, METH_VARARGS,
+     "vocab_table(text, sep, ids) -> dict(zip(text.split(sep), ids)) for an array('q') of ids (None for other types)"},
     {NULL, NULL, 0, NULL},
 };
 
