@@ -79,9 +79,11 @@ def read_source(path: Path) -> bytes:
     return read_regular(path, MAX_SOURCE_BYTES, what="tokenizer files")
 
 
-def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Built]) -> Tokenizer:
-    """The tokenizer ``build(data)`` makes from ``path``'s bytes, from the cache when it holds it."""
-    data = read_source(path)
+def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Built], data: bytes | None = None) -> Tokenizer:
+    """The tokenizer ``build(data)`` makes from ``path``'s bytes (``data`` when the caller has read
+    them, by :func:`read_source`), from the cache when it holds it."""
+    if data is None:
+        data = read_source(path)
     digest = hashlib.sha256(data).hexdigest()
     entry = _entry(kind, digest)
     tokenizer = _load(entry, kind, digest)
