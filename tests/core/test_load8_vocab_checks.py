@@ -150,3 +150,54 @@ def test_a_vocabulary_table_of_other_types_goes_to_python():
         COMPILED.vocab_table("a", "x", array("i", [1]))
     base.use_compiled(True, COMPILED)
     assert base.vocab_from_table("a,b", ",", array("i", [1, 2])) == {"a": 1, "b": 2}
+
+
+PIECE = st.text(st.sampled_from(["a", "b", "Ġ", "😀", "中", "\u0301", "\ud800", "#", " ", "x"]), min_size=0, max_size=3)
+
+
+def bpe_outcome(vocab, merges, **options):
+    from tokscope.core.models.bpe import BPE
+
+    try:
+        model = BPE(vocab, merges, **options)
+    except (TokenizerFileError, UnicodeError) as exc:  # a lone surrogate cut by the prefix: ValueError, named by the reader
+        return "error", type(exc).__name__, str(exc)
+    return list(model._keys), list(model._results), model.tokenize("abab😀中\u0301")
+
+
+@needs_compiled
+@settings(max_examples=80, deadline=None)
+@given(st.lists(PIECE, min_size=1, max_size=10, unique=True), st.lists(st.tuples(PIECE, PIECE), max_size=8),
+       st.sampled_from(["lines", "pairs", "tuples", "mixed"]), st.booleans(), st.sampled_from([None, "##"]),
+       st.booleans())
+def test_a_merge_list_reads_compiled_as_the_columns_and_loop_read_it(pieces, pairs, form, version, prefix, complete):
+    """Merges whose tokens or result are missing, "a b" lines with no space or two, a '#version'
+    line, tuples, a mixed list, a subword prefix (never compiled): the same arrays or the same error;
+    with ``complete`` every merge's parts and result are in the vocabulary (a list that builds)."""
+    known = [x for a, b in (pairs if complete else pairs[: len(pairs) // 2]) for x in ((a, b, a + b) if complete else (a + b,))]
+    vocab = {p: i for i, p in enumerate(dict.fromkeys(pieces + known))}
+    if form == "lines":
+        merges = [f"{a} {b}" for a, b in pairs]
+    elif form == "pairs":
+        merges = [[a, b] for a, b in pairs]
+    elif form == "tuples":
+        merges = list(pairs)
+    else:
+        merges = [f"{a} {b}" if i % 2 else [a, b] for i, (a, b) in enumerate(pairs)]
+    if version and form == "lines":
+        merges.insert(0, "#version: 0.2")
+    options = {"continuing_subword_prefix": prefix} if prefix else {}
+    base.use_compiled(False)
+    want = bpe_outcome(vocab, merges, **options)
+    base.use_compiled(True, COMPILED)
+    assert bpe_outcome(vocab, merges, **options) == want
+
+
+@needs_compiled
+def test_the_compiled_merge_reader_takes_only_plain_lists():
+    vocab = {"a": 0, "b": 1, "ab": 2}
+    assert COMPILED.vocab_merges(vocab, ["a b"]) is not None and COMPILED.vocab_merges(vocab, [["a", "b"]]) is not None
+    for merges in ([], ["#version: 0.2", "a b"], ["a  b"], ["ab"], [("a", "b")], [["a", "b", "c"]], ["a x"], [["a", 1]]):
+        assert COMPILED.vocab_merges(vocab, merges) is None, merges
+    assert COMPILED.vocab_merges({"a": 0, "b": 1, "ab": 2**32}, ["a b"]) is None
+    assert COMPILED.vocab_merges({"a": 0, "b": 1, "ab": True}, ["a b"]) is None

@@ -63,6 +63,11 @@ CACHE_CAPACITY = 100_000
 Tokens = tuple[tuple[int, int, int], ...]
 
 
+def compiled_vocab() -> Any:
+    """The compiled vocabulary functions in use (``merge.c``'s ``vocab_*``), or None: the Python ones."""
+    return _compiled["module"]
+
+
 def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
     """``vocab`` as a plain ``str -> id`` dict; a key that is not a string or an id that is not a
     whole number from 0 to 2**32 - 1 is a :class:`TokenizerFileError`.

@@ -2252,6 +2252,123 @@ fail:
     return NULL;
 }
 
+/* The id of token in vocab: 0 and *id set, 1 when it is missing or not a plain id, -1 on error. */
+static int
+vocab_id(PyObject *vocab, PyObject *token, uint32_t *id)
+{
+    PyObject *value = PyDict_GetItemWithError(vocab, token);
+    unsigned long long v;
+    if (value == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    if (!PyLong_CheckExact(value))
+        return 1;
+    v = PyLong_AsUnsignedLongLong(value);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 1;
+    }
+    if (v > 0xFFFFFFFFULL)
+        return 1;
+    *id = (uint32_t)v;
+    return 0;
+}
+
+/* vocab_merges(vocab, merges) -> (keys, results) as bytes: a BPE merge list (no subword prefix)
+ * read straight from the file's list, either "a b" strings (exactly one space each) or [a, b]
+ * pairs, into left << 32 | right (uint64) and the merged token's id (uint32) by rank, in this
+ * machine's byte order; None for anything else (a first item starting with "#", a pair that is
+ * not a list of two str, a token missing from the vocabulary, an empty list): the Python columns
+ * and the merge-by-merge loop then read it and name what is wrong. vocab: a dict of str -> int. */
+static PyObject *
+vocab_merges(PyObject *self, PyObject *args)
+{
+    PyObject *vocab, *merges, *keys = NULL, *results = NULL, *first;
+    Py_ssize_t n, i;
+    int lines;
+    uint64_t *key_out;
+    uint32_t *result_out;
+    if (!PyArg_ParseTuple(args, "OO:vocab_merges", &vocab, &merges))
+        return NULL;
+    if (!PyDict_CheckExact(vocab) || !PyList_CheckExact(merges) || PyList_GET_SIZE(merges) == 0
+        || PyList_GET_SIZE(merges) > (Py_ssize_t)0xFFFFFFFF)
+        Py_RETURN_NONE;
+    n = PyList_GET_SIZE(merges);
+    first = PyList_GET_ITEM(merges, 0);
+    lines = PyUnicode_CheckExact(first);
+    if (lines && (PyUnicode_READY(first) < 0 || (PyUnicode_GET_LENGTH(first) > 0 && PyUnicode_READ_CHAR(first, 0) == '#')))
+        Py_RETURN_NONE;
+    keys = PyBytes_FromStringAndSize(NULL, n * 8);
+    results = PyBytes_FromStringAndSize(NULL, n * 4);
+    if (keys == NULL || results == NULL)
+        goto fail;
+    key_out = (uint64_t *)PyBytes_AS_STRING(keys);
+    result_out = (uint32_t *)PyBytes_AS_STRING(results);
+    for (i = 0; i < n; i++) {
+        /* a vocabulary key of a str subclass could run Python code in a comparison and shorten
+         * the list: its length is read again before each item */
+        PyObject *item, *left, *right, *merged;
+        uint32_t a = 0, b = 0, made = 0;
+        int missing;
+        if (i >= PyList_GET_SIZE(merges))
+            goto unfit;
+        item = PyList_GET_ITEM(merges, i);
+        if (lines) {
+            Py_ssize_t len, space;
+            if (!PyUnicode_CheckExact(item) || PyUnicode_READY(item) < 0)
+                goto unfit;
+            len = PyUnicode_GET_LENGTH(item);
+            space = PyUnicode_FindChar(item, ' ', 0, len, 1);
+            if (space == -2)
+                goto fail;
+            if (space < 0 || PyUnicode_FindChar(item, ' ', space + 1, len, 1) != -1)
+                goto unfit; /* no space, or two (FindChar's error, -2, is rechecked by Python) */
+            left = PyUnicode_Substring(item, 0, space);
+            right = PyUnicode_Substring(item, space + 1, len);
+        } else {
+            PyObject *l, *r;
+            if (!PyList_CheckExact(item) || PyList_GET_SIZE(item) != 2)
+                goto unfit;
+            l = PyList_GET_ITEM(item, 0);
+            r = PyList_GET_ITEM(item, 1);
+            if (!PyUnicode_CheckExact(l) || !PyUnicode_CheckExact(r))
+                goto unfit;
+            left = l;
+            right = r;
+            Py_INCREF(left);
+            Py_INCREF(right);
+        }
+        if (left == NULL || right == NULL) {
+            Py_XDECREF(left);
+            Py_XDECREF(right);
+            goto fail;
+        }
+        merged = PyUnicode_Concat(left, right);
+        missing = merged == NULL ? -1 : vocab_id(vocab, left, &a);
+        if (missing == 0)
+            missing = vocab_id(vocab, right, &b);
+        if (missing == 0)
+            missing = vocab_id(vocab, merged, &made);
+        Py_DECREF(left);
+        Py_DECREF(right);
+        Py_XDECREF(merged);
+        if (missing < 0)
+            goto fail;
+        if (missing)
+            goto unfit;
+        key_out[i] = (uint64_t)a << 32 | b;
+        result_out[i] = made;
+    }
+    return Py_BuildValue("(NN)", keys, results);
+unfit:
+    Py_DECREF(keys);
+    Py_DECREF(results);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(keys);
+    Py_XDECREF(results);
+    return NULL;
+}
+
 static PyMethodDef vocab_methods[] = {
     {"vocab_check", vocab_check, METH_O,
      "vocab_check(vocab) -> a copy of a plain str -> id dict (ids 0 to 2**32 - 1), or None"},
@@ -2261,6 +2378,8 @@ static PyMethodDef vocab_methods[] = {
      "vocab_longest(vocab, prefix) -> (longest, longest_prefixed): token lengths in characters (-1: none prefixed)"},
     {"vocab_table", vocab_table, METH_VARARGS,
      "vocab_table(text, sep, ids) -> dict(zip(text.split(sep), ids)) for an array('q') of ids (None for other types)"},
+    {"vocab_merges", vocab_merges, METH_VARARGS,
+     "vocab_merges(vocab, merges) -> (keys, results) as bytes of uint64 and uint32 by rank, or None for the Python path"},
     {NULL, NULL, 0, NULL},
 };
 
