@@ -45,7 +45,8 @@ def test_a_small_file_is_opened_once_cold_and_warm(name, tmp_path, cache_dir, op
         tokenizer = model_files.load_path(path)
         assert opens.count(str(path)) == 1
         assert tokenizer.encode(TEXT, allowed_special="all") == want
-    assert list(cache_dir.rglob("*.tables"))  # the warm load read the entry the cold one wrote
+    # gpt2's warm load read the entry the cold one wrote; wordlevel's small file has none (see below)
+    assert len(list(cache_dir.rglob("*.tables"))) == (name == "gpt2")
 
 
 def test_a_file_over_the_read_once_size_is_sniffed_first(tmp_path, cache_dir, opens, monkeypatch):
@@ -68,3 +69,17 @@ def test_a_fifo_or_a_folder_without_a_tokenizer_is_one_line(tmp_path, cache_dir)
         model_files.load_path(empty)
     with pytest.raises(SourceError, match="cannot read"):
         model_files.load_path(tmp_path / "missing.json")
+
+
+def test_a_small_file_without_a_merge_list_writes_no_entry_and_still_loads(tmp_path, cache_dir):
+    from tokscope.sources import cache
+
+    small = hf_files.save("wordlevel", tmp_path)  # a WordLevel model, 31 KB
+    merges = hf_files.save("gpt2", tmp_path)  # a BPE model: its entry keeps the merge arrays
+    assert small.stat().st_size < cache.MIN_CACHED_BYTES
+    want = tokenizers.Tokenizer.from_file(str(small)).encode(TEXT, add_special_tokens=False).ids
+    for _ in range(2):
+        assert model_files.load_path(small).encode(TEXT, allowed_special="all") == want
+    assert not list(cache_dir.rglob("*.tables"))
+    model_files.load_path(merges)
+    assert len(list(cache_dir.rglob("*.tables"))) == 1

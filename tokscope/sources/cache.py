@@ -99,9 +99,21 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
             tokenizer, source = built.tokenizer, built.json
         else:
             tokenizer, source = built, None
-        _store(entry, kind, digest, tokenizer, source)
+        if _pays(data, tokenizer):
+            _store(entry, kind, digest, tokenizer, source)
         del built, source
     return tokenizer
+
+
+#: a file under this size whose model has no merge list is not cached (see :func:`_pays`)
+MIN_CACHED_BYTES = 64 * 1024
+
+
+def _pays(data: bytes, tokenizer: Tokenizer) -> bool:
+    """Whether an entry would save more than it costs: not for a small file whose model keeps no
+    merge list (a WordLevel, WordPiece or Unigram vocabulary reads from an entry about as fast as
+    from its JSON, and writing the entry costs more than a parse of such a file)."""
+    return len(data) >= MIN_CACHED_BYTES or isinstance(tokenizer.model, (BPE, RanksBPE))
 
 
 # ----- tables -------------------------------------------------------------------------------------
