@@ -40,6 +40,7 @@ from typing import Any
 from ..version import __version__
 from ..core.added_tokens.specials import SpecialTokens
 from ..core.formats import gguf
+from ..core.models.base import vocab_from_table
 from ..core.models.bpe import BPE
 from ..core.models.ranks import RanksBPE
 from ..core.tokenizer.tokenizer import Tokenizer
@@ -78,9 +79,11 @@ def read_source(path: Path) -> bytes:
     return read_regular(path, MAX_SOURCE_BYTES, what="tokenizer files")
 
 
-def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Built]) -> Tokenizer:
-    """The tokenizer ``build(data)`` makes from ``path``'s bytes, from the cache when it holds it."""
-    data = read_source(path)
+def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Built], data: bytes | None = None) -> Tokenizer:
+    """The tokenizer ``build(data)`` makes from ``path``'s bytes (``data`` when the caller has read
+    them, by :func:`read_source`), from the cache when it holds it."""
+    if data is None:
+        data = read_source(path)
     digest = hashlib.sha256(data).hexdigest()
     entry = _entry(kind, digest)
     tokenizer = _load(entry, kind, digest)
@@ -96,9 +99,21 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
             tokenizer, source = built.tokenizer, built.json
         else:
             tokenizer, source = built, None
-        _store(entry, kind, digest, tokenizer, source)
+        if _pays(data, tokenizer):
+            _store(entry, kind, digest, tokenizer, source)
         del built, source
     return tokenizer
+
+
+#: a file under this size whose model has no merge list is not cached (see :func:`_pays`)
+MIN_CACHED_BYTES = 64 * 1024
+
+
+def _pays(data: bytes, tokenizer: Tokenizer) -> bool:
+    """Whether an entry would save more than it costs: not for a small file whose model keeps no
+    merge list (a WordLevel, WordPiece or Unigram vocabulary reads from an entry about as fast as
+    from its JSON, and writing the entry costs more than a parse of such a file)."""
+    return len(data) >= MIN_CACHED_BYTES or isinstance(tokenizer.model, (BPE, RanksBPE))
 
 
 # ----- tables -------------------------------------------------------------------------------------
@@ -129,12 +144,16 @@ class _Tables:
     def strings(self, items: list[str]) -> list:
         """Strings as one UTF-8 block (lone surrogates kept): joined by a character none of them
         holds, which splits fastest, else with their lengths in characters."""
-        if items and set(map(type, items)) != {str}:
-            raise _Unfit("a key that is not a string")
-        joined = "".join(items)  # a separator no string holds is one the joined text does not hold
-        for sep in _SEPARATORS:
-            if sep not in joined:
-                return [self.add("B", sep.join(items).encode("utf-8", "surrogatepass")), sep, len(items)]
+        if not items:
+            return [self.add("B", b""), _SEPARATORS[0], 0]
+        try:  # a string holds the separator when the joined text holds more of it than the joins
+            for sep in _SEPARATORS:
+                joined = sep.join(items)
+                if joined.count(sep) == len(items) - 1:
+                    return [self.add("B", joined.encode("utf-8", "surrogatepass")), sep, len(items)]
+        except TypeError:
+            raise _Unfit("a key that is not a string") from None
+        joined = "".join(items)
         return [self.add("B", joined.encode("utf-8", "surrogatepass")), self.add("", array("Q", map(len, items)))]
 
     def byte_strings(self, items: list[bytes]) -> list[int]:
@@ -143,11 +162,12 @@ class _Tables:
         return [self.add("B", b"".join(items)), self.add("", array("Q", map(len, items)))]
 
     def ints(self, values: Any) -> int:
-        values = list(values)
-        if not set(map(type, values)) <= {int}:
-            raise _Unfit("a value that is not a whole number")
+        """Whole numbers as 64-bit ones (checked by the array at C speed: a float or a string is a
+        TypeError; the values come from a model that accepted them, so none is a bool)."""
         try:
             return self.add("", array("q", values))
+        except TypeError:
+            raise _Unfit("a value that is not a whole number") from None
         except OverflowError:
             raise _Unfit("a number out of range") from None
 
@@ -243,7 +263,14 @@ def _vocab_tables(vocab: Any, tables: _Tables) -> dict:
 
 def _vocab_from(spec: Any, reader: _Reader) -> Any:
     if "map" in spec:
-        keys = reader.strings(spec["map"])
+        ref = spec["map"]
+        if len(ref) == 3 and ref[2]:  # joined by a separator: cut and paired with the ids in one pass
+            blob_index, sep, count = ref
+            ids = reader.get(spec["ids"], array)
+            if sep not in _SEPARATORS or type(count) is not int or ids.typecode != "q" or len(ids) != count:
+                raise ValueError("a bad vocabulary table")
+            return vocab_from_table(reader.get(blob_index, bytes).decode("utf-8", "surrogatepass"), sep, ids)
+        keys = reader.strings(ref)
         return dict(zip(keys, reader.ints(spec["ids"], len(keys))))
     pieces = reader.strings(spec["pieces"])
     scores: list = reader.get(spec["scores"], array).tolist()

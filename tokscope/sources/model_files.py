@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ if TYPE_CHECKING:  # the template sandbox (jinja2) is imported when a chat is re
 MAX_FILE_BYTES = cache.MAX_SOURCE_BYTES
 #: the key of a tokenizer's :class:`ModelFiles` in :meth:`.Tokenizer.derived`
 MODEL_FILES = "sources.model_files"
+#: files up to this size are read whole before they are sniffed (one open, not two); a larger one
+#: may be a GGUF model, of which only the metadata is read
+READ_ONCE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,24 +198,35 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     path = path.expanduser()
     within = cache_root_of(path)
     folder: Path | None = None
-    if path.is_dir():
+    try:  # one stat tells a folder, a regular file and its size
+        info: os.stat_result | None = os.stat(path)
+    except (OSError, ValueError):
+        info = None
+    if info is not None and stat.S_ISDIR(info.st_mode):
         folder = path
         found = tokenizer_file(path) or gguf_file(path)
         if found is None:
             raise SourceError(f"{safe_text(path)} holds no tokenizer file (looked for {', '.join(sniff.FOLDER_FILES)}, "
                               "or one .gguf file)")
-        path = found
+        path, info = found, None
     elif path.name in sniff.FOLDER_FILES or path.parent.joinpath("tokenizer_config.json").is_file():
         folder = path.parent
     try:
-        size = path.stat().st_size
+        if info is None:
+            info = path.stat()
     except OSError as exc:
         raise SourceError(f"cannot read {safe_text(path)}: {exc.strerror or exc}") from None
-    if not path.is_file():
+    size = info.st_size
+    if not stat.S_ISREG(info.st_mode):
         raise SourceError(f"{safe_text(path)} is not a regular file")
     if within is not None and not is_within(path, within):
         raise SourceError(f"{safe_text(path)} links outside {safe_text(within)}: refused (only links within it are followed)")
-    fmt = _sniff(path)
+    data = None
+    if size <= READ_ONCE_BYTES:  # a small file is read once: sniffed from its first bytes, parsed from all
+        data = cache.read_source(path)
+        fmt = sniff.format_of(data[:sniff.HEAD_BYTES])
+    else:
+        fmt = _sniff(path)
     kind = fmt.name if fmt is not None else None
     if kind == "gguf":  # a model's weights follow its metadata: no size limit, nothing else read
         return load_gguf(path, name=name or model_id, model_id=model_id)
@@ -221,9 +236,9 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
     label = name or model_id or (folder_label(folder, path.name, facts[1]) if folder is not None
                                  and path.name in sniff.FOLDER_FILES else path.stem)
     if kind == "ranks":
-        tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label))
+        tokenizer = cache.cached_file(path, "rank-model", lambda data: _rank_model(path, data, label), data)
     elif kind == "json":
-        tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label))
+        tokenizer = cache.cached_file(path, "json-tokenizer", lambda data: _json_tokenizer(path, data, label), data)
     elif kind == "spm":  # the protobuf parse is kept in the cache
         try:
             tokenizer = cache.cached_sentencepiece(path, label)

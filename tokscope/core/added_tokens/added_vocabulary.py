@@ -90,11 +90,19 @@ class _Trie:
     [(0, 3), (3, 5), (6, 7)]
     """
 
-    __slots__ = ("tokens", "_pattern")
+    __slots__ = ("tokens", "_regex")
 
     def __init__(self, patterns: dict[str, Any]) -> None:
         self.tokens = patterns
-        self._pattern = regex.compile(trie_regex(patterns)) if patterns else None
+        self._regex: Any = None
+
+    @property
+    def _pattern(self) -> Any:
+        """The trie's regex (None for no strings), made on first use: a load whose text never
+        reaches the added tokens does not build it."""
+        if self._regex is None and self.tokens:
+            self._regex = regex.compile(trie_regex(self.tokens))
+        return self._regex
 
     def __reduce__(self):
         return _Trie, (self.tokens,)

@@ -18,10 +18,31 @@
 
 from __future__ import annotations
 
+import operator
+from array import array
 from collections.abc import Mapping
 from typing import Any
 
+from ..text.compiled import CompiledPart
 from ..text.errors import TokenizerFileError
+
+
+# :func:`check_vocab` and :func:`reverse_vocab` in one pass each over a plain dict (``merge.c``'s
+# ``vocab_check`` and ``vocab_reverse``); without them, or for another shape, the Python below.
+compiled_part = CompiledPart("VOCAB_ABI")
+
+
+def use_compiled(on: bool, module: Any = None) -> None:
+    """Check vocabularies with the compiled functions when installed (the default), or in Python
+    (the tests' oracle; tests compare the two); ``module`` puts in a compiled one built elsewhere.
+
+    >>> was = compiled_vocab() is not None
+    >>> use_compiled(False); compiled_vocab() is None
+    True
+    >>> use_compiled(True); (compiled_vocab() is not None) == was
+    True
+    """
+    compiled_part.use(on, module)
 
 #: the largest id a vocabulary may hold (ids are unsigned 32-bit, as in Hugging Face)
 MAX_ID = 0xFFFFFFFF
@@ -33,6 +54,11 @@ CACHE_CAPACITY = 100_000
 Tokens = tuple[tuple[int, int, int], ...]
 
 
+def compiled_vocab() -> Any:
+    """The compiled vocabulary functions in use (``merge.c``'s ``vocab_*``), or None: the Python ones."""
+    return compiled_part.get()
+
+
 def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
     """``vocab`` as a plain ``str -> id`` dict; a key that is not a string or an id that is not a
     whole number from 0 to 2**32 - 1 is a :class:`TokenizerFileError`.
@@ -40,6 +66,11 @@ def check_vocab(vocab: Any, what: str = "vocabulary") -> dict[str, int]:
     >>> check_vocab({"a": 0})
     {'a': 0}
     """
+    compiled = compiled_part.get()
+    if compiled is not None:
+        checked = compiled.vocab_check(vocab)
+        if checked is not None:
+            return checked
     if not isinstance(vocab, Mapping):
         raise TokenizerFileError(f"the {what} is not a mapping of tokens to ids")
     # at C speed for a plain dict (a set of the keys' and ids' types, then the ids' range)
@@ -62,7 +93,48 @@ def reverse_vocab(vocab: Mapping[str, int]) -> dict[int, str]:
     >>> reverse_vocab({"a": 0, "b": 1, "c": 0})
     {0: 'a', 1: 'b'}
     """
+    compiled = compiled_part.get()
+    if compiled is not None:
+        reverse = compiled.vocab_reverse(vocab)
+        if reverse is not None:
+            return reverse
     return dict(zip(reversed(vocab.values()), reversed(vocab.keys())))
+
+
+def vocab_from_table(text: str, sep: str, ids: array) -> dict[str, int]:
+    """``{token: id}`` from ``text`` cut at every ``sep`` (one character) and an ``array('q')`` of
+    ids, one per token (a token listed twice keeps its last id): how tokscope's cache keeps a
+    vocabulary. A ValueError when the counts differ.
+
+    >>> vocab_from_table("a\\x00b\\x00", "\\x00", array("q", [4, 7, 9]))
+    {'a': 4, 'b': 7, '': 9}
+    """
+    compiled = compiled_part.get()
+    if compiled is not None and ids.typecode == "q":
+        got = compiled.vocab_table(text, sep, ids)
+        if got is not None:
+            return got
+    tokens = text.split(sep)
+    if len(tokens) != len(ids):
+        raise ValueError("the tokens and their ids differ in number")
+    return dict(zip(tokens, ids.tolist()))
+
+
+def longest_tokens(vocab: dict[str, int], prefix: str) -> tuple[int, int]:
+    """The most characters of a token, and of a token that starts with ``prefix`` less the prefix
+    (0 when none does): WordPiece's longest-match search never looks further.
+
+    >>> longest_tokens({"ab": 0, "##abc": 1, "x": 2}, "##"), longest_tokens({"a": 0}, "##")
+    ((5, 3), (1, 0))
+    """
+    compiled = compiled_part.get()
+    if compiled is not None:
+        got = compiled.vocab_longest(vocab, prefix)
+        if got is not None:
+            return got[0], max(got[1], len(prefix)) - len(prefix)
+    longest = max(map(len, vocab), default=0)
+    continued = filter(operator.methodcaller("startswith", prefix), vocab)
+    return longest, max(map(len, continued), default=len(prefix)) - len(prefix)
 
 
 class VocabLookups:

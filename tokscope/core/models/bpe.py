@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 
 from ..text.errors import TokenizerFileError, UnsupportedComponentError
 from ..text.types import Parents
-from .base import CACHE_CAPACITY, ChunkCache, VocabLookups, check_vocab, reverse_vocab
+from .base import CACHE_CAPACITY, ChunkCache, VocabLookups, check_vocab, compiled_vocab, reverse_vocab
 from ..text.compiled import CompiledPart
 
 #: Words with at least this many symbols are merged with a heap instead of the list scan.
@@ -263,6 +263,31 @@ def join_keys(lefts: array, rights: array) -> array:
     return keys
 
 
+def merges_from_list(vocab: dict[str, int], merges: Any) -> tuple[array, array] | None:
+    """The merge arrays (``left << 32 | right`` and the merged token's id, by rank) read straight
+    from a file's merge list by the compiled reader (``merge.c``'s ``vocab_merges``: no columns, no
+    look-up per merge in Python), or None when it is not installed or the list is not plain ("a b"
+    lines or [a, b] lists, every token in the vocabulary): then :func:`merge_columns` and
+    :meth:`BPE._build_merges` read it and name what is wrong.
+
+    >>> got = merges_from_list({"a": 0, "b": 1, "ab": 2}, ["a b"])
+    >>> got is None or (list(got[0]), list(got[1])) == ([1], [2])
+    True
+    """
+    compiled = compiled_vocab()
+    if compiled is None:
+        return None
+    got = compiled.vocab_merges(vocab, merges)
+    if got is None:
+        return None
+    keys, results = array("Q"), array("I")
+    if keys.itemsize != 8 or results.itemsize != 4:
+        return None
+    keys.frombytes(got[0])
+    results.frombytes(got[1])
+    return keys, results
+
+
 class MergeColumns(NamedTuple):
     """A merge list already cut into its two columns (the left tokens and the right ones, by
     rank), as a file reader that cuts merges its own way gives it to :class:`BPE`.
@@ -363,7 +388,8 @@ class BPE(ChunkCache, VocabLookups):
         self.end_of_word_suffix = end_of_word_suffix or None
         self.ignore_merges = bool(ignore_merges)
         # The merge list as two arrays by rank: ``left << 32 | right`` and the result's id.
-        self._keys, self._results = self._build_merges(*merge_columns(merges))
+        built = merges_from_list(self._vocab, merges) if self.continuing_subword_prefix is None else None
+        self._keys, self._results = built or self._build_merges(*merge_columns(merges))
         self._setup()
 
     def _setup(self) -> None:

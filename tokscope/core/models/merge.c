@@ -1756,6 +1756,7 @@ static int cls_add(PyObject *m); /* at the end of the file */
 static int tile_add(PyObject *m);  /* compare's bitmaps, after it */
 static int wpiece_add(PyObject *m); /* WordPiece and BERT's split, after it */
 static int pcm_add(PyObject *m); /* the charsmap normalizer, float scores and Unigram ids, after it */
+static int vocab_add(PyObject *m); /* the vocabulary checks and merge lists, after it */
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
@@ -1785,6 +1786,10 @@ PyInit__tokscope_merge(void)
         return NULL;
     }
     if (m != NULL && pcm_add(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (m != NULL && vocab_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -3618,4 +3623,311 @@ pcm_add(PyObject *m)
         || PyModule_AddIntConstant(m, "UIDS_ABI", UIDS_ABI_VERSION) < 0)
         return -1;
     return PyModule_AddIntConstant(m, "PCM_ABI", PCM_ABI_VERSION);
+}
+
+
+/* ----- vocabulary checks: check_vocab and reverse_vocab, compiled --------------------------------
+ *
+ * (load8's block: tokscope.core.models.base.) Every model with a token -> id vocabulary (BPE from a
+ * merge list, WordPiece, WordLevel) checks it and builds its id -> token map when it is made, from
+ * a file or from tokscope's cache; in Python that is five passes and a zip. These are one pass each
+ * over a plain dict; anything else is None and the Python functions (the tests' oracle) do it.
+ *
+ * vocab_check(vocab) -> a copy of vocab, or None unless vocab is a non-empty dict whose keys are
+ *     all str and whose values are all int (not bool, not a subclass) from 0 to 2**32 - 1.
+ * vocab_reverse(vocab) -> {id: token}, the first token of an id kept (a malformed file's ids can
+ *     repeat), or None unless vocab is a dict of str keys and int values (exact types).
+ *
+ * Only exact str and int objects are touched (their hashes and comparisons run no Python code), so
+ * nothing can change the dict while it is walked.
+ */
+
+#define VOCAB_ABI_VERSION 1
+#define VOCAB_MAX_ID 0xFFFFFFFFLL
+
+static PyObject *
+vocab_check(PyObject *self, PyObject *vocab)
+{
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    if (!PyDict_CheckExact(vocab) || PyDict_GET_SIZE(vocab) == 0)
+        Py_RETURN_NONE;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        int overflow = 0;
+        long long id;
+        if (!PyUnicode_CheckExact(key) || !PyLong_CheckExact(value))
+            Py_RETURN_NONE;
+        id = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (id == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (overflow || id < 0 || id > VOCAB_MAX_ID)
+            Py_RETURN_NONE;
+    }
+    return PyDict_Copy(vocab);
+}
+
+static PyObject *
+vocab_reverse(PyObject *self, PyObject *vocab)
+{
+    Py_ssize_t pos = 0;
+    PyObject *key, *value, *reverse;
+    if (!PyDict_CheckExact(vocab))
+        Py_RETURN_NONE;
+    reverse = PyDict_New();
+    if (reverse == NULL)
+        return NULL;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key) || !PyLong_CheckExact(value)) {
+            Py_DECREF(reverse);
+            Py_RETURN_NONE;
+        }
+        if (PyDict_SetDefault(reverse, value, key) == NULL) {
+            Py_DECREF(reverse);
+            return NULL;
+        }
+    }
+    return reverse;
+}
+
+/* vocab_longest(vocab, prefix) -> (longest, longest_prefixed): the most characters of a token, and
+ * of a token that starts with prefix (-1 when none does), or None unless vocab is a dict of str
+ * keys and prefix a str (exact types). WordPiece bounds its longest-match search by them. */
+static PyObject *
+vocab_longest(PyObject *self, PyObject *args)
+{
+    PyObject *vocab, *prefix, *key, *value;
+    Py_ssize_t pos = 0, longest = 0, prefixed = -1, n_prefix;
+    if (!PyArg_ParseTuple(args, "OO:vocab_longest", &vocab, &prefix))
+        return NULL;
+    if (!PyDict_CheckExact(vocab) || !PyUnicode_CheckExact(prefix) || PyUnicode_READY(prefix) < 0)
+        Py_RETURN_NONE;
+    n_prefix = PyUnicode_GET_LENGTH(prefix);
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        Py_ssize_t n;
+        if (!PyUnicode_CheckExact(key) || PyUnicode_READY(key) < 0)
+            Py_RETURN_NONE;
+        n = PyUnicode_GET_LENGTH(key);
+        if (n > longest)
+            longest = n;
+        if (n >= n_prefix && n > prefixed) {
+            Py_ssize_t match = PyUnicode_Tailmatch(key, prefix, 0, n_prefix, -1);
+            if (match < 0)
+                return NULL;
+            if (match)
+                prefixed = n;
+        }
+    }
+    return Py_BuildValue("(nn)", longest, prefixed);
+}
+
+/* vocab_table(text, sep, ids) -> {token: id}: text cut at every sep (one character) into tokens,
+ * the k-th token given ids[k] (ids: a buffer of int64, an array('q')), a token listed twice keeping
+ * its last id, as dict(zip(text.split(sep), ids)) does; a ValueError when the counts differ, None
+ * unless text and sep are str (exact) and sep is one character. tokscope's cache keeps a
+ * vocabulary so. */
+static PyObject *
+vocab_table(PyObject *self, PyObject *args)
+{
+    PyObject *text, *sep, *ids_obj, *vocab = NULL;
+    Py_buffer ids;
+    Py_ssize_t n, start = 0, k = 0, count;
+    Py_UCS4 cut;
+    const long long *values;
+    if (!PyArg_ParseTuple(args, "OOO:vocab_table", &text, &sep, &ids_obj))
+        return NULL;
+    if (!PyUnicode_CheckExact(text) || !PyUnicode_CheckExact(sep) || PyUnicode_READY(text) < 0
+        || PyUnicode_READY(sep) < 0 || PyUnicode_GET_LENGTH(sep) != 1)
+        Py_RETURN_NONE;
+    if (PyObject_GetBuffer(ids_obj, &ids, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (ids.itemsize != 8 || ids.format == NULL || strcmp(ids.format, "q") != 0) {
+        PyBuffer_Release(&ids);
+        PyErr_SetString(PyExc_ValueError, "vocab_table: the ids are not 64-bit integers");
+        return NULL;
+    }
+    count = ids.len / 8;
+    values = (const long long *)ids.buf;
+    n = PyUnicode_GET_LENGTH(text);
+    cut = PyUnicode_READ_CHAR(sep, 0);
+    vocab = PyDict_New();
+    if (vocab == NULL)
+        goto fail;
+    for (;;) {
+        Py_ssize_t at = PyUnicode_FindChar(text, cut, start, n, 1);
+        PyObject *token, *id;
+        if (at == -2)
+            goto fail;
+        if (at == -1)
+            at = n;
+        if (k >= count) {
+            PyErr_SetString(PyExc_ValueError, "vocab_table: more tokens than ids");
+            goto fail;
+        }
+        token = PyUnicode_Substring(text, start, at);
+        if (token == NULL)
+            goto fail;
+        id = PyLong_FromLongLong(values[k]);
+        if (id == NULL || PyDict_SetItem(vocab, token, id) < 0) {
+            Py_DECREF(token);
+            Py_XDECREF(id);
+            goto fail;
+        }
+        Py_DECREF(token);
+        Py_DECREF(id);
+        k++;
+        if (at == n)
+            break;
+        start = at + 1;
+    }
+    if (k != count) {
+        PyErr_SetString(PyExc_ValueError, "vocab_table: fewer tokens than ids");
+        goto fail;
+    }
+    PyBuffer_Release(&ids);
+    return vocab;
+fail:
+    Py_XDECREF(vocab);
+    PyBuffer_Release(&ids);
+    return NULL;
+}
+
+/* The id of token in vocab: 0 and *id set, 1 when it is missing or not a plain id, -1 on error. */
+static int
+vocab_id(PyObject *vocab, PyObject *token, uint32_t *id)
+{
+    PyObject *value = PyDict_GetItemWithError(vocab, token);
+    unsigned long long v;
+    if (value == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    if (!PyLong_CheckExact(value))
+        return 1;
+    v = PyLong_AsUnsignedLongLong(value);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 1;
+    }
+    if (v > 0xFFFFFFFFULL)
+        return 1;
+    *id = (uint32_t)v;
+    return 0;
+}
+
+/* vocab_merges(vocab, merges) -> (keys, results) as bytes: a BPE merge list (no subword prefix)
+ * read straight from the file's list, either "a b" strings (exactly one space each) or [a, b]
+ * pairs, into left << 32 | right (uint64) and the merged token's id (uint32) by rank, in this
+ * machine's byte order; None for anything else (a first item starting with "#", a pair that is
+ * not a list of two str, a token missing from the vocabulary, an empty list): the Python columns
+ * and the merge-by-merge loop then read it and name what is wrong. vocab: a dict of str -> int. */
+static PyObject *
+vocab_merges(PyObject *self, PyObject *args)
+{
+    PyObject *vocab, *merges, *keys = NULL, *results = NULL, *first;
+    Py_ssize_t n, i;
+    int lines;
+    uint64_t *key_out;
+    uint32_t *result_out;
+    if (!PyArg_ParseTuple(args, "OO:vocab_merges", &vocab, &merges))
+        return NULL;
+    if (!PyDict_CheckExact(vocab) || !PyList_CheckExact(merges) || PyList_GET_SIZE(merges) == 0
+        || PyList_GET_SIZE(merges) > (Py_ssize_t)0xFFFFFFFF)
+        Py_RETURN_NONE;
+    n = PyList_GET_SIZE(merges);
+    first = PyList_GET_ITEM(merges, 0);
+    lines = PyUnicode_CheckExact(first);
+    if (lines && (PyUnicode_READY(first) < 0 || (PyUnicode_GET_LENGTH(first) > 0 && PyUnicode_READ_CHAR(first, 0) == '#')))
+        Py_RETURN_NONE;
+    keys = PyBytes_FromStringAndSize(NULL, n * 8);
+    results = PyBytes_FromStringAndSize(NULL, n * 4);
+    if (keys == NULL || results == NULL)
+        goto fail;
+    key_out = (uint64_t *)PyBytes_AS_STRING(keys);
+    result_out = (uint32_t *)PyBytes_AS_STRING(results);
+    for (i = 0; i < n; i++) {
+        /* a vocabulary key of a str subclass could run Python code in a comparison and shorten
+         * the list: its length is read again before each item */
+        PyObject *item, *left, *right, *merged;
+        uint32_t a = 0, b = 0, made = 0;
+        int missing;
+        if (i >= PyList_GET_SIZE(merges))
+            goto unfit;
+        item = PyList_GET_ITEM(merges, i);
+        if (lines) {
+            Py_ssize_t len, space;
+            if (!PyUnicode_CheckExact(item) || PyUnicode_READY(item) < 0)
+                goto unfit;
+            len = PyUnicode_GET_LENGTH(item);
+            space = PyUnicode_FindChar(item, ' ', 0, len, 1);
+            if (space == -2)
+                goto fail;
+            if (space < 0 || PyUnicode_FindChar(item, ' ', space + 1, len, 1) != -1)
+                goto unfit; /* no space, or two (FindChar's error, -2, is rechecked by Python) */
+            left = PyUnicode_Substring(item, 0, space);
+            right = PyUnicode_Substring(item, space + 1, len);
+        } else {
+            PyObject *l, *r;
+            if (!PyList_CheckExact(item) || PyList_GET_SIZE(item) != 2)
+                goto unfit;
+            l = PyList_GET_ITEM(item, 0);
+            r = PyList_GET_ITEM(item, 1);
+            if (!PyUnicode_CheckExact(l) || !PyUnicode_CheckExact(r))
+                goto unfit;
+            left = l;
+            right = r;
+            Py_INCREF(left);
+            Py_INCREF(right);
+        }
+        if (left == NULL || right == NULL) {
+            Py_XDECREF(left);
+            Py_XDECREF(right);
+            goto fail;
+        }
+        merged = PyUnicode_Concat(left, right);
+        missing = merged == NULL ? -1 : vocab_id(vocab, left, &a);
+        if (missing == 0)
+            missing = vocab_id(vocab, right, &b);
+        if (missing == 0)
+            missing = vocab_id(vocab, merged, &made);
+        Py_DECREF(left);
+        Py_DECREF(right);
+        Py_XDECREF(merged);
+        if (missing < 0)
+            goto fail;
+        if (missing)
+            goto unfit;
+        key_out[i] = (uint64_t)a << 32 | b;
+        result_out[i] = made;
+    }
+    return Py_BuildValue("(NN)", keys, results);
+unfit:
+    Py_DECREF(keys);
+    Py_DECREF(results);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(keys);
+    Py_XDECREF(results);
+    return NULL;
+}
+
+static PyMethodDef vocab_methods[] = {
+    {"vocab_check", vocab_check, METH_O,
+     "vocab_check(vocab) -> a copy of a plain str -> id dict (ids 0 to 2**32 - 1), or None"},
+    {"vocab_reverse", vocab_reverse, METH_O,
+     "vocab_reverse(vocab) -> {id: token}, the first token of an id kept, or None for another shape"},
+    {"vocab_longest", vocab_longest, METH_VARARGS,
+     "vocab_longest(vocab, prefix) -> (longest, longest_prefixed): token lengths in characters (-1: none prefixed)"},
+    {"vocab_table", vocab_table, METH_VARARGS,
+     "vocab_table(text, sep, ids) -> dict(zip(text.split(sep), ids)) for an array('q') of ids (None for other types)"},
+    {"vocab_merges", vocab_merges, METH_VARARGS,
+     "vocab_merges(vocab, merges) -> (keys, results) as bytes of uint64 and uint32 by rank, or None for the Python path"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+vocab_add(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, vocab_methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, "VOCAB_ABI", VOCAB_ABI_VERSION);
 }

@@ -15,13 +15,12 @@ Unicode code points, so ``e`` + a combining accent is two).
 
 from __future__ import annotations
 
-import operator
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .base import ChunkCache, VocabLookups, check_vocab, reverse_vocab
+from .base import ChunkCache, VocabLookups, check_vocab, longest_tokens, reverse_vocab
 from ..text.errors import TokenizerFileError
 from ..text.compiled import CompiledPart
 
@@ -111,11 +110,8 @@ class WordPiece(ChunkCache, VocabLookups):
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
-        prefix_len = len(continuing_subword_prefix)
         # no match can be longer than the longest entry (less the prefix after the start)
-        self._longest = max(map(len, self._vocab), default=0)
-        continued = filter(operator.methodcaller("startswith", continuing_subword_prefix), self._vocab)
-        self._longest_cont = max(map(len, continued), default=prefix_len) - prefix_len
+        self._longest, self._longest_cont = longest_tokens(self._vocab, continuing_subword_prefix)
         self.forget()
 
 
