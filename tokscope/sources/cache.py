@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -241,6 +242,7 @@ class _Reader:
 
 
 _SCALARS = (type(None), bool, int, float, str)
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 #: characters that may join a table's strings (a NUL, then noncharacters no text should hold)
 _SEPARATORS = ("\x00", "\ufdd0", "\ufdd1", "\ufdef")
 
@@ -249,15 +251,17 @@ def _vocab_tables(vocab: Any, tables: _Tables) -> dict:
     """A ``tokenizer.json`` model's vocabulary (``{token: id}`` or ``[[piece, score], ...]``)."""
     if type(vocab) is dict:
         return {"map": tables.strings(list(vocab)), "ids": tables.ints(vocab.values())}
-    if type(vocab) is list and all(type(e) is list and len(e) == 2 for e in vocab):
-        scores = [e[1] for e in vocab]
-        if not all(type(s) in (int, float) for s in scores):
+    if type(vocab) is list and set(map(type, vocab)) <= {list} and set(map(len, vocab)) <= {2}:
+        scores = list(map(_SECOND, vocab))
+        kinds = set(map(type, scores))
+        if not kinds <= {int, float}:
             raise _Unfit("a score that is not a number")
-        ints = [i for i, s in enumerate(scores) if type(s) is int]
+        ints = [i for i, s in enumerate(scores) if type(s) is int] if int in kinds else []
         if any(abs(scores[i]) > 2**53 for i in ints):
             raise _Unfit("a score out of range")
-        return {"pieces": tables.strings([e[0] for e in vocab]),
-                "scores": tables.add("", array("d", map(float, scores))), "int_scores": ints}
+        return {"pieces": tables.strings(list(map(_FIRST, vocab))),
+                "scores": tables.add("", array("d", scores if kinds == {float} else map(float, scores))),
+                "int_scores": ints}
     raise _Unfit("a vocabulary of another shape")
 
 
