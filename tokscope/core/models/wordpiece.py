@@ -94,6 +94,8 @@ class WordPiece(ChunkCache, VocabLookups):
     """
 
     kind = "wordpiece"
+    #: the continuation and bound tables of the compiled ids loop, made on first use (never pickled)
+    _continued: tuple | None = None
 
     def __init__(
         self,
@@ -169,7 +171,7 @@ class WordPiece(ChunkCache, VocabLookups):
         >>> WordPiece({"[UNK]": 0, "ab": 1, "##b": 2, "##bcd": 3})._lookups()[2:]
         ({'[': 5, 'a': 2, '#': 5}, {'b': 3}, None)
         """
-        found = self.__dict__.get("_continued")
+        found = self._continued
         if found is None or found[0] != self.continuing_subword_prefix:
             prefix = self.continuing_subword_prefix
             k = len(prefix)
@@ -186,10 +188,10 @@ class WordPiece(ChunkCache, VocabLookups):
         >>> WordPiece({"[UNK]": 0, "a": 1, "##b": 2})._tokenize_ids("abbc")
         [0]
         """
-        module = compiled_part.get()
+        module = compiled_ids()
         if module is None:
             return self._tokenize_ids_python(text)
-        found = self.__dict__.get("_continued")
+        found = self._continued
         if found is None or found[4] is None or found[0] != self.continuing_subword_prefix:
             found = self._lookups(module)
         limit = min(self.max_input_chars_per_word, sys.maxsize)  # a file's limit may be any integer

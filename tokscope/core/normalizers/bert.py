@@ -30,6 +30,10 @@ class BertNormalizer(NormalizerBase):
     )
     _SPACES = str.maketrans({c: " " for c in WHITESPACE})
 
+    #: the settings and the character table normalize_str translates with, taken on first use
+    #: (never pickled)
+    _chars: tuple | None = None
+
     def __init__(
         self,
         clean_text: bool = True,
@@ -81,7 +85,7 @@ class BertNormalizer(NormalizerBase):
         'ca σ  北 '
         """
         config = (self.clean_text, self.handle_chinese_chars, self.strip_accents, self.lowercase)
-        chars = self.__dict__.get("_chars")
+        chars = self._chars
         if chars is None or chars[0] != config:
             chars = self._chars = (config, _table_for(config))
         try:

@@ -91,7 +91,7 @@ def _required_text(pattern: str) -> str | None:
     use to squeeze runs (``" {2,}"``): a text without it has no match, and is left as it is.
     None when the pattern is not of that simple form (or may match nothing).
 
-    >>> _required_text(" {2,}"), _required_text("a+"), _required_text("a{0,3}"), _required_text("\\s+")
+    >>> _required_text(" {2,}"), _required_text("a+"), _required_text("a{0,3}"), _required_text(r"\\s+")
     ('  ', 'a', None, None)
     """
     m = _REPEAT.fullmatch(pattern)
