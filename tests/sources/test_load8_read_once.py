@@ -83,3 +83,23 @@ def test_a_small_file_without_a_merge_list_writes_no_entry_and_still_loads(tmp_p
     assert not list(cache_dir.rglob("*.tables"))
     model_files.load_path(merges)
     assert len(list(cache_dir.rglob("*.tables"))) == 1
+
+
+@pytest.mark.parametrize("name", ["wordlevel", "t5", "bert"])
+def test_a_file_that_is_never_cached_is_neither_hashed_nor_looked_for(tmp_path, cache_dir, monkeypatch, name):
+    """A tokenizer.json under :data:`cache.MIN_CACHED_BYTES` with no merge list is built from its
+    JSON at once: no sha256 of its bytes, no entry looked for (a BPE file of the same size still
+    is hashed and gets its entry); the ids are the library's."""
+    from tokscope.sources import cache
+
+    path = hf_files.save(name, tmp_path)
+    assert path.stat().st_size < cache.MIN_CACHED_BYTES
+    hashed, looked = [], []
+    real_sha, real_load = cache.hashlib.sha256, cache._load  # noqa: SLF001 - what the test counts
+    monkeypatch.setattr(cache.hashlib, "sha256", lambda *a: hashed.append(1) or real_sha(*a))
+    monkeypatch.setattr(cache, "_load", lambda *a: looked.append(1) or real_load(*a))
+    want = tokenizers.Tokenizer.from_file(str(path)).encode(TEXT, add_special_tokens=False).ids
+    assert model_files.load_path(path).encode(TEXT, allowed_special="all") == want
+    assert (hashed, looked) == ([], [])
+    model_files.load_path(hf_files.save("gpt2", tmp_path))
+    assert hashed and looked == [1]

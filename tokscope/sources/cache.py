@@ -85,6 +85,11 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
     them, by :func:`read_source`), from the cache when it holds it."""
     if data is None:
         data = read_source(path)
+    if kind == "json-tokenizer" and len(data) < MIN_CACHED_BYTES and b'"merges"' not in data:
+        # no merge list and under the size from which an entry pays (:func:`_pays`): never kept,
+        # so neither hashed nor looked for
+        built = build(data)
+        return built.tokenizer if isinstance(built, Built) else built
     digest = hashlib.sha256(data).hexdigest()
     entry = _entry(kind, digest)
     tokenizer = _load(entry, kind, digest)
