@@ -1751,47 +1751,44 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
-static int mlist_add(PyObject *m); /* at the end of the file */
-static int cls_add(PyObject *m); /* at the end of the file */
-static int tile_add(PyObject *m);  /* compare's bitmaps, after it */
-static int wpiece_add(PyObject *m); /* WordPiece and BERT's split, after it */
-static int pcm_add(PyObject *m); /* the charsmap normalizer, float scores and Unigram ids, after it */
-static int vocab_add(PyObject *m); /* the vocabulary checks and merge lists, after it */
+/* Each later part of the module (appended below, one section each) registers its functions and
+ * its version constant with part_add. */
+static int mlist_add(PyObject *m);  /* merge-list BPE */
+static int cls_add(PyObject *m);    /* character-class runs */
+static int tile_add(PyObject *m);   /* compare's bitmaps */
+static int wpiece_add(PyObject *m); /* WordPiece and BERT's split */
+static int pcm_add(PyObject *m);    /* the charsmap normalizer, float scores and Unigram ids */
+static int vocab_add(PyObject *m);  /* the vocabulary checks and merge lists */
+
+static int (*const PART_ADDS[])(PyObject *) = {mlist_add, cls_add, tile_add, wpiece_add, pcm_add, vocab_add};
+
+/* A part's functions and its version constant added to m; -1 with an error set. */
+static int
+part_add(PyObject *m, PyMethodDef *methods, const char *abi, int version)
+{
+    if (PyModule_AddFunctions(m, methods) < 0)
+        return -1;
+    return PyModule_AddIntConstant(m, abi, version);
+}
 
 PyMODINIT_FUNC
 PyInit__tokscope_merge(void)
 {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (PyModule_AddIntConstant(m, "ABI", ABI_VERSION) < 0
-                      || PyModule_AddIntConstant(m, "LATTICE_ABI", LATTICE_ABI_VERSION) < 0
-                      || PyModule_AddIntConstant(m, "SPM_ABI", SPM_ABI_VERSION) < 0
-                      || PyModule_AddIntConstant(m, "GGUF_ABI", GGUF_ABI_VERSION) < 0)) {
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(m, "ABI", ABI_VERSION) < 0
+        || PyModule_AddIntConstant(m, "LATTICE_ABI", LATTICE_ABI_VERSION) < 0
+        || PyModule_AddIntConstant(m, "SPM_ABI", SPM_ABI_VERSION) < 0
+        || PyModule_AddIntConstant(m, "GGUF_ABI", GGUF_ABI_VERSION) < 0) {
         Py_DECREF(m);
         return NULL;
     }
-    if (m != NULL && mlist_add(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (m != NULL && cls_add(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (m != NULL && tile_add(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (m != NULL && wpiece_add(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (m != NULL && pcm_add(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (m != NULL && vocab_add(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
+    for (size_t i = 0; i < sizeof PART_ADDS / sizeof PART_ADDS[0]; i++) {
+        if (PART_ADDS[i](m) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
     }
     return m;
 }
@@ -2099,9 +2096,7 @@ static PyMethodDef mlist_methods[] = {
 static int
 mlist_add(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, mlist_methods) < 0)
-        return -1;
-    return PyModule_AddIntConstant(m, "MLIST_ABI", MLIST_ABI_VERSION);
+    return part_add(m, mlist_methods, "MLIST_ABI", MLIST_ABI_VERSION);
 }
 
 
@@ -2275,9 +2270,7 @@ static PyMethodDef cls_methods[] = {
 static int
 cls_add(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, cls_methods) < 0)
-        return -1;
-    return PyModule_AddIntConstant(m, "CLS_ABI", CLS_ABI_VERSION);
+    return part_add(m, cls_methods, "CLS_ABI", CLS_ABI_VERSION);
 }
 
 
@@ -2753,9 +2746,7 @@ static PyMethodDef tile_methods[] = {
 static int
 tile_add(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, tile_methods) < 0)
-        return -1;
-    return PyModule_AddIntConstant(m, "TILE_ABI", TILE_ABI_VERSION);
+    return part_add(m, tile_methods, "TILE_ABI", TILE_ABI_VERSION);
 }
 
 
@@ -3024,9 +3015,7 @@ static PyMethodDef wpiece_methods[] = {
 static int
 wpiece_add(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, wpiece_methods) < 0)
-        return -1;
-    return PyModule_AddIntConstant(m, "WPIECE_ABI", WPIECE_ABI_VERSION);
+    return part_add(m, wpiece_methods, "WPIECE_ABI", WPIECE_ABI_VERSION);
 }
 
 
@@ -3617,12 +3606,10 @@ static PyMethodDef pcm_methods[] = {
 static int
 pcm_add(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, pcm_methods) < 0)
-        return -1;
     if (PyModule_AddIntConstant(m, "HFFLOAT_ABI", HFFLOAT_ABI_VERSION) < 0
         || PyModule_AddIntConstant(m, "UIDS_ABI", UIDS_ABI_VERSION) < 0)
         return -1;
-    return PyModule_AddIntConstant(m, "PCM_ABI", PCM_ABI_VERSION);
+    return part_add(m, pcm_methods, "PCM_ABI", PCM_ABI_VERSION);
 }
 
 
@@ -3927,7 +3914,5 @@ static PyMethodDef vocab_methods[] = {
 static int
 vocab_add(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, vocab_methods) < 0)
-        return -1;
-    return PyModule_AddIntConstant(m, "VOCAB_ABI", VOCAB_ABI_VERSION);
+    return part_add(m, vocab_methods, "VOCAB_ABI", VOCAB_ABI_VERSION);
 }
