@@ -273,8 +273,9 @@ def compile_split(pattern: str) -> ChunkPattern:
 #: ``transformers`` writes them, are the tiktoken-syntax patterns of :data:`KINDS` character for
 #: character, and their translation (:func:`translate_onig`) is the same regex with each class
 #: pinned to Oniguruma's tables: the scanner with a table of those pinned classes cuts as the
-#: translation does (the tests hold it to :meth:`OnigPattern.for_text`'s matches). The other
-#: patterns the scanner knows are not in tokenizer.json files as such, and are left to the regex.
+#: translation does (the tests hold it to :meth:`OnigPattern.for_text`'s matches). HF's ByteLevel
+#: pattern and DeepSeek's Splits join them below; cl100k_base's and o200k_base's patterns are not
+#: in tokenizer.json files as such.
 ONIG_KINDS: dict[str, int] = {LLAMA3_PATTERN: KINDS[LLAMA3_PATTERN], QWEN_PATTERN: KINDS[QWEN_PATTERN]}
 
 #: The pattern of HF's ``ByteLevel`` pre-tokenizer (``use_regex``), an Oniguruma pattern. It is
@@ -312,7 +313,9 @@ _state["deepseek"] = _deepseek_scanner(_module)
 class ScannedOnigPattern(OnigPattern):
     """An :class:`OnigPattern` whose matches (:meth:`isolated`, :meth:`spans`) are the compiled
     scanner's chunks, cut with a table of Oniguruma's classes (when the scanner is in use; every
-    other method is the regex path's). Its matches tile the text: each is a chunk.
+    other method is the regex path's). The tiktoken-family patterns' matches tile the text, each a
+    chunk; DeepSeek's do not, and :meth:`isolated` gives the text between them as pieces too (their
+    :meth:`spans` are the regex path's).
 
     >>> pattern = compile_onig_split(LLAMA3_PATTERN)
     >>> pattern.isolated("I'll pay 1234 €"), pattern.spans("ab  c")
