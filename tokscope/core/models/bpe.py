@@ -547,7 +547,13 @@ class BPE(ChunkCache, VocabLookups):
         if self._plain:
             ids = list(map(self._vocab.get, word))
             if None in ids:
-                ids = self._symbol_ids_plain(word, ids) if self._bytes_complete else self._symbols_plain(word, ids)[0]
+                if not self._bytes_complete:
+                    ids = self._symbols_plain(word, ids)[0]
+                else:
+                    module = compiled_merge()
+                    ids = (module.mlist_symbols(word, self._vocab, self._byte_ids)
+                           if module is not None and getattr(module, "MSYM_ABI", None) == 1
+                           else self._symbol_ids_plain(word, ids))
         else:
             ids = self._symbols_slow(word)[0]
         table = self._compiled_table()

@@ -2085,7 +2085,86 @@ done:
     return result;
 }
 
+/* mlist_symbols(word, vocab, byte_ids) -> list of ids: the symbols of a word of a merge-list BPE
+ * with no prefix or suffix, before any merge, when every character missing from the vocabulary
+ * falls back to bytes: each character's id in vocab (a dict, str -> id), else the ids of its UTF-8
+ * bytes (a lone surrogate as its three WTF-8 bytes, as the encoder's "surrogatepass" gives them)
+ * from byte_ids (a tuple of the 256 byte tokens' ids). BPE._symbol_ids_plain is the pure path and
+ * the tests' oracle. MSYM_ABI names this function's version. */
+#define MSYM_ABI_VERSION 1
+
+static PyObject *
+mlist_symbols(PyObject *self, PyObject *args)
+{
+    PyObject *word, *vocab, *byte_ids;
+    if (!PyArg_ParseTuple(args, "UO!O!", &word, &PyDict_Type, &vocab, &PyTuple_Type, &byte_ids))
+        return NULL;
+    if (PyTuple_GET_SIZE(byte_ids) != 256) {
+        PyErr_SetString(PyExc_ValueError, "mlist_symbols: byte_ids must hold the 256 byte tokens' ids");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        PyObject *ch = PyUnicode_FromOrdinal((int)c);
+        if (ch == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyObject *found = PyDict_GetItemWithError(vocab, ch); /* borrowed */
+        Py_DECREF(ch);
+        if (found != NULL) {
+            if (PyList_Append(out, found) < 0)
+                Py_CLEAR(out);
+            continue;
+        }
+        if (PyErr_Occurred()) {
+            Py_CLEAR(out);
+            break;
+        }
+        unsigned char b[4];
+        int len;
+        if (c < 0x80) {
+            b[0] = (unsigned char)c;
+            len = 1;
+        } else if (c < 0x800) {
+            b[0] = (unsigned char)(0xC0 | (c >> 6));
+            b[1] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 2;
+        } else if (c < 0x10000) { /* lone surrogates too: their WTF-8 bytes */
+            b[0] = (unsigned char)(0xE0 | (c >> 12));
+            b[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            b[2] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 3;
+        } else {
+            b[0] = (unsigned char)(0xF0 | (c >> 18));
+            b[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+            b[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+            b[3] = (unsigned char)(0x80 | (c & 0x3F));
+            len = 4;
+        }
+        for (int k = 0; k < len; k++) {
+            PyObject *byte_id = PyTuple_GET_ITEM(byte_ids, b[k]);
+            if (!PyLong_Check(byte_id)) {
+                PyErr_SetString(PyExc_TypeError, "mlist_symbols: a byte token's id is not an int");
+                Py_CLEAR(out);
+                break;
+            }
+            if (PyList_Append(out, byte_id) < 0) {
+                Py_CLEAR(out);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
 static PyMethodDef mlist_methods[] = {
+    {"mlist_symbols", mlist_symbols, METH_VARARGS,
+     "mlist_symbols(word, vocab, byte_ids) -> ids: a word's symbols before any merge, missing characters as their bytes"},
     {"mlist_build", mlist_build, METH_VARARGS,
      "mlist_build(keys, results) -> table: a merge list (left << 32 | right and the made id, by rank)"},
     {"mlist_merge", mlist_merge, METH_VARARGS,
@@ -2096,6 +2175,8 @@ static PyMethodDef mlist_methods[] = {
 static int
 mlist_add(PyObject *m)
 {
+    if (PyModule_AddIntConstant(m, "MSYM_ABI", MSYM_ABI_VERSION) < 0)
+        return -1;
     return part_add(m, mlist_methods, "MLIST_ABI", MLIST_ABI_VERSION);
 }
 
