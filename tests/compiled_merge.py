@@ -77,12 +77,25 @@ def split_module() -> object | None:
     try:
         import _tokscope_split
 
-        if getattr(_tokscope_split, "SPLIT_ABI", None) == 1:
+        if getattr(_tokscope_split, "SPLIT_ABI", None) == 1 and getattr(_tokscope_split, "DS_ABI", None) == 1:
             return _tokscope_split
     except ImportError:
         pass
     module = _build("_tokscope_split", SPLIT_SOURCE)
     return module if getattr(module, "SPLIT_ABI", None) == 1 else None
+
+
+def scanned_and_regex(run):
+    """``(run(), run())``: the first with the compiled split in use, the second on the regex path
+    (the scanner switched off for it, and on again after)."""
+    from tokscope.core.pre_tokenizers import compiled_split
+
+    got = run()
+    compiled_split.use_compiled(False)
+    try:
+        return got, run()
+    finally:
+        compiled_split.use_compiled(True)
 
 
 @functools.cache

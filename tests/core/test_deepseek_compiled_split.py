@@ -21,7 +21,7 @@ from hf_support import sample_texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiled_merge import split_module
+from compiled_merge import scanned_and_regex, split_module
 
 from tokscope.core.formats import tokenizer_json as hf
 from tokscope.core.patterns.onig import OnigPattern, compile_onig, translate_onig
@@ -97,12 +97,7 @@ def test_the_split_pre_tokenizer_keeps_behavior_and_offsets(text, behavior, inve
     """The main pattern's Split, every behavior, inverted or not: chunks and offsets are those of
     the regex path and (without lone surrogates) of ``tokenizers``' Split."""
     split = Split(PATTERNS[2], behavior, invert, regex=True)
-    got = (split.split_str(text), split.pre_tokenize_str(text))
-    compiled_split.use_compiled(False)
-    try:
-        want = (split.split_str(text), split.pre_tokenize_str(text))
-    finally:
-        compiled_split.use_compiled(True)
+    got, want = scanned_and_regex(lambda: (split.split_str(text), split.pre_tokenize_str(text)))
     assert got == want
     if not any("\ud800" <= c <= "\udfff" for c in text):
         ref = tokenizers.pre_tokenizers.Split(tokenizers.Regex(PATTERNS[2]), behavior, invert)

@@ -23,7 +23,7 @@ from hf_support import sample_texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiled_merge import split_module
+from compiled_merge import scanned_and_regex, split_module
 
 from tokscope.core.formats import tokenizer_json as hf
 from tokscope.core.patterns.onig import OnigPattern, compile_onig, translate_onig
@@ -124,12 +124,7 @@ def test_the_split_pre_tokenizer_keeps_behavior_and_offsets(text, behavior, inve
     """Split's chunks and offsets, every behavior, inverted or not, are those of the regex path and
     (on text without lone surrogates, which tokenizers cannot take) of ``tokenizers``' Split."""
     split = Split(LLAMA3_PATTERN, behavior, invert, regex=True)
-    got = (split.split_str(text), split.pre_tokenize_str(text))
-    compiled_split.use_compiled(False)
-    try:
-        want = (split.split_str(text), split.pre_tokenize_str(text))
-    finally:
-        compiled_split.use_compiled(True)
+    got, want = scanned_and_regex(lambda: (split.split_str(text), split.pre_tokenize_str(text)))
     assert got == want
     if not any("\ud800" <= c <= "\udfff" for c in text):
         ref = tokenizers.pre_tokenizers.Split(tokenizers.Regex(LLAMA3_PATTERN), behavior, invert)
@@ -142,12 +137,7 @@ def test_the_byte_level_pre_tokenizer_is_the_libraries(text, prefix):
     """HF's ByteLevel pre-tokenizer (GPT-2's pattern, then the bytes' stand-ins): chunks and offsets
     with the scanner are those of the regex path and (without lone surrogates) of ``tokenizers``."""
     pre = ByteLevel(add_prefix_space=prefix)
-    got = (pre.split_str(text), pre.pre_tokenize_str(text))
-    compiled_split.use_compiled(False)
-    try:
-        want = (pre.split_str(text), pre.pre_tokenize_str(text))
-    finally:
-        compiled_split.use_compiled(True)
+    got, want = scanned_and_regex(lambda: (pre.split_str(text), pre.pre_tokenize_str(text)))
     assert got == want
     if not any("\ud800" <= c <= "\udfff" for c in text):
         ref = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=prefix)
