@@ -61,6 +61,23 @@ def split_text(text: NormalizedText, finder: Any, behavior: str, invert: bool = 
     return slices(text, merge_matches(matches, behavior))
 
 
+def split_each(pre: Any, pieces: list[str]) -> list[str]:
+    """``pre.split_str`` of each piece (none at the start of the text) in one list: what a
+    Sequence's later stage makes of the pieces before it (a stage with its own ``split_many``
+    does it in one call).
+
+    >>> from .whitespace import WhitespaceSplit
+    >>> split_each(WhitespaceSplit(), ["a b", "c"])
+    ['a', 'b', 'c']
+    """
+    if len(pieces) == 1:
+        return pre.split_str(pieces[0], False)
+    out: list[str] = []
+    for piece in pieces:
+        out.extend(pre.split_str(piece, False))
+    return out
+
+
 def isolated_strs(pattern: OnigPattern, text: str) -> list[str]:
     """The pieces of ``text`` (non-empty) under HF's ``isolated`` behavior, as strings: the
     matches and the text between them.

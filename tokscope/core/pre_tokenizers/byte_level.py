@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..text.byte_alphabet import BYTE_TO_CHAR
 from ..text.normalized import NormalizedText
 from ..normalizers.byte_level import BYTE_STANDINS, to_byte_level
-from .base import PreTokenizerBase, isolated_strs, split_text
+from .base import PreTokenizerBase, isolated_strs, split_each, split_text
 from .compiled_split import BYTE_LEVEL_PATTERN, compile_onig_split
 
 #: The pattern of HF's ``ByteLevel`` pre-tokenizer (``use_regex``), an Oniguruma pattern (cut by
@@ -78,7 +78,4 @@ class ByteLevel(PreTokenizerBase):
         """
         if self._pattern is None and not self.add_prefix_space:
             return [byte_level_str(p) for p in pieces if p]
-        out: list[str] = []
-        for piece in pieces:
-            out.extend(self.split_str(piece, False))
-        return out
+        return split_each(self, pieces)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..text.errors import TokenizerFileError
 from ..text.unicode import RangeSet
 from ..text.normalized import NormalizedText
-from .base import PreTokenizerBase, char_split
+from .base import PreTokenizerBase, char_split, split_each
 
 
 class Metaspace(PreTokenizerBase):
@@ -71,7 +71,4 @@ class Metaspace(PreTokenizerBase):
             joined = "".join(pieces)
             if " " not in joined and rep not in joined:
                 return [rep + piece for piece in pieces if piece]
-        out: list[str] = []
-        for piece in pieces:
-            out.extend(self.split_str(piece, False))
-        return out
+        return split_each(self, pieces)

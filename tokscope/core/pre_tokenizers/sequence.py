@@ -6,7 +6,7 @@ from collections.abc import Sequence as Seq
 from typing import Any
 
 from ..text.normalized import NormalizedText
-from .base import PreTokenizerBase
+from .base import PreTokenizerBase, split_each
 
 
 class Sequence(PreTokenizerBase):
@@ -34,13 +34,6 @@ class Sequence(PreTokenizerBase):
         pieces = [text] if text else []
         for p in self.pretokenizers:
             many = getattr(p, "split_many", None)  # all the pieces in one call (see Metaspace)
-            if many is not None:
-                out = many(pieces)
-            elif len(pieces) == 1:
-                out = p.split_str(pieces[0], False)
-            else:
-                out = []
-                for piece in pieces:
-                    out.extend(p.split_str(piece, False))
+            out = many(pieces) if many is not None else split_each(p, pieces)
             pieces = [piece for piece in out if piece] if "" in out else out
         return pieces
