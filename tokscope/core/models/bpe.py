@@ -544,19 +544,18 @@ class BPE(ChunkCache, VocabLookups):
 
     def _ids_word(self, word: str) -> list[int]:
         """:meth:`_encode_word`'s ids alone."""
+        table = self._compiled_table()
         if self._plain:
+            if table is not None and getattr(table[0], "MWORD_ABI", None) == 1:
+                # symbols and merges in one call; None: a character with no token and no byte fallback
+                found = table[0].mlist_word(table[1], word, self._vocab, self._byte_ids if self._bytes_complete else None)
+                if found is not None:
+                    return found
             ids = list(map(self._vocab.get, word))
             if None in ids:
-                if not self._bytes_complete:
-                    ids = self._symbols_plain(word, ids)[0]
-                else:
-                    module = compiled_merge()
-                    ids = (module.mlist_symbols(word, self._vocab, self._byte_ids)
-                           if module is not None and getattr(module, "MSYM_ABI", None) == 1
-                           else self._symbol_ids_plain(word, ids))
+                ids = self._symbol_ids_plain(word, ids) if self._bytes_complete else self._symbols_plain(word, ids)[0]
         else:
             ids = self._symbols_slow(word)[0]
-        table = self._compiled_table()
         if table is not None:
             return table[0].mlist_merge(table[1], ids)
         if len(ids) >= HEAP_THRESHOLD or self._always_heap:

@@ -1961,41 +1961,21 @@ mlist_pop(uint64_t *heap, Py_ssize_t *size)
     return top;
 }
 
+/* one word's symbols sym[0..n) (changed in place) merged: the list of ids, or (ids, ends) */
 static PyObject *
-mlist_merge(PyObject *self, PyObject *args)
+mlist_run(const MList *t, uint32_t *sym, Py_ssize_t n, int want_ends)
 {
-    PyObject *capsule, *ids;
-    int want_ends = 0;
-    if (!PyArg_ParseTuple(args, "OO!|p", &capsule, &PyList_Type, &ids, &want_ends))
-        return NULL;
-    MList *t = (MList *)PyCapsule_GetPointer(capsule, MLIST_CAPSULE);
-    if (t == NULL)
-        return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(ids);
-    if (n > (Py_ssize_t)UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "mlist_merge: a word of more than 2**32 symbols");
-        return NULL;
-    }
-    /* one block: sym[n] (uint32), nxt[n] and prv[n] (Py_ssize_t), heap (uint64, at most
-     * n - 1 entries at first and two pushes per merge) */
+    /* one block: nxt[n] and prv[n] (Py_ssize_t), heap (uint64, at most n - 1 entries at first
+     * and two pushes per merge) */
     size_t cap = n > 1 ? 3 * (size_t)n : 1;
-    char *block = PyMem_Malloc((size_t)n * (4 + 2 * sizeof(Py_ssize_t)) + cap * 8 + 8);
+    char *block = PyMem_Malloc((size_t)n * 2 * sizeof(Py_ssize_t) + cap * 8 + 8);
     if (block == NULL)
         return PyErr_NoMemory();
     uint64_t *heap = (uint64_t *)block;
     Py_ssize_t *nxt = (Py_ssize_t *)(heap + cap);
     Py_ssize_t *prv = nxt + n;
-    uint32_t *sym = (uint32_t *)(prv + n);
     PyObject *out = NULL, *ends = NULL, *result = NULL;
     for (Py_ssize_t k = 0; k < n; k++) {
-        unsigned long long v = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(ids, k));
-        if (v == (unsigned long long)-1 && PyErr_Occurred())
-            goto done;
-        if (v > UINT32_MAX) {
-            PyErr_SetString(PyExc_OverflowError, "mlist_merge: an id above 2**32 - 1");
-            goto done;
-        }
-        sym[k] = (uint32_t)v;
         nxt[k] = k + 1; /* n: the last symbol; n + 1: merged into its left */
         prv[k] = k - 1;
     }
@@ -2085,45 +2065,100 @@ done:
     return result;
 }
 
-/* mlist_symbols(word, vocab, byte_ids) -> list of ids: the symbols of a word of a merge-list BPE
- * with no prefix or suffix, before any merge, when every character missing from the vocabulary
- * falls back to bytes: each character's id in vocab (a dict, str -> id), else the ids of its UTF-8
- * bytes (a lone surrogate as its three WTF-8 bytes, as the encoder's "surrogatepass" gives them)
- * from byte_ids (a tuple of the 256 byte tokens' ids). BPE._symbol_ids_plain is the pure path and
- * the tests' oracle. MSYM_ABI names this function's version. */
-#define MSYM_ABI_VERSION 1
 
 static PyObject *
-mlist_symbols(PyObject *self, PyObject *args)
+mlist_merge(PyObject *self, PyObject *args)
 {
-    PyObject *word, *vocab, *byte_ids;
-    if (!PyArg_ParseTuple(args, "UO!O!", &word, &PyDict_Type, &vocab, &PyTuple_Type, &byte_ids))
+    PyObject *capsule, *ids;
+    int want_ends = 0;
+    if (!PyArg_ParseTuple(args, "OO!|p", &capsule, &PyList_Type, &ids, &want_ends))
         return NULL;
-    if (PyTuple_GET_SIZE(byte_ids) != 256) {
-        PyErr_SetString(PyExc_ValueError, "mlist_symbols: byte_ids must hold the 256 byte tokens' ids");
+    MList *t = (MList *)PyCapsule_GetPointer(capsule, MLIST_CAPSULE);
+    if (t == NULL)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(ids);
+    if (n > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "mlist_merge: a word of more than 2**32 symbols");
+        return NULL;
+    }
+    uint32_t *sym = PyMem_Malloc((size_t)n * 4 + 4);
+    if (sym == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < n; k++) {
+        unsigned long long v = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(ids, k));
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyMem_Free(sym);
+            return NULL;
+        }
+        if (v > UINT32_MAX) {
+            PyMem_Free(sym);
+            PyErr_SetString(PyExc_OverflowError, "mlist_merge: an id above 2**32 - 1");
+            return NULL;
+        }
+        sym[k] = (uint32_t)v;
+    }
+    PyObject *result = mlist_run(t, sym, n, want_ends);
+    PyMem_Free(sym);
+    return result;
+}
+
+/* mlist_word(table, word, vocab, byte_ids) -> list of ids, or None: one word of a merge-list BPE
+ * with no prefix or suffix, its symbols made and merged in one call. Each character's symbol is its
+ * id in vocab (a dict, str -> id); a character missing from it falls back to the ids of its UTF-8
+ * bytes (a lone surrogate as its three WTF-8 bytes, as the encoder's "surrogatepass" gives them)
+ * from byte_ids, a tuple of the 256 byte tokens' ids; with byte_ids None the answer is None (the
+ * caller's pure path makes the unknown token). BPE._symbol_ids_plain and BPE._merge_heap are the
+ * pure path and the tests' oracle. MWORD_ABI names this function's version. */
+#define MWORD_ABI_VERSION 1
+
+static PyObject *
+mlist_word(PyObject *self, PyObject *args)
+{
+    PyObject *capsule, *word, *vocab, *byte_ids;
+    if (!PyArg_ParseTuple(args, "OUO!O", &capsule, &word, &PyDict_Type, &vocab, &byte_ids))
+        return NULL;
+    MList *t = (MList *)PyCapsule_GetPointer(capsule, MLIST_CAPSULE);
+    if (t == NULL)
+        return NULL;
+    if (byte_ids != Py_None && (!PyTuple_Check(byte_ids) || PyTuple_GET_SIZE(byte_ids) != 256)) {
+        PyErr_SetString(PyExc_ValueError, "mlist_word: byte_ids must be None or the 256 byte tokens' ids");
         return NULL;
     }
     int kind = PyUnicode_KIND(word);
     const void *data = PyUnicode_DATA(word);
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
-    PyObject *out = PyList_New(0);
-    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+    if (n > (Py_ssize_t)(UINT32_MAX / 4)) {
+        PyErr_SetString(PyExc_ValueError, "mlist_word: a word of more than 2**30 characters");
+        return NULL;
+    }
+    uint32_t *sym = PyMem_Malloc((size_t)n * 16 + 4); /* at most four byte symbols a character */
+    if (sym == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t m = 0;
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         PyObject *ch = PyUnicode_FromOrdinal((int)c);
-        if (ch == NULL) {
-            Py_CLEAR(out);
-            break;
-        }
+        if (ch == NULL)
+            goto done;
         PyObject *found = PyDict_GetItemWithError(vocab, ch); /* borrowed */
         Py_DECREF(ch);
         if (found != NULL) {
-            if (PyList_Append(out, found) < 0)
-                Py_CLEAR(out);
+            unsigned long long v = PyLong_AsUnsignedLongLong(found);
+            if (v == (unsigned long long)-1 && PyErr_Occurred())
+                goto done;
+            if (v > UINT32_MAX) {
+                PyErr_SetString(PyExc_OverflowError, "mlist_word: an id above 2**32 - 1");
+                goto done;
+            }
+            sym[m++] = (uint32_t)v;
             continue;
         }
-        if (PyErr_Occurred()) {
-            Py_CLEAR(out);
-            break;
+        if (PyErr_Occurred())
+            goto done;
+        if (byte_ids == Py_None) { /* no byte fallback: the pure path makes the unknown token */
+            result = Py_NewRef(Py_None);
+            goto done;
         }
         unsigned char b[4];
         int len;
@@ -2149,22 +2184,28 @@ mlist_symbols(PyObject *self, PyObject *args)
         for (int k = 0; k < len; k++) {
             PyObject *byte_id = PyTuple_GET_ITEM(byte_ids, b[k]);
             if (!PyLong_Check(byte_id)) {
-                PyErr_SetString(PyExc_TypeError, "mlist_symbols: a byte token's id is not an int");
-                Py_CLEAR(out);
-                break;
+                PyErr_SetString(PyExc_TypeError, "mlist_word: a byte token's id is not an int");
+                goto done;
             }
-            if (PyList_Append(out, byte_id) < 0) {
-                Py_CLEAR(out);
-                break;
+            unsigned long long v = PyLong_AsUnsignedLongLong(byte_id);
+            if (v == (unsigned long long)-1 && PyErr_Occurred())
+                goto done;
+            if (v > UINT32_MAX) {
+                PyErr_SetString(PyExc_OverflowError, "mlist_word: an id above 2**32 - 1");
+                goto done;
             }
+            sym[m++] = (uint32_t)v;
         }
     }
-    return out;
+    result = mlist_run(t, sym, m, 0);
+done:
+    PyMem_Free(sym);
+    return result;
 }
 
 static PyMethodDef mlist_methods[] = {
-    {"mlist_symbols", mlist_symbols, METH_VARARGS,
-     "mlist_symbols(word, vocab, byte_ids) -> ids: a word's symbols before any merge, missing characters as their bytes"},
+    {"mlist_word", mlist_word, METH_VARARGS,
+     "mlist_word(table, word, vocab, byte_ids) -> ids or None: one word's symbols (missing characters as their bytes) merged"},
     {"mlist_build", mlist_build, METH_VARARGS,
      "mlist_build(keys, results) -> table: a merge list (left << 32 | right and the made id, by rank)"},
     {"mlist_merge", mlist_merge, METH_VARARGS,
@@ -2175,7 +2216,7 @@ static PyMethodDef mlist_methods[] = {
 static int
 mlist_add(PyObject *m)
 {
-    if (PyModule_AddIntConstant(m, "MSYM_ABI", MSYM_ABI_VERSION) < 0)
+    if (PyModule_AddIntConstant(m, "MWORD_ABI", MWORD_ABI_VERSION) < 0)
         return -1;
     return part_add(m, mlist_methods, "MLIST_ABI", MLIST_ABI_VERSION);
 }
