@@ -88,6 +88,14 @@ def test_every_kind_of_character():
     assert compiled(m, "aaaa€abc") == [VOCAB["aaaa"], VOCAB["<0xE2><0x82><0xAC>"], VOCAB["abc"]]
 
 
+@pytest.mark.parametrize("word", ["\U00010000" * 300 + "a" * 2000, "é" * 700 + "abc" * 300, "a" * 3000 + "😀\ud800" * 400,
+                                  "\U0010ffff" * 4000])
+def test_long_words_of_byte_fallbacks(word):
+    """Words whose byte fallbacks outgrow one symbol a character, where they start and where they end."""
+    m = model()
+    assert compiled(m, word) == pure(m, word)
+
+
 @pytest.mark.parametrize("name", ["llama2", "gemma"])
 def test_byte_fallback_files_through_both(name):
     """A byte-fallback tokenizer.json's ids on the samples, line by line: the one compiled call and

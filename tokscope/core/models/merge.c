@@ -2131,12 +2131,23 @@ mlist_word(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "mlist_word: a word of more than 2**30 characters");
         return NULL;
     }
-    uint32_t *sym = PyMem_Malloc((size_t)n * 16 + 4); /* at most four byte symbols a character */
+    /* one symbol a character, more as byte fallbacks need them (at most four a character) */
+    size_t cap = (size_t)n + (size_t)n / 4 + 16;
+    uint32_t *sym = PyMem_Malloc(cap * 4);
     if (sym == NULL)
         return PyErr_NoMemory();
     Py_ssize_t m = 0;
     PyObject *result = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
+        if ((size_t)m + 4 > cap) {
+            uint32_t *grown = PyMem_Realloc(sym, cap * 2 * 4);
+            if (grown == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            sym = grown;
+            cap *= 2;
+        }
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         PyObject *ch = PyUnicode_FromOrdinal((int)c);
         if (ch == NULL)
