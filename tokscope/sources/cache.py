@@ -85,17 +85,22 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
     them, by :func:`read_source`), from the cache when it holds it."""
     if data is None:
         data = read_source(path)
+    from ..core.formats.tokenizer_json import gc_paused
+
     if kind == "json-tokenizer" and len(data) < MIN_CACHED_BYTES and b'"merges"' not in data:
         # no merge list and under the size from which an entry pays (:func:`_pays`): never kept,
-        # so neither hashed nor looked for
-        built = build(data)
-        return built.tokenizer if isinstance(built, Built) else built
+        # so neither hashed nor looked for; the parse's objects are let go with the collector off
+        # (as below)
+        with gc_paused():
+            built = build(data)
+            tokenizer = built.tokenizer if isinstance(built, Built) else built
+            del built
+        return tokenizer
     digest = hashlib.sha256(data).hexdigest()
     entry = _entry(kind, digest)
     tokenizer = _load(entry, kind, digest)
     if tokenizer is not None:
         return tokenizer
-    from ..core.formats.tokenizer_json import gc_paused
 
     # The collector stays off from the parse to the entry written, and the parse's objects are let
     # go before it is back on: they are freed by their counts and no collection ever walks them.
