@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -73,10 +74,17 @@ def looks_like(obj: Any) -> bool:
 
 def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
     """The JSON object of a ``tokenizer.json``, read as the ``tokenizers`` library reads its
-    numbers; malformed or truncated JSON is a one-line :class:`TokenizerFileError`."""
+    numbers; malformed or truncated JSON is a one-line :class:`TokenizerFileError`. The bytes of a
+    file whose Precompiled normalizer holds a long charsmap are read without it and it is put back
+    (:func:`parse_lifted`): the same object, and most of a T5 file's bytes neither decoded nor scanned."""
     if isinstance(text, bytes):
         if len(text) > MAX_FILE_BYTES:
             raise TokenizerFileError(f"{source} is {len(text):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
+        lifted = lift_charsmap(text)
+        if lifted is not None:
+            obj = parse_lifted(*lifted)
+            if obj is not None:
+                return obj
         try:
             text = text.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -97,6 +105,121 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
     if not isinstance(obj, dict):
         raise TokenizerFileError(f"{source} is not a tokenizer file (a JSON object is expected)")
     return obj
+
+
+# ----- the charsmap lifted out -------------------------------------------------------------------
+#
+# A SentencePiece-converted file (T5, XLM-R, ALBERT ...) is mostly one string: its Precompiled
+# normalizer's ``precompiled_charsmap``, a few hundred kilobytes of base64. Decoding the file to a
+# str (four bytes a character when the file holds one emoji) and scanning that string is most of
+# its parse. So the bytes are parsed with that string's content replaced by PLACEHOLDER, and the
+# content put back where the parse left PLACEHOLDER. That is the plain parse exactly, because:
+#
+# * the content replaced, R, runs from the '"' after ``"precompiled_charsmap"``, a colon and JSON
+#   whitespace, to the next '"', and holds only base64 characters. None of the key's closing quote
+#   and R's two quotes follows a backslash, so in any JSON text the three are string delimiters,
+#   with only the colon and whitespace, then R, between them. Bare letters (PLACEHOLDER's) cannot
+#   stand outside a string, so in a text that parses the key's quote closes a string, the colon is
+#   structural and R is a whole string after it: an object member's value. R and PLACEHOLDER hold
+#   no quote, backslash or control character, so the original bytes have the same tokens but for
+#   that string, whose value is R itself: they parse alike but for it.
+# * no other string of the parsed text can be PLACEHOLDER: it does not occur in the bytes but at R,
+#   and its characters (lowercase letters and '-') could be written otherwise only as \u00XX
+#   escapes, of which the bytes hold none (a ``\u00`` followed by 2 to 7).
+#
+# So the one PLACEHOLDER of the parse is R's member, which is where a Precompiled normalizer (in
+# a Sequence or not) reads its charsmap, or the parse is not used: a second
+# ``"precompiled_charsmap"``, a value that is not base64, a key look-alike inside another string,
+# a later duplicate key, a malformed file all fall back to the plain parse (and its error).
+
+#: a ``precompiled_charsmap`` of fewer bytes than this is parsed with the rest of the file
+LIFT_MIN_BYTES = 16 * 1024
+#: what stands for the lifted charsmap in the text parsed (lowercase letters and '-' only)
+PLACEHOLDER = "tokscope-lifted-precompiled-charsmap"
+_KEY = b'"precompiled_charsmap"'
+_COLON = re.compile(rb"[ \t\n\r]*:[ \t\n\r]*\"")
+#: a ``\u`` escape that could write a character of PLACEHOLDER (or any other printable ASCII)
+_ASCII_ESCAPE = re.compile(rb"\\u00[2-7]")
+_BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+
+
+def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str] | None:
+    """``data`` with the content of its one ``"precompiled_charsmap"`` string replaced by
+    :data:`PLACEHOLDER`, and that content; None when there is none of at least ``min_bytes``
+    (:data:`LIFT_MIN_BYTES`), or more than one, or it is not all base64 characters, or the rest of
+    the bytes could write PLACEHOLDER (see the proof above).
+
+    >>> lift_charsmap(b'{"normalizer": {"type": "Precompiled", "precompiled_charsmap" : "AAAA"}}', 1)
+    (b'{"normalizer": {"type": "Precompiled", "precompiled_charsmap" : "tokscope-lifted-precompiled-charsmap"}}', 'AAAA')
+    >>> lift_charsmap(b'{"precompiled_charsmap": "AA\\u0041A"}', 1) is None  # not all base64
+    True
+    """
+    key = data.find(_KEY)
+    if key < 0:
+        return None
+    colon = _COLON.match(data, key + len(_KEY))
+    if colon is None:
+        return None
+    start = colon.end()
+    end = data.find(b'"', start)
+    if end - start < (LIFT_MIN_BYTES if min_bytes is None else min_bytes) or data.find(_KEY, end) >= 0:
+        return None
+    value = data[start:end]
+    if value.translate(None, _BASE64):
+        return None
+    rest = b"".join((data[:start], _PLACEHOLDER_BYTES, data[end:]))
+    if rest.count(_PLACEHOLDER_BYTES) != 1 or _ASCII_ESCAPE.search(rest) is not None:
+        return None
+    return rest, value.decode("ascii")
+
+
+_PLACEHOLDER_BYTES = PLACEHOLDER.encode("ascii")
+
+
+def parse_lifted(rest: bytes, charsmap: str) -> dict | None:
+    """The object of a file that :func:`lift_charsmap` cut into ``rest`` and ``charsmap``: ``rest``
+    parsed and ``charsmap`` put back where a Precompiled normalizer holds :data:`PLACEHOLDER`;
+    None when ``rest`` does not parse to that (the caller parses the whole file instead).
+
+    >>> parse_lifted(*lift_charsmap(b'{"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AAAA"}}', 1))
+    {'normalizer': {'type': 'Precompiled', 'precompiled_charsmap': 'AAAA'}}
+    >>> parse_lifted(*lift_charsmap(b'{"normalizer": {"type": "Replace", "precompiled_charsmap": "AAAA"}}', 1)) is None
+    True
+    """
+    try:
+        with gc_paused():
+            obj = json.loads(rest.decode("utf-8-sig"), parse_float=json_float)
+    except (ValueError, RecursionError):  # a malformed file: the plain parse names what is wrong
+        return None
+    holder = _placeholder_holder(obj.get("normalizer")) if isinstance(obj, dict) else None
+    if holder is None:
+        return None
+    holder["precompiled_charsmap"] = charsmap
+    return obj
+
+
+def _placeholder_holder(normalizer: Any) -> dict | None:
+    """The Precompiled normalizer object (the normalizer or one in its Sequences, at any depth)
+    whose ``precompiled_charsmap`` is :data:`PLACEHOLDER`, when there is exactly one; None else.
+
+    >>> found = {"type": "Precompiled", "precompiled_charsmap": PLACEHOLDER}
+    >>> _placeholder_holder({"type": "Sequence", "normalizers": [{"type": "NFC"}, found]}) is found
+    True
+    >>> _placeholder_holder({"type": "Sequence", "normalizers": [found, found]}) is None
+    True
+    """
+    found = []
+    stack = [normalizer]
+    while stack:
+        item = stack.pop()
+        if type(item) is not dict:
+            continue
+        kind = item.get("type")
+        if kind == "Precompiled" and item.get("precompiled_charsmap") == PLACEHOLDER:
+            found.append(item)
+        elif kind == "Sequence" and type(item.get("normalizers")) is list:
+            stack.extend(item["normalizers"])
+    return found[0] if len(found) == 1 else None
 
 
 def from_json(obj: dict, name: str, source: str = "tokenizer.json", *, model: Any = None) -> Tokenizer:
