@@ -11,6 +11,7 @@ import json
 
 import hf_files
 import pytest
+from compiled_merge import _with_abi
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,29 +23,43 @@ P = hf.PLACEHOLDER
 KEY = '"precompiled_charsmap"'
 
 
-def outcome(data: bytes, lift: bool, monkeypatch) -> tuple[str, str]:
+MODULE = _with_abi("JLOAD_ABI")
+
+
+def outcome(data: bytes, lift: bool, monkeypatch, compiled: bool = False) -> tuple[str, str]:
     """``("ok", repr(object))`` or ``("error", message)`` of :func:`~.tokenizer_json.parse`, with
-    any charsmap lifted (``lift``, whatever its size) or never."""
+    any charsmap lifted (``lift``, whatever its size) or never; its base64 checked by the compiled
+    module (``compiled``) or in Python."""
     monkeypatch.setattr(hf, "LIFT_MIN_BYTES", 0 if lift else 1 << 62)
     try:
-        return "ok", repr(hf.parse(data, "t.json"))
+        with hf.compiled_part.switched(compiled, MODULE):
+            return "ok", repr(hf.parse(data, "t.json"))
     except TokenizerFileError as exc:
         return "error", str(exc)
 
 
 def same(data: bytes, monkeypatch) -> tuple[str, str]:
-    lifted = outcome(data, True, monkeypatch)
+    """The outcome of parsing ``data`` plainly, checked equal to the lifted parse's (with the
+    compiled base64 check when it can be built, and without)."""
     plain = outcome(data, False, monkeypatch)
-    assert lifted == plain
+    assert outcome(data, True, monkeypatch) == plain
+    if MODULE is not None:
+        assert outcome(data, True, monkeypatch, compiled=True) == plain
     if plain[0] == "ok":  # and the plain parse is json's own
         assert plain[1] == repr(json.loads(data.decode("utf-8-sig"), parse_float=json_float))
     return plain
 
 
 def lifted_here(data: bytes) -> bool:
-    """Whether the lifted parse is used for ``data`` (any charsmap size)."""
-    cut = hf.lift_charsmap(data, 0)
-    return cut is not None and hf.parse_lifted(*cut) is not None
+    """Whether the lifted parse is used for ``data`` (any charsmap size), the same with the
+    compiled base64 check and without."""
+    found = []
+    for compiled in (False, True) if MODULE is not None else (False,):
+        with hf.compiled_part.switched(compiled, MODULE):
+            cut = hf.lift_charsmap(data, 0)
+            found.append(cut is not None and hf.parse_lifted(*cut) is not None)
+    assert len(set(found)) == 1
+    return found[0]
 
 
 @pytest.mark.parametrize("name", ["t5", "xlmr-bytefallback"])

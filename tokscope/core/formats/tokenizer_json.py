@@ -33,6 +33,7 @@ from .. import pre_tokenizers as pretokenizers
 from ..added_tokens.added_vocabulary import AddedVocabulary
 from ..processors.padding import padding_from_json
 from ..processors.truncation import truncation_from_json
+from ..text.compiled import CompiledPart
 from ..text.errors import TokenizerFileError, TokscopeError
 from .tokenizer_json_models import from_json as model_from_json
 from .tokenizer_json_models import json_float
@@ -141,6 +142,8 @@ _COLON = re.compile(rb"[ \t\n\r]*:[ \t\n\r]*\"")
 #: a ``\u`` escape that could write a character of PLACEHOLDER (or any other printable ASCII)
 _ASCII_ESCAPE = re.compile(rb"\\u00[2-7]")
 _BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+#: the compiled base64 check (``base64_end``), when installed
+compiled_part = CompiledPart("JLOAD_ABI")
 
 
 def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str] | None:
@@ -164,13 +167,16 @@ def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str
     end = data.find(b'"', start)
     if end - start < (LIFT_MIN_BYTES if min_bytes is None else min_bytes) or data.find(_KEY, end) >= 0:
         return None
-    value = data[start:end]
-    if value.translate(None, _BASE64):
+    module = compiled_part.get()
+    if module is not None:
+        if module.base64_end(data, start) != end:
+            return None
+    elif data[start:end].translate(None, _BASE64):
         return None
     rest = b"".join((data[:start], _PLACEHOLDER_BYTES, data[end:]))
     if rest.count(_PLACEHOLDER_BYTES) != 1 or _ASCII_ESCAPE.search(rest) is not None:
         return None
-    return rest, value.decode("ascii")
+    return rest, data[start:end].decode("ascii")
 
 
 _PLACEHOLDER_BYTES = PLACEHOLDER.encode("ascii")

@@ -1759,8 +1759,10 @@ static int tile_add(PyObject *m);   /* compare's bitmaps */
 static int wpiece_add(PyObject *m); /* WordPiece and BERT's split */
 static int pcm_add(PyObject *m);    /* the charsmap normalizer, float scores and Unigram ids */
 static int vocab_add(PyObject *m);  /* the vocabulary checks and merge lists */
+static int jload_add(PyObject *m);  /* a tokenizer.json's load: Unigram columns, base64 */
 
-static int (*const PART_ADDS[])(PyObject *) = {mlist_add, cls_add, tile_add, wpiece_add, pcm_add, vocab_add};
+static int (*const PART_ADDS[])(PyObject *) = {mlist_add, cls_add, tile_add, wpiece_add, pcm_add, vocab_add,
+                                                 jload_add};
 
 /* A part's functions and its version constant added to m; -1 with an error set. */
 static int
@@ -3996,4 +3998,166 @@ static int
 vocab_add(PyObject *m)
 {
     return part_add(m, vocab_methods, "VOCAB_ABI", VOCAB_ABI_VERSION);
+}
+
+
+/* ----- a tokenizer.json's load: a Unigram vocabulary's columns, a charsmap's base64 ------------
+ *
+ * (load9's block.) Two one-pass checks of what a small SentencePiece-converted tokenizer.json's
+ * load spends its time on after the JSON parse; the Python functions they stand for stay the
+ * tests' oracle. JLOAD_ABI names this block's version.
+ *
+ * unigram_columns(vocab) -> (pieces, scores), or None: tokscope.core.models.unigram._vocab_columns
+ *     in one pass: vocab a non-empty list (exactly) of lists or tuples (exactly) of two items, a
+ *     str (exactly) and an int or a float (exactly: no bool); the pieces as they are, the scores
+ *     as floats (an int converted as float() does, OverflowError and all). Anything else is None.
+ * base64_end(data, start) -> the index of the first byte of data (bytes) at or after start that is
+ *     not in base64's alphabet (A-Z a-z 0-9 + / =), or len(data).
+ *
+ * Only exact list, tuple, str, int and float objects are read (no Python code runs while the list
+ * is walked, so nothing can change it), and every index is checked against the sizes.
+ */
+
+#define JLOAD_ABI_VERSION 1
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+static PyObject *
+unigram_columns(PyObject *self, PyObject *vocab)
+{
+    if (!PyList_CheckExact(vocab) || PyList_GET_SIZE(vocab) == 0)
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(vocab);
+    int all_float = 1;
+    for (Py_ssize_t i = 0; i < n; i++) { /* the checks first, as the Python function makes them */
+        PyObject *entry = PyList_GET_ITEM(vocab, i), *piece, *score;
+        if (PyList_CheckExact(entry) && PyList_GET_SIZE(entry) == 2) {
+            piece = PyList_GET_ITEM(entry, 0);
+            score = PyList_GET_ITEM(entry, 1);
+        } else if (PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 2) {
+            piece = PyTuple_GET_ITEM(entry, 0);
+            score = PyTuple_GET_ITEM(entry, 1);
+        } else {
+            Py_RETURN_NONE;
+        }
+        if (!PyUnicode_CheckExact(piece))
+            Py_RETURN_NONE;
+        if (!PyFloat_CheckExact(score)) {
+            if (!PyLong_CheckExact(score))
+                Py_RETURN_NONE;
+            all_float = 0;
+        }
+    }
+    PyObject *pieces = PyList_New(n), *scores = PyList_New(n);
+    if (pieces == NULL || scores == NULL)
+        goto fail;
+    /* Making the two lists may have run a collection, and so a finalizer that changed vocab:
+     * each entry is checked again as it is read, and a changed list is None. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry, *piece, *score;
+        if (PyList_GET_SIZE(vocab) != n)
+            goto changed;
+        entry = PyList_GET_ITEM(vocab, i);
+        if (PyList_CheckExact(entry) && PyList_GET_SIZE(entry) == 2) {
+            piece = PyList_GET_ITEM(entry, 0);
+            score = PyList_GET_ITEM(entry, 1);
+        } else if (PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 2) {
+            piece = PyTuple_GET_ITEM(entry, 0);
+            score = PyTuple_GET_ITEM(entry, 1);
+        } else {
+            goto changed;
+        }
+        if (!PyUnicode_CheckExact(piece))
+            goto changed;
+        if (PyFloat_CheckExact(score)) {
+            Py_INCREF(score);
+        } else if (PyLong_CheckExact(score) && !all_float) {
+            double value = PyLong_AsDouble(score); /* float(int): OverflowError when it is too large */
+            if (value == -1.0 && PyErr_Occurred())
+                goto fail;
+            score = PyFloat_FromDouble(value); /* a float is not tracked: no collection here */
+            if (score == NULL)
+                goto fail;
+        } else {
+            goto changed;
+        }
+        Py_INCREF(piece);
+        PyList_SET_ITEM(pieces, i, piece);
+        PyList_SET_ITEM(scores, i, score);
+    }
+    PyObject *out = PyTuple_Pack(2, pieces, scores);
+    Py_DECREF(pieces);
+    Py_DECREF(scores);
+    return out;
+changed:
+    Py_DECREF(pieces);
+    Py_DECREF(scores);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(pieces);
+    Py_XDECREF(scores);
+    return NULL;
+}
+
+static PyObject *
+base64_end(PyObject *self, PyObject *args)
+{
+    static unsigned char alphabet[256];
+    static int ready = 0;
+    PyObject *data;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "On:base64_end", &data, &start))
+        return NULL;
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "base64_end: bytes are needed");
+        return NULL;
+    }
+    if (!ready) {
+        const char *chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+        for (const char *c = chars; *c; c++)
+            alphabet[(unsigned char)*c] = 1;
+        ready = 1;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(data);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
+    Py_ssize_t i = start < 0 ? 0 : start;
+    if (i > n)
+        i = n;
+#if defined(__SSE2__)
+    /* sixteen bytes at a time while all are in the alphabet (signed compares: a byte from 0x80
+     * up is negative, in no range) */
+    const __m128i plus = _mm_set1_epi8('+'), slash = _mm_set1_epi8('/'), equal = _mm_set1_epi8('=');
+    const __m128i before_0 = _mm_set1_epi8('0' - 1), after_9 = _mm_set1_epi8('9' + 1);
+    const __m128i before_a = _mm_set1_epi8('a' - 1), after_z = _mm_set1_epi8('z' + 1);
+    const __m128i before_A = _mm_set1_epi8('A' - 1), after_Z = _mm_set1_epi8('Z' + 1);
+    while (n - i >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, plus), _mm_cmpeq_epi8(v, slash)),
+                                  _mm_cmpeq_epi8(v, equal));
+        ok = _mm_or_si128(ok, _mm_and_si128(_mm_cmpgt_epi8(v, before_0), _mm_cmplt_epi8(v, after_9)));
+        ok = _mm_or_si128(ok, _mm_and_si128(_mm_cmpgt_epi8(v, before_a), _mm_cmplt_epi8(v, after_z)));
+        ok = _mm_or_si128(ok, _mm_and_si128(_mm_cmpgt_epi8(v, before_A), _mm_cmplt_epi8(v, after_Z)));
+        if (_mm_movemask_epi8(ok) != 0xFFFF)
+            break; /* the byte-wise loop finds which */
+        i += 16;
+    }
+#endif
+    while (i < n && alphabet[s[i]])
+        i++;
+    return PyLong_FromSsize_t(i);
+}
+
+static PyMethodDef jload_methods[] = {
+    {"unigram_columns", unigram_columns, METH_O,
+     "unigram_columns(vocab) -> (pieces, float scores) of a list of [str, int|float] pairs, or None"},
+    {"base64_end", base64_end, METH_VARARGS,
+     "base64_end(data, start) -> the index of the first byte at or after start not in base64's alphabet"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+jload_add(PyObject *m)
+{
+    return part_add(m, jload_methods, "JLOAD_ABI", JLOAD_ABI_VERSION);
 }
