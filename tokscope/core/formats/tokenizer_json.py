@@ -146,6 +146,25 @@ _BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
 compiled_part = CompiledPart("JLOAD_ABI")
 
 
+def charsmap_span(data: bytes) -> tuple[int, int] | None:
+    """Where the content of the first ``"precompiled_charsmap"`` string of ``data`` lies: from
+    after the key, a colon, JSON whitespace and a '"', to the next '"' (so no byte of it is a
+    quote); None without such a key.
+
+    >>> charsmap_span(b'{"precompiled_charsmap": "QUJD"}'), charsmap_span(b'{"x": "QUJD"}')
+    ((26, 30), None)
+    """
+    key = data.find(_KEY)
+    if key < 0:
+        return None
+    colon = _COLON.match(data, key + len(_KEY))
+    if colon is None:
+        return None
+    start = colon.end()
+    end = data.find(b'"', start)
+    return None if end < 0 else (start, end)
+
+
 def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str] | None:
     """``data`` with the content of its one ``"precompiled_charsmap"`` string replaced by
     :data:`PLACEHOLDER`, and that content; None when there is none of at least ``min_bytes``
@@ -157,14 +176,10 @@ def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str
     >>> lift_charsmap(b'{"precompiled_charsmap": "AA\\u0041A"}', 1) is None  # not all base64
     True
     """
-    key = data.find(_KEY)
-    if key < 0:
+    span = charsmap_span(data)
+    if span is None:
         return None
-    colon = _COLON.match(data, key + len(_KEY))
-    if colon is None:
-        return None
-    start = colon.end()
-    end = data.find(b'"', start)
+    start, end = span
     if end - start < (LIFT_MIN_BYTES if min_bytes is None else min_bytes) or data.find(_KEY, end) >= 0:
         return None
     module = compiled_part.get()
