@@ -1,9 +1,11 @@
 """A ``tokenizer.json`` parsed with its ``precompiled_charsmap`` lifted out of the bytes
-(:func:`~tokscope.core.formats.tokenizer_json.lift_charsmap`) gives exactly what the plain parse
-gives: the same object, or the same one-line error. Held on real SentencePiece-converted files and
-on files made to mislead the lifting: the key inside other strings (an added token, a vocabulary
-piece), escaped quotes, a second key, duplicate keys (the later wins), values that are not base64,
-the placeholder itself written in a file, raw or with escapes, and random damage to the bytes."""
+(:func:`~tokscope.core.formats.tokenizer_json.lift_charsmap`), and its ``{token: id}`` vocabulary
+read by the compiled module (:func:`~tokscope.core.formats.tokenizer_json.lift_vocab`), gives
+exactly what the plain parse gives: the same object, or the same one-line error. Held on real
+files and on files made to mislead the lifting: the key inside other strings (an added token, a
+vocabulary piece), escaped quotes, a second key, duplicate keys (the later wins), values that are
+not base64, the placeholder itself written in a file, raw or with escapes, and random damage to the
+bytes."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ def outcome(data: bytes, lift: bool, monkeypatch, compiled: bool = False) -> tup
     any charsmap lifted (``lift``, whatever its size) or never; its base64 checked by the compiled
     module (``compiled``) or in Python."""
     monkeypatch.setattr(hf, "LIFT_MIN_BYTES", 0 if lift else 1 << 62)
+    monkeypatch.setattr(hf, "LIFT_MIN_VOCAB_BYTES", 0 if lift else 1 << 62)
     try:
         with hf.compiled_part.switched(compiled, MODULE):
             return "ok", repr(hf.parse(data, "t.json"))
@@ -232,3 +235,143 @@ def test_random_fragments_parse_as_the_plain_parse(parts):
     data = "".join(parts).encode("utf-8", "surrogatepass")
     with pytest.MonkeyPatch.context() as monkeypatch:
         same(data, monkeypatch)
+
+
+# ----- the vocabulary lifted --------------------------------------------------------------------
+
+needs_compiled = pytest.mark.skipif(MODULE is None, reason="no C compiler to build the compiled vocabulary reader")
+VP = hf.VOCAB_PLACEHOLDER
+
+
+def vocab_lifted_here(data: bytes) -> bool:
+    with hf.compiled_part.switched(True, MODULE):
+        cut = hf.lift_vocab(data, 0)
+        return cut is not None and hf.parse_lifted(cut[0], vocab=cut[1]) is not None
+
+
+def wordlevel(vocab: str, *, content: str = "<unk>", extra: str = "", model_extra: str = "") -> bytes:
+    return ('{"added_tokens": [{"id": 0, "content": %s}], "normalizer": null, "model": {"type": "WordLevel", '
+            '"vocab": %s, "unk_token": "<unk>"%s}%s}' % (json.dumps(content), vocab, model_extra, extra)
+            ).encode("utf-8", "surrogatepass")
+
+
+@needs_compiled
+@pytest.mark.parametrize("name", ["wordlevel", "gpt2", "bert"])
+def test_real_vocabularies_are_lifted_and_parse_the_same(name, monkeypatch):
+    try:
+        data = hf_files.build(name).encode("utf-8")
+    except hf_files.Missing as exc:
+        pytest.skip(str(exc))
+    with hf.compiled_part.switched(True, MODULE):
+        cut = hf.lift_vocab(data)
+        assert cut is not None and len(cut[1]) > 1000
+        assert hf.parse(data) == json.loads(data, parse_float=json_float)
+    same(data, monkeypatch)
+
+
+@needs_compiled
+@pytest.mark.parametrize("data", [
+    wordlevel('{"a": 0, "b": 1}'),
+    wordlevel('{}'),
+    wordlevel(' { "a" : 0 ,\n\t"b":1 } '),
+    wordlevel('{"\\"": 0, "\\\\": 1, "\\/\\b\\f\\n\\r\\t": 2, "\\u00e9\\u4E2D\\u0000": 3, "\u00e9\U0001F600": 4}'),
+    wordlevel('{"a": 0, "a": 1, "b": 2}'),
+    wordlevel('{"a": -0, "b": 999999999999999999}'),
+])
+def test_plain_vocabularies_are_lifted(data, monkeypatch):
+    assert vocab_lifted_here(data)
+    assert same(data, monkeypatch)[0] == "ok"
+
+
+@pytest.mark.parametrize("data", [
+    # what json_vocab leaves to json.loads
+    wordlevel('{"\\ud800": 0}'), wordlevel('{"\\ud83d\\ude00": 0}'), wordlevel('{"\\udc00\\ud800": 0}'),
+    wordlevel('{"a": 1.0}'), wordlevel('{"a": 1e3}'), wordlevel('{"a": 01}'), wordlevel('{"a": 1234567890123456789}'),
+    wordlevel('{"a": 9999999999999999999}'), wordlevel('{"a": -9223372036854775809}'), wordlevel('{"a": -}'), wordlevel('{"a": true}'), wordlevel('{"a": null}'), wordlevel('{"a": "0"}'),
+    wordlevel('{"a": 0,}'), wordlevel('{"a" 0}'), wordlevel('{"a": 0 "b": 1}'), wordlevel('{a: 0}'),
+    wordlevel('{"a\tb": 0}'), wordlevel('{"\\x": 0}'), wordlevel('{"\\u12": 0}'), wordlevel('{"\\u12g4": 0}'),
+    wordlevel('{"a": NaN}'), wordlevel('{"a": Infinity}'), wordlevel('{"a": 0}}'), wordlevel('{"a": 0'),
+    wordlevel('{"a": 0}').replace(b'"a"', b'"\xff"'), wordlevel('{"a": 0}').replace(b'"a"', b'"\xed\xa0\x80"'),
+    wordlevel('{"a": 0}').replace(b'"a"', b'"\xc3"'),
+    # look-alikes and duplicates
+    wordlevel('{"a": 0}', content='"vocab": {"x": 1}'),
+    wordlevel('{"a": 0}', content='x\\"vocab": {"x": 1}'),
+    wordlevel('{"a": 0}', model_extra=', "vocab": {"b": 1}'),
+    wordlevel('{"a": 0}', model_extra=', "\\u0076ocab": {"b": 1}'),
+    wordlevel('{"a": 0}', model_extra=', "vocab": "%s"' % VP),
+    wordlevel('{"a": 0}', model_extra=', "\\u0076ocab": "\\u0074%s"' % VP[1:]),
+    wordlevel('{"a": 0}', extra=', "model": {"type": "WordLevel", "vocab": {}}'),
+    wordlevel('{"a": 0}', extra=', "x": {"vocab": {"b": 1}}'),
+    wordlevel('{"a": 0}', content=VP),
+    wordlevel('{"%s": 0}' % VP),
+    wordlevel('{"a": 0}', content="\\u0041"),
+    b'{"vocab": {"a": 0}}',
+    b'[{"model": {"vocab": {"a": 0}}}]',
+    b'{"model": {"vocab": {"a": 0}}, "model": 3}',
+    b'{"x": {"vocab": {"a": 0}}, "model": {"vocab": {"a": 0}}}',
+    b'{"model": {"vocab": {"a": 0}}',
+    b'{"model": {"vocab" {"a": 0}}}',
+    b'{"model": ["vocab", {"a": 0}]}',
+])
+def test_vocabulary_look_alikes_parse_as_the_plain_parse(data, monkeypatch):
+    same(data, monkeypatch)
+
+
+@needs_compiled
+def test_which_vocabularies_are_lifted():
+    assert not vocab_lifted_here(wordlevel('{"a": 0}', model_extra=', "vocab": {"b": 1}'))  # a second key
+    assert not vocab_lifted_here(wordlevel('{"a": 0}', extra=', "x": {"vocab": {"b": 1}}'))
+    assert not vocab_lifted_here(b'{"x": {"vocab": {"a": 0}}, "model": {"type": "WordLevel"}}')  # not the model's
+    assert not vocab_lifted_here(wordlevel('{"a": 0}', content=VP))
+    assert not vocab_lifted_here(wordlevel('{"a": 0}', content="\\u0041"))
+    assert not vocab_lifted_here(wordlevel('{"a": 1.5}'))
+    with hf.compiled_part.switched(True, MODULE):
+        assert hf.lift_vocab(wordlevel('{"a": 0}')) is None  # under LIFT_MIN_VOCAB_BYTES
+    with hf.compiled_part.switched(False, MODULE):
+        assert hf.lift_vocab(wordlevel('{"a": 0}'), 0) is None  # nothing lifted without the compiled reader
+
+
+KEYS = ["a", "b", "<unk>", "\u2581x", '"', "\\", "/", "\x00", "\x1f", "\x7f", "\u00e9", "\u4e2d", "\U0001F600", "\ud800",
+        "\udfff", "\u0301", "\u200d", "\ufeff", "vocab", VP, "\u3000", " ", "\t", "\n"]
+keys = st.lists(st.sampled_from(KEYS), max_size=4).map("".join)
+ids = st.one_of(st.integers(0, 300), st.integers(-2**63, 2**64), st.sampled_from([0, -0, 10**18 - 1, 10**18]))
+
+
+@st.composite
+def vocab_files(draw) -> bytes:
+    """A WordLevel file whose vocabulary's keys are of every kind (written raw or escaped, some
+    repeated), sometimes with a look-alike key elsewhere, sometimes damaged."""
+    pairs = draw(st.lists(st.tuples(keys, ids), max_size=8))
+    ascii_only = draw(st.booleans())
+    sep = draw(st.sampled_from([", ", ",", " ,\n "]))
+    vocab = "{" + sep.join("%s: %s" % (json.dumps(k, ensure_ascii=ascii_only), v) for k, v in pairs) + "}"
+    extra = draw(st.sampled_from(["", ', "x": {"vocab": {"a": 0}}', ', "vocab": 1', ', "y": "%s"' % VP]))
+    text = wordlevel(vocab, content=draw(keys), extra=extra).decode("utf-8", "surrogatepass")
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(text)))
+        if draw(st.booleans()):
+            text = text[:at] + draw(st.sampled_from(FRAGMENTS + ['"vocab"', "{", "0", "-", "1.5", "e5"])) + text[at:]
+        else:
+            text = text[:at] + text[at + draw(st.integers(1, 4)):]
+    return text.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=300, deadline=None)
+@given(vocab_files())
+def test_random_vocabulary_files_parse_as_the_plain_parse(data):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        same(data, monkeypatch)
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(vocab_files(), st.integers(0, 200))
+def test_json_vocab_reads_what_json_reads(data, start):
+    """Wherever json_vocab reads an object, json reads the same one there (order of keys included)."""
+    for at in (min(start, len(data)), data.find(b"{", data.find(b'"vocab"'))):
+        found = MODULE.json_vocab(data, at)
+        if found is not None:
+            vocab, end = found
+            assert data[at:at + 1] == b"{" and data[end - 1:end] == b"}"
+            want = json.loads(data[at:end].decode("utf-8"))
+            assert list(vocab.items()) == list(want.items())

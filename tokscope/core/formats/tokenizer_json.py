@@ -76,14 +76,18 @@ def looks_like(obj: Any) -> bool:
 def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
     """The JSON object of a ``tokenizer.json``, read as the ``tokenizers`` library reads its
     numbers; malformed or truncated JSON is a one-line :class:`TokenizerFileError`. The bytes of a
-    file whose Precompiled normalizer holds a long charsmap are read without it and it is put back
-    (:func:`parse_lifted`): the same object, and most of a T5 file's bytes neither decoded nor scanned."""
+    file whose Precompiled normalizer holds a long charsmap are read without it, and a model's
+    ``{token: id}`` vocabulary is read by the compiled module, and they are put back
+    (:func:`parse_lifted`): the same object, with most of the bytes neither decoded nor scanned twice."""
     if isinstance(text, bytes):
         if len(text) > MAX_FILE_BYTES:
             raise TokenizerFileError(f"{source} is {len(text):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
         lifted = lift_charsmap(text)
-        if lifted is not None:
-            obj = parse_lifted(*lifted)
+        rest, charsmap = lifted if lifted is not None else (text, None)
+        cut = lift_vocab(rest)
+        rest, vocab = cut if cut is not None else (rest, None)
+        if lifted is not None or cut is not None:
+            obj = parse_lifted(rest, charsmap, vocab)
             if obj is not None:
                 return obj
         try:
@@ -132,6 +136,18 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
 # a Sequence or not) reads its charsmap, or the parse is not used: a second
 # ``"precompiled_charsmap"``, a value that is not base64, a key look-alike inside another string,
 # a later duplicate key, a malformed file all fall back to the plain parse (and its error).
+#
+# A model's ``{token: id}`` vocabulary (WordLevel, WordPiece, BPE) is lifted the same way, with the
+# compiled module reading it (``json_vocab``; without it nothing is lifted): the bytes R from the
+# '{' after ``"vocab"``, a colon and whitespace, to its '}' are replaced by the string
+# ``"VOCAB_PLACEHOLDER"``. ``json_vocab`` accepts only an object of string keys without escapes or
+# control characters and whole numbers, so R starts and ends outside any string and holds a whole
+# JSON value; the same reasoning about the key's closing quote and the placeholder's letters makes
+# that string a member's value in a text that parses, so the original bytes parse alike but for
+# that value, which is R's object (the dict json makes of it: keys set in order, the last of a
+# repeated key winning). The placeholder is unique by the same two checks, and must be the
+# ``"model"`` object's ``"vocab"``. Both may be lifted from one file: the vocabulary from the bytes
+# the charsmap was lifted from, each with its own checks on the bytes it made.
 
 #: a ``precompiled_charsmap`` of fewer bytes than this is parsed with the rest of the file
 LIFT_MIN_BYTES = 16 * 1024
@@ -197,26 +213,79 @@ def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str
 _PLACEHOLDER_BYTES = PLACEHOLDER.encode("ascii")
 
 
-def parse_lifted(rest: bytes, charsmap: str) -> dict | None:
-    """The object of a file that :func:`lift_charsmap` cut into ``rest`` and ``charsmap``: ``rest``
-    parsed and ``charsmap`` put back where a Precompiled normalizer holds :data:`PLACEHOLDER`;
-    None when ``rest`` does not parse to that (the caller parses the whole file instead).
+def parse_lifted(rest: bytes, charsmap: str | None = None, vocab: dict | None = None) -> dict | None:
+    """The object of a file that :func:`lift_charsmap` and :func:`lift_vocab` cut into ``rest``,
+    ``charsmap`` and ``vocab``: ``rest`` parsed, ``vocab`` put back where the model holds
+    :data:`VOCAB_PLACEHOLDER` and ``charsmap`` where a Precompiled normalizer holds
+    :data:`PLACEHOLDER`; None when ``rest`` does not parse to that (the caller parses the whole
+    file instead).
 
     >>> parse_lifted(*lift_charsmap(b'{"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AAAA"}}', 1))
     {'normalizer': {'type': 'Precompiled', 'precompiled_charsmap': 'AAAA'}}
     >>> parse_lifted(*lift_charsmap(b'{"normalizer": {"type": "Replace", "precompiled_charsmap": "AAAA"}}', 1)) is None
     True
+    >>> parse_lifted(b'{"model": {"vocab": "tokscope-lifted-vocabulary"}}', vocab={"a": 0})
+    {'model': {'vocab': {'a': 0}}}
     """
     try:
         with gc_paused():
             obj = json.loads(rest.decode("utf-8-sig"), parse_float=json_float)
     except (ValueError, RecursionError):  # a malformed file: the plain parse names what is wrong
         return None
-    holder = _placeholder_holder(obj.get("normalizer")) if isinstance(obj, dict) else None
-    if holder is None:
+    if type(obj) is not dict:
         return None
-    holder["precompiled_charsmap"] = charsmap
+    if vocab is not None:
+        model = obj.get("model")
+        if type(model) is not dict or model.get("vocab") != VOCAB_PLACEHOLDER:
+            return None
+        model["vocab"] = vocab
+    if charsmap is not None:
+        holder = _placeholder_holder(obj.get("normalizer"))
+        if holder is None:
+            return None
+        holder["precompiled_charsmap"] = charsmap
     return obj
+
+
+#: a model's vocabulary of fewer bytes than this is parsed with the rest of the file
+LIFT_MIN_VOCAB_BYTES = 4096
+#: what stands for a lifted vocabulary in the text parsed (lowercase letters and '-' only)
+VOCAB_PLACEHOLDER = "tokscope-lifted-vocabulary"
+_VOCAB_PLACEHOLDER_BYTES = b'"' + VOCAB_PLACEHOLDER.encode("ascii") + b'"'
+_VOCAB_KEY = b'"vocab"'
+_VOCAB_COLON = re.compile(rb"[ \t\n\r]*:[ \t\n\r]*\{")
+
+
+def lift_vocab(data: bytes, min_bytes: int | None = None) -> tuple[bytes, dict] | None:
+    """``data`` with the object after its one ``"vocab"`` key replaced by the string
+    :data:`VOCAB_PLACEHOLDER`, and that object as the compiled module's ``json_vocab`` reads it (a
+    plain ``{token: id}``: keys without escapes, whole numbers); None without the compiled module,
+    when there is no such object of at least ``min_bytes`` (:data:`LIFT_MIN_VOCAB_BYTES`), or
+    another ``"vocab"`` follows it, or the rest of the bytes could write the placeholder (see the
+    proof above).
+
+    >>> cut = lift_vocab(b'{"model": {"vocab" : {"a": 0, "b": 1}}}', 1)
+    >>> cut if compiled_part.get() else (b'{"model": {"vocab" : "tokscope-lifted-vocabulary"}}', {"a": 0, "b": 1})
+    (b'{"model": {"vocab" : "tokscope-lifted-vocabulary"}}', {'a': 0, 'b': 1})
+    """
+    module = compiled_part.get()
+    key = data.find(_VOCAB_KEY) if module is not None else -1
+    if key < 0:
+        return None
+    colon = _VOCAB_COLON.match(data, key + len(_VOCAB_KEY))
+    if colon is None:
+        return None
+    start = colon.end() - 1
+    found = module.json_vocab(data, start)
+    if found is None:
+        return None
+    vocab, end = found
+    if end - start < (LIFT_MIN_VOCAB_BYTES if min_bytes is None else min_bytes) or data.find(_VOCAB_KEY, end) >= 0:
+        return None
+    rest = b"".join((data[:start], _VOCAB_PLACEHOLDER_BYTES, data[end:]))
+    if rest.count(_VOCAB_PLACEHOLDER_BYTES[1:-1]) != 1 or _ASCII_ESCAPE.search(rest) is not None:
+        return None
+    return rest, vocab
 
 
 def _placeholder_holder(normalizer: Any) -> dict | None:

@@ -4003,9 +4003,9 @@ vocab_add(PyObject *m)
 
 /* ----- a tokenizer.json's load: a Unigram vocabulary's columns, a charsmap's base64 ------------
  *
- * (load9's block.) Two one-pass checks of what a small SentencePiece-converted tokenizer.json's
- * load spends its time on after the JSON parse; the Python functions they stand for stay the
- * tests' oracle. JLOAD_ABI names this block's version.
+ * (load9's block.) What a small tokenizer.json's load spends its time on, in one pass each; the
+ * Python functions they stand for (and json.loads) stay the tests' oracle. JLOAD_ABI names this
+ * block's version.
  *
  * unigram_columns(vocab) -> (pieces, scores), or None: tokscope.core.models.unigram._vocab_columns
  *     in one pass: vocab a non-empty list (exactly) of lists or tuples (exactly) of two items, a
@@ -4013,6 +4013,8 @@ vocab_add(PyObject *m)
  *     as floats (an int converted as float() does, OverflowError and all). Anything else is None.
  * base64_end(data, start) -> the index of the first byte of data (bytes) at or after start that is
  *     not in base64's alphabet (A-Z a-z 0-9 + / =), or len(data).
+ * json_vocab(data, start) -> (vocab, end), or None: a {token: id} object read from the file's bytes
+ *     (below).
  *
  * Only exact list, tuple, str, int and float objects are read (no Python code runs while the list
  * is walked, so nothing can change it), and every index is checked against the sizes.
@@ -4148,7 +4150,203 @@ base64_end(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(i);
 }
 
+/* The escape at s[0] ('\\'; n bytes from there): its character, or -1 for one json_vocab leaves to
+ * json.loads (a surrogate's \\u escape: json pairs them) or that is not JSON. Its length is 6 for
+ * \\u, else 2. */
+static long
+jv_escape(const unsigned char *s, Py_ssize_t n, void *unused)
+{
+    if (n < 2)
+        return -1;
+    switch (s[1]) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'u': break;
+    default: return -1;
+    }
+    if (n < 6)
+        return -1;
+    long c = 0;
+    for (int k = 2; k < 6; k++) {
+        int d = s[k];
+        if (d >= '0' && d <= '9')
+            d -= '0';
+        else if (d >= 'a' && d <= 'f')
+            d -= 'a' - 10;
+        else if (d >= 'A' && d <= 'F')
+            d -= 'A' - 10;
+        else
+            return -1;
+        c = c << 4 | d;
+    }
+    return (c >= 0xD800 && c <= 0xDFFF) ? -1 : c;
+}
+
+/* A key of n bytes at s with escapes (each checked by jv_escape): its raw stretches and its
+ * escaped characters as UTF-8, decoded strictly (a raw stretch that is not UTF-8 is still not,
+ * next to an escape's bytes: they start with no continuation byte). NULL with an error set. */
+static PyObject *
+jv_unescaped(const unsigned char *s, Py_ssize_t n)
+{
+    unsigned char small[256] = {0};
+    unsigned char *out = n <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc(n);
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t o = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        if (s[i] != '\\') {
+            out[o++] = s[i++];
+            continue;
+        }
+        long c = jv_escape(s + i, n - i, NULL); /* checked by the caller: 0 to 0xFFFF, no surrogate */
+        i += s[i + 1] == 'u' ? 6 : 2;
+        if (c < 0x80) {
+            out[o++] = (unsigned char)c;
+        } else if (c < 0x800) {
+            out[o++] = (unsigned char)(0xC0 | c >> 6);
+            out[o++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else {
+            out[o++] = (unsigned char)(0xE0 | c >> 12);
+            out[o++] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+            out[o++] = (unsigned char)(0x80 | (c & 0x3F));
+        }
+    }
+    PyObject *key = PyUnicode_DecodeUTF8((const char *)out, o, "strict");
+    if (out != small)
+        PyMem_Free(out);
+    return key;
+}
+
+/* json_vocab(data, start) -> (vocab, end), or None: the JSON object that starts at data[start]
+ * (bytes; a '{'), when it is a plain vocabulary: members of a string key and a whole number,
+ * nothing else. A key holds no control character and no escape but JSON's short ones and \\u
+ * escapes of characters that are not surrogates; its value is its bytes decoded as strict UTF-8
+ * (as the whole file's decode gives them) with the escapes' characters; a number is
+ * -?(0|[1-9][0-9]*) of at most 18 digits, not followed by a fraction, an exponent or a digit;
+ * whitespace is JSON's four. vocab is the dict json.loads makes of those bytes (members set in
+ * order: a repeated key keeps its first place and its last value); end is the index after the
+ * closing '}'. Anything else, invalid UTF-8 included, is None (json.loads then reads the file). */
+static PyObject *
+json_vocab(PyObject *self, PyObject *args)
+{
+    PyObject *data, *vocab;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "On:json_vocab", &data, &start))
+        return NULL;
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "json_vocab: bytes are needed");
+        return NULL;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(data);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
+    if (start < 0 || start >= n || s[start] != '{')
+        Py_RETURN_NONE;
+    vocab = PyDict_New();
+    if (vocab == NULL)
+        return NULL;
+    Py_ssize_t i = start + 1;
+#define JV_SPACE() while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++
+    JV_SPACE();
+    if (i < n && s[i] == '}') {
+        i++;
+        goto done;
+    }
+    for (;;) {
+        if (i >= n || s[i] != '"')
+            goto none;
+        Py_ssize_t key_start = ++i;
+        int escaped = 0;
+        while (i < n && s[i] != '"') {
+            if (s[i] < 0x20)
+                goto none;
+            if (s[i] == '\\') {
+                if (i + 1 >= n || jv_escape(s + i, n - i, NULL) < 0)
+                    goto none;
+                escaped = 1;
+                i += s[i + 1] == 'u' ? 6 : 2;
+            } else {
+                i++;
+            }
+        }
+        if (i >= n)
+            goto none;
+        Py_ssize_t key_end = i++;
+        JV_SPACE();
+        if (i >= n || s[i] != ':')
+            goto none;
+        i++;
+        JV_SPACE();
+        int negative = 0;
+        if (i < n && s[i] == '-') {
+            negative = 1;
+            i++;
+        }
+        if (i >= n || s[i] < '0' || s[i] > '9')
+            goto none;
+        long long number = 0;
+        if (s[i] == '0') {
+            i++;
+        } else {
+            Py_ssize_t first = i;
+            while (i < n && s[i] >= '0' && s[i] <= '9') {
+                if (i - first >= 18)
+                    goto none;
+                number = number * 10 + (s[i] - '0');
+                i++;
+            }
+        }
+        if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E' || (s[i] >= '0' && s[i] <= '9')))
+            goto none;
+        PyObject *key = escaped ? jv_unescaped(s + key_start, key_end - key_start)
+                                : PyUnicode_DecodeUTF8((const char *)s + key_start, key_end - key_start, "strict");
+        if (key == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                goto fail;
+            PyErr_Clear();
+            goto none;
+        }
+        PyObject *value = PyLong_FromLongLong(negative ? -number : number);
+        if (value == NULL) {
+            Py_DECREF(key);
+            goto fail;
+        }
+        int failed = PyDict_SetItem(vocab, key, value);
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (failed < 0)
+            goto fail;
+        JV_SPACE();
+        if (i < n && s[i] == ',') {
+            i++;
+            JV_SPACE();
+            continue;
+        }
+        if (i < n && s[i] == '}') {
+            i++;
+            break;
+        }
+        goto none;
+    }
+#undef JV_SPACE
+done:
+    return Py_BuildValue("(Nn)", vocab, i);
+none:
+    Py_DECREF(vocab);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(vocab);
+    return NULL;
+}
+
 static PyMethodDef jload_methods[] = {
+    {"json_vocab", json_vocab, METH_VARARGS,
+     "json_vocab(data, start) -> (the {str: int} object at data[start], the index after it), or None"},
     {"unigram_columns", unigram_columns, METH_O,
      "unigram_columns(vocab) -> (pieces, float scores) of a list of [str, int|float] pairs, or None"},
     {"base64_end", base64_end, METH_VARARGS,
