@@ -4232,11 +4232,117 @@ jv_unescaped(const unsigned char *s, Py_ssize_t n)
  * whitespace is JSON's four. vocab is the dict json.loads makes of those bytes (members set in
  * order: a repeated key keeps its first place and its last value); end is the index after the
  * closing '}'. Anything else, invalid UTF-8 included, is None (json.loads then reads the file). */
+/* json_vocab's reading of the object at s[start] ('{'; n bytes in all): the index after its '}',
+ * -1 when it is not a plain vocabulary, -2 with an error set. With vocab NULL it only checks the
+ * grammar and counts the members (*count); else it sets them in vocab (a key that is not UTF-8 is
+ * found only then: -1). */
+static Py_ssize_t
+jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab, Py_ssize_t *count)
+{
+    Py_ssize_t i = start + 1, members = 0;
+#define JV_SPACE() while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++
+    JV_SPACE();
+    if (i < n && s[i] == '}') {
+        *count = 0;
+        return i + 1;
+    }
+    for (;;) {
+        if (i >= n || s[i] != '"')
+            return -1;
+        Py_ssize_t key_start = ++i;
+        int escaped = 0, high = 0;
+        while (i < n && s[i] != '"') {
+            if (s[i] < 0x20)
+                return -1;
+            if (s[i] == '\\') {
+                if (i + 1 >= n || jv_escape(s + i, n - i, NULL) < 0)
+                    return -1;
+                escaped = 1;
+                i += s[i + 1] == 'u' ? 6 : 2;
+            } else {
+                high |= s[i] & 0x80;
+                i++;
+            }
+        }
+        if (i >= n)
+            return -1;
+        Py_ssize_t key_end = i++;
+        JV_SPACE();
+        if (i >= n || s[i] != ':')
+            return -1;
+        i++;
+        JV_SPACE();
+        int negative = 0;
+        if (i < n && s[i] == '-') {
+            negative = 1;
+            i++;
+        }
+        if (i >= n || s[i] < '0' || s[i] > '9')
+            return -1;
+        long long number = 0;
+        if (s[i] == '0') {
+            i++;
+        } else {
+            Py_ssize_t first = i;
+            while (i < n && s[i] >= '0' && s[i] <= '9') {
+                if (i - first >= 18)
+                    return -1;
+                number = number * 10 + (s[i] - '0');
+                i++;
+            }
+        }
+        if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E' || (s[i] >= '0' && s[i] <= '9')))
+            return -1;
+        members++;
+        if (vocab != NULL) {
+            PyObject *key;
+            Py_ssize_t size = key_end - key_start;
+            if (escaped) {
+                key = jv_unescaped(s + key_start, size);
+            } else if (!high) { /* ASCII: the bytes are the characters */
+                key = PyUnicode_New(size, 127);
+                if (key != NULL)
+                    memcpy(PyUnicode_1BYTE_DATA(key), s + key_start, size);
+            } else {
+                key = PyUnicode_DecodeUTF8((const char *)s + key_start, size, "strict");
+            }
+            if (key == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                    return -2;
+                PyErr_Clear();
+                return -1;
+            }
+            PyObject *value = PyLong_FromLongLong(negative ? -number : number);
+            if (value == NULL) {
+                Py_DECREF(key);
+                return -2;
+            }
+            int failed = PyDict_SetItem(vocab, key, value);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (failed < 0)
+                return -2;
+        }
+        JV_SPACE();
+        if (i < n && s[i] == ',') {
+            i++;
+            JV_SPACE();
+            continue;
+        }
+        if (i < n && s[i] == '}') {
+            *count = members;
+            return i + 1;
+        }
+        return -1;
+    }
+#undef JV_SPACE
+}
+
 static PyObject *
 json_vocab(PyObject *self, PyObject *args)
 {
-    PyObject *data, *vocab;
-    Py_ssize_t start;
+    PyObject *data;
+    Py_ssize_t start, count = 0;
     if (!PyArg_ParseTuple(args, "On:json_vocab", &data, &start))
         return NULL;
     if (!PyBytes_Check(data)) {
@@ -4247,101 +4353,22 @@ json_vocab(PyObject *self, PyObject *args)
     const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
     if (start < 0 || start >= n || s[start] != '{')
         Py_RETURN_NONE;
-    vocab = PyDict_New();
+    /* checked and counted first (nothing made for an object json must read), then made in a dict
+     * of that size (no growing on the way) */
+    Py_ssize_t end = jv_read(s, n, start, NULL, &count);
+    if (end < 0)
+        Py_RETURN_NONE;
+    PyObject *vocab = _PyDict_NewPresized(count);
     if (vocab == NULL)
         return NULL;
-    Py_ssize_t i = start + 1;
-#define JV_SPACE() while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++
-    JV_SPACE();
-    if (i < n && s[i] == '}') {
-        i++;
-        goto done;
+    end = jv_read(s, n, start, vocab, &count);
+    if (end < 0) {
+        Py_DECREF(vocab);
+        if (end == -2)
+            return NULL;
+        Py_RETURN_NONE;
     }
-    for (;;) {
-        if (i >= n || s[i] != '"')
-            goto none;
-        Py_ssize_t key_start = ++i;
-        int escaped = 0;
-        while (i < n && s[i] != '"') {
-            if (s[i] < 0x20)
-                goto none;
-            if (s[i] == '\\') {
-                if (i + 1 >= n || jv_escape(s + i, n - i, NULL) < 0)
-                    goto none;
-                escaped = 1;
-                i += s[i + 1] == 'u' ? 6 : 2;
-            } else {
-                i++;
-            }
-        }
-        if (i >= n)
-            goto none;
-        Py_ssize_t key_end = i++;
-        JV_SPACE();
-        if (i >= n || s[i] != ':')
-            goto none;
-        i++;
-        JV_SPACE();
-        int negative = 0;
-        if (i < n && s[i] == '-') {
-            negative = 1;
-            i++;
-        }
-        if (i >= n || s[i] < '0' || s[i] > '9')
-            goto none;
-        long long number = 0;
-        if (s[i] == '0') {
-            i++;
-        } else {
-            Py_ssize_t first = i;
-            while (i < n && s[i] >= '0' && s[i] <= '9') {
-                if (i - first >= 18)
-                    goto none;
-                number = number * 10 + (s[i] - '0');
-                i++;
-            }
-        }
-        if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E' || (s[i] >= '0' && s[i] <= '9')))
-            goto none;
-        PyObject *key = escaped ? jv_unescaped(s + key_start, key_end - key_start)
-                                : PyUnicode_DecodeUTF8((const char *)s + key_start, key_end - key_start, "strict");
-        if (key == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                goto fail;
-            PyErr_Clear();
-            goto none;
-        }
-        PyObject *value = PyLong_FromLongLong(negative ? -number : number);
-        if (value == NULL) {
-            Py_DECREF(key);
-            goto fail;
-        }
-        int failed = PyDict_SetItem(vocab, key, value);
-        Py_DECREF(key);
-        Py_DECREF(value);
-        if (failed < 0)
-            goto fail;
-        JV_SPACE();
-        if (i < n && s[i] == ',') {
-            i++;
-            JV_SPACE();
-            continue;
-        }
-        if (i < n && s[i] == '}') {
-            i++;
-            break;
-        }
-        goto none;
-    }
-#undef JV_SPACE
-done:
-    return Py_BuildValue("(Nn)", vocab, i);
-none:
-    Py_DECREF(vocab);
-    Py_RETURN_NONE;
-fail:
-    Py_DECREF(vocab);
-    return NULL;
+    return Py_BuildValue("(Nn)", vocab, end);
 }
 
 static PyMethodDef jload_methods[] = {
