@@ -4235,7 +4235,7 @@ jv_unescaped(const unsigned char *s, Py_ssize_t n)
 /* json_vocab's reading of the object at s[start] ('{'; n bytes in all): the index after its '}',
  * -1 when it is not a plain vocabulary, -2 with an error set. With vocab NULL it only checks the
  * grammar and counts the members (*count); else it sets them in vocab (a key that is not UTF-8 is
- * found only then: -1). */
+ * found only then: -1). No private API: a dict made at its size would need one. */
 static Py_ssize_t
 jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab, Py_ssize_t *count)
 {
@@ -4353,12 +4353,11 @@ json_vocab(PyObject *self, PyObject *args)
     const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
     if (start < 0 || start >= n || s[start] != '{')
         Py_RETURN_NONE;
-    /* checked and counted first (nothing made for an object json must read), then made in a dict
-     * of that size (no growing on the way) */
+    /* checked first (nothing is made for an object json must read), then made */
     Py_ssize_t end = jv_read(s, n, start, NULL, &count);
     if (end < 0)
         Py_RETURN_NONE;
-    PyObject *vocab = _PyDict_NewPresized(count);
+    PyObject *vocab = PyDict_New();
     if (vocab == NULL)
         return NULL;
     end = jv_read(s, n, start, vocab, &count);
