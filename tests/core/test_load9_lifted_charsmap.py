@@ -375,3 +375,74 @@ def test_json_vocab_reads_what_json_reads(data, start):
             assert data[at:at + 1] == b"{" and data[end - 1:end] == b"}"
             want = json.loads(data[at:end].decode("utf-8"))
             assert list(vocab.items()) == list(want.items())
+
+
+# ----- a Unigram's [[piece, score], ...] lifted ---------------------------------------------------
+
+#: scores as files write them, and numbers json (or json_scores) reads otherwise
+SCORES = ["0.0", "-0.0", "-1.5", "-7.3218854949502745", "-12.345678901234567", "-1.2345678901234567890", "3",
+          "-0", "0", "-123456789012345678", "1234567890123456789", "1e3", "-1.5E-3", "1.", ".5", "-", "01.5",
+          "NaN", "-Infinity", "true", '"1.0"', "0.30000000000000004", "-99999999999999999.9"]
+
+
+def unigram(entries: str, extra: str = "") -> bytes:
+    return ('{"normalizer": null, "model": {"type": "Unigram", "unk_id": 0, "vocab": %s}%s}'
+            % (entries, extra)).encode("utf-8", "surrogatepass")
+
+
+@needs_compiled
+def test_plain_unigram_vocabularies_are_lifted(monkeypatch):
+    for entries in ('[["<unk>", 0.0], ["\\u2581a", -1.5], ["\\"", -7.3218854949502745], ["\\\\", -1], ["b", 3], ["c", -0.0]]',
+                    '[ [ "a" , -1.25 ] ,\n [ "b",-2 ] ]', "[]"):
+        data = unigram(entries)
+        assert vocab_lifted_here(data)
+        assert same(data, monkeypatch)[0] == "ok"
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_unigram_scores_parse_as_the_plain_parse(score, monkeypatch):
+    same(unigram('[["<unk>", 0.0], ["a", %s]]' % score), monkeypatch)
+
+
+@pytest.mark.parametrize("entries", [
+    '[["a", 0.0], ["b"]]', '[["a", 0.0, 1]]', '[["a"], 0.0]', '[[0.0, "a"]]', '[["a", 0.0],]', '[["a" 0.0]]',
+    '[["\\\\ud800", 0.0]]', '[["a", 0.0]', '[{"a": 0.0}]', '[["a", 0.0]]]', '[["a\\tb", 0.0]]',
+])
+def test_unigram_look_alikes_parse_as_the_plain_parse(entries, monkeypatch):
+    same(unigram(entries), monkeypatch)
+
+
+pieces = st.lists(st.sampled_from(KEYS), max_size=3).map("".join)
+
+
+@st.composite
+def unigram_files(draw) -> bytes:
+    entries = draw(st.lists(st.tuples(pieces, st.one_of(st.sampled_from(SCORES[:12]), st.floats(-30, 0).map(repr))),
+                            max_size=6))
+    ascii_only = draw(st.booleans())
+    text = "[" + ", ".join('[%s, %s]' % (json.dumps(p, ensure_ascii=ascii_only), sc) for p, sc in entries) + "]"
+    text = unigram(text, draw(st.sampled_from(["", ', "x": {"vocab": []}', ', "y": "%s"' % VP]))).decode(
+        "utf-8", "surrogatepass")
+    for _ in range(draw(st.integers(0, 1))):
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(FRAGMENTS + ["[", "]", "0", "-", ".5", "e5"])) + text[at:]
+    return text.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=300, deadline=None)
+@given(unigram_files())
+def test_random_unigram_files_parse_as_the_plain_parse(data):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        same(data, monkeypatch)
+
+
+@needs_compiled
+@settings(max_examples=200, deadline=None)
+@given(unigram_files())
+def test_json_scores_reads_what_json_reads(data):
+    at = data.find(b"[", data.find(b'"vocab"'))
+    found = MODULE.json_scores(data, at)
+    if found is not None:
+        vocab, end = found
+        assert data[at:at + 1] == b"[" and data[end - 1:end] == b"]"
+        assert repr(vocab) == repr(json.loads(data[at:end].decode("utf-8"), parse_float=json_float))

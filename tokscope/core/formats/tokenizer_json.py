@@ -137,15 +137,16 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
 # ``"precompiled_charsmap"``, a value that is not base64, a key look-alike inside another string,
 # a later duplicate key, a malformed file all fall back to the plain parse (and its error).
 #
-# A model's ``{token: id}`` vocabulary (WordLevel, WordPiece, BPE) is lifted the same way, with the
-# compiled module reading it (``json_vocab``; without it nothing is lifted): the bytes R from the
-# '{' after ``"vocab"``, a colon and whitespace, to its '}' are replaced by the string
-# ``"VOCAB_PLACEHOLDER"``. ``json_vocab`` accepts only an object of string keys without escapes or
-# control characters and whole numbers, so R starts and ends outside any string and holds a whole
-# JSON value; the same reasoning about the key's closing quote and the placeholder's letters makes
+# A model's vocabulary, ``{token: id}`` (WordLevel, WordPiece, BPE) or ``[[piece, score], ...]``
+# (Unigram), is lifted the same way, with the compiled module reading it (``json_vocab``,
+# ``json_scores``; without it nothing is lifted): the bytes R from the '{' or '[' after
+# ``"vocab"``, a colon and whitespace, to its closing bracket are replaced by the string
+# ``"VOCAB_PLACEHOLDER"``. The readers accept only strings (JSON's escapes but a surrogate's) and
+# plain numbers in that shape, so R starts and ends outside any string and holds a whole JSON
+# value; the same reasoning about the key's closing quote and the placeholder's letters makes
 # that string a member's value in a text that parses, so the original bytes parse alike but for
-# that value, which is R's object (the dict json makes of it: keys set in order, the last of a
-# repeated key winning). The placeholder is unique by the same two checks, and must be the
+# that value, which is R's value (the dict json makes of it: keys set in order, the last of a
+# repeated key winning; the lists, ints and floats, by json_float, it makes). The placeholder is unique by the same two checks, and must be the
 # ``"model"`` object's ``"vocab"``. Both may be lifted from one file: the vocabulary from the bytes
 # the charsmap was lifted from, each with its own checks on the bytes it made.
 
@@ -213,7 +214,7 @@ def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str
 _PLACEHOLDER_BYTES = PLACEHOLDER.encode("ascii")
 
 
-def parse_lifted(rest: bytes, charsmap: str | None = None, vocab: dict | None = None) -> dict | None:
+def parse_lifted(rest: bytes, charsmap: str | None = None, vocab: dict | list | None = None) -> dict | None:
     """The object of a file that :func:`lift_charsmap` and :func:`lift_vocab` cut into ``rest``,
     ``charsmap`` and ``vocab``: ``rest`` parsed, ``vocab`` put back where the model holds
     :data:`VOCAB_PLACEHOLDER` and ``charsmap`` where a Precompiled normalizer holds
@@ -253,13 +254,14 @@ LIFT_MIN_VOCAB_BYTES = 4096
 VOCAB_PLACEHOLDER = "tokscope-lifted-vocabulary"
 _VOCAB_PLACEHOLDER_BYTES = b'"' + VOCAB_PLACEHOLDER.encode("ascii") + b'"'
 _VOCAB_KEY = b'"vocab"'
-_VOCAB_COLON = re.compile(rb"[ \t\n\r]*:[ \t\n\r]*\{")
+_VOCAB_COLON = re.compile(rb"[ \t\n\r]*:[ \t\n\r]*[{\[]")
 
 
-def lift_vocab(data: bytes, min_bytes: int | None = None) -> tuple[bytes, dict] | None:
-    """``data`` with the object after its one ``"vocab"`` key replaced by the string
-    :data:`VOCAB_PLACEHOLDER`, and that object as the compiled module's ``json_vocab`` reads it (a
-    plain ``{token: id}``: keys without escapes, whole numbers); None without the compiled module,
+def lift_vocab(data: bytes, min_bytes: int | None = None) -> tuple[bytes, dict | list] | None:
+    """``data`` with the value after its one ``"vocab"`` key replaced by the string
+    :data:`VOCAB_PLACEHOLDER`, and that value as the compiled module reads it: ``json_vocab`` a
+    plain ``{token: id}`` (string keys, whole numbers), ``json_scores`` a Unigram's
+    ``[[piece, score], ...]`` (scores as :func:`json_float` reads them); None without the compiled module,
     when there is no such object of at least ``min_bytes`` (:data:`LIFT_MIN_VOCAB_BYTES`), or
     another ``"vocab"`` follows it, or the rest of the bytes could write the placeholder (see the
     proof above).
@@ -276,7 +278,7 @@ def lift_vocab(data: bytes, min_bytes: int | None = None) -> tuple[bytes, dict] 
     if colon is None:
         return None
     start = colon.end() - 1
-    found = module.json_vocab(data, start)
+    found = (module.json_vocab if data[start] == 0x7B else module.json_scores)(data, start)  # '{' or '['
     if found is None:
         return None
     vocab, end = found

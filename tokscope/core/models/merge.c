@@ -4015,6 +4015,8 @@ vocab_add(PyObject *m)
  *     not in base64's alphabet (A-Z a-z 0-9 + / =), or len(data).
  * json_vocab(data, start) -> (vocab, end), or None: a {token: id} object read from the file's bytes
  *     (below).
+ * json_scores(data, start) -> (vocab, end), or None: a Unigram's [[piece, score], ...] array read
+ *     from the file's bytes, its scores as json.loads reads them with tokscope's parse_float.
  *
  * Only exact list, tuple, str, int and float objects are read (no Python code runs while the list
  * is walked, so nothing can change it), and every index is checked against the sizes.
@@ -4223,96 +4225,141 @@ jv_unescaped(const unsigned char *s, Py_ssize_t n)
     return key;
 }
 
-/* json_vocab(data, start) -> (vocab, end), or None: the JSON object that starts at data[start]
- * (bytes; a '{'), when it is a plain vocabulary: members of a string key and a whole number,
- * nothing else. A key holds no control character and no escape but JSON's short ones and \\u
- * escapes of characters that are not surrogates; its value is its bytes decoded as strict UTF-8
- * (as the whole file's decode gives them) with the escapes' characters; a number is
- * -?(0|[1-9][0-9]*) of at most 18 digits, not followed by a fraction, an exponent or a digit;
- * whitespace is JSON's four. vocab is the dict json.loads makes of those bytes (members set in
- * order: a repeated key keeps its first place and its last value); end is the index after the
- * closing '}'. Anything else, invalid UTF-8 included, is None (json.loads then reads the file). */
+#define JV_SPACE() while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++
+
+/* The string whose opening '"' is s[i]: the index after its closing '"', or -1 when it holds a
+ * control character or an escape jv_escape refuses (or does not end); *escaped and *high say
+ * whether it holds an escape and a byte from 0x80 up. */
+static Py_ssize_t
+jv_scan_string(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, int *escaped, int *high)
+{
+    *escaped = *high = 0;
+    if (i >= n || s[i] != '"')
+        return -1;
+    for (i++; i < n && s[i] != '"';) {
+        if (s[i] < 0x20)
+            return -1;
+        if (s[i] == '\\') {
+            if (i + 1 >= n || jv_escape(s + i, n - i, NULL) < 0)
+                return -1;
+            *escaped = 1;
+            i += s[i + 1] == 'u' ? 6 : 2;
+        } else {
+            *high |= s[i] & 0x80;
+            i++;
+        }
+    }
+    return i < n ? i + 1 : -1;
+}
+
+/* The str of the string scanned from s[start] to s[end] (its quotes included); NULL with an error
+ * set (a UnicodeDecodeError when it is not UTF-8). */
+static PyObject *
+jv_make_string(const unsigned char *s, Py_ssize_t start, Py_ssize_t end, int escaped, int high)
+{
+    Py_ssize_t size = end - start - 2;
+    if (escaped)
+        return jv_unescaped(s + start + 1, size);
+    if (high)
+        return PyUnicode_DecodeUTF8((const char *)s + start + 1, size, "strict");
+    PyObject *text = PyUnicode_New(size, 127); /* ASCII: the bytes are the characters */
+    if (text != NULL)
+        memcpy(PyUnicode_1BYTE_DATA(text), s + start + 1, size);
+    return text;
+}
+
+/* The number at s[i]: the index after it, or -1 unless it is -?(0|[1-9][0-9]*), with a fraction
+ * .[0-9]+ when fraction is allowed, of at most 18 digits in all, not followed by a '.', an
+ * exponent or a digit. *digits gets its digits as an integer, *places the fraction's length (-1:
+ * none), *negative its sign. */
+static Py_ssize_t
+jv_scan_number(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, int fraction, long long *digits, int *places,
+               int *negative)
+{
+    long long v = 0;
+    int count = 0;
+    *negative = 0;
+    *places = -1;
+    if (i < n && s[i] == '-') {
+        *negative = 1;
+        i++;
+    }
+    if (i >= n || s[i] < '0' || s[i] > '9')
+        return -1;
+    if (s[i] == '0') {
+        i++;
+        count = 1;
+    } else {
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (++count > 18)
+                return -1;
+            v = v * 10 + (s[i] - '0');
+        }
+    }
+    if (fraction && i + 1 < n && s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9') {
+        *places = 0;
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (++count > 18)
+                return -1;
+            v = v * 10 + (s[i] - '0');
+            ++*places;
+        }
+    }
+    if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E' || (s[i] >= '0' && s[i] <= '9')))
+        return -1;
+    *digits = v;
+    return i;
+}
+
+/* The number jv_scan_number read, as json.loads makes it with tokscope's parse_float: an int, or
+ * for a fraction the digits as a double divided once by the power of ten (what hf_json_float
+ * gives: the digits fit in 63 bits). */
+static PyObject *
+jv_make_number(long long digits, int places, int negative)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                   1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+    if (places < 0)
+        return PyLong_FromLongLong(negative ? -digits : digits);
+    double value = (double)digits / pow10[places];
+    return PyFloat_FromDouble(negative ? -value : value);
+}
+
 /* json_vocab's reading of the object at s[start] ('{'; n bytes in all): the index after its '}',
  * -1 when it is not a plain vocabulary, -2 with an error set. With vocab NULL it only checks the
- * grammar and counts the members (*count); else it sets them in vocab (a key that is not UTF-8 is
- * found only then: -1). No private API: a dict made at its size would need one. */
+ * grammar; else it sets the members in vocab (a key that is not UTF-8 is found only then: -1). */
 static Py_ssize_t
-jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab, Py_ssize_t *count)
+jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab)
 {
-    Py_ssize_t i = start + 1, members = 0;
-#define JV_SPACE() while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++
+    Py_ssize_t i = start + 1;
     JV_SPACE();
-    if (i < n && s[i] == '}') {
-        *count = 0;
+    if (i < n && s[i] == '}')
         return i + 1;
-    }
     for (;;) {
-        if (i >= n || s[i] != '"')
+        int escaped, high, places, negative;
+        long long digits;
+        Py_ssize_t key_start = i;
+        i = jv_scan_string(s, n, i, &escaped, &high);
+        if (i < 0)
             return -1;
-        Py_ssize_t key_start = ++i;
-        int escaped = 0, high = 0;
-        while (i < n && s[i] != '"') {
-            if (s[i] < 0x20)
-                return -1;
-            if (s[i] == '\\') {
-                if (i + 1 >= n || jv_escape(s + i, n - i, NULL) < 0)
-                    return -1;
-                escaped = 1;
-                i += s[i + 1] == 'u' ? 6 : 2;
-            } else {
-                high |= s[i] & 0x80;
-                i++;
-            }
-        }
-        if (i >= n)
-            return -1;
-        Py_ssize_t key_end = i++;
+        Py_ssize_t key_end = i;
         JV_SPACE();
         if (i >= n || s[i] != ':')
             return -1;
         i++;
         JV_SPACE();
-        int negative = 0;
-        if (i < n && s[i] == '-') {
-            negative = 1;
-            i++;
-        }
-        if (i >= n || s[i] < '0' || s[i] > '9')
+        i = jv_scan_number(s, n, i, 0, &digits, &places, &negative);
+        if (i < 0)
             return -1;
-        long long number = 0;
-        if (s[i] == '0') {
-            i++;
-        } else {
-            Py_ssize_t first = i;
-            while (i < n && s[i] >= '0' && s[i] <= '9') {
-                if (i - first >= 18)
-                    return -1;
-                number = number * 10 + (s[i] - '0');
-                i++;
-            }
-        }
-        if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E' || (s[i] >= '0' && s[i] <= '9')))
-            return -1;
-        members++;
         if (vocab != NULL) {
-            PyObject *key;
-            Py_ssize_t size = key_end - key_start;
-            if (escaped) {
-                key = jv_unescaped(s + key_start, size);
-            } else if (!high) { /* ASCII: the bytes are the characters */
-                key = PyUnicode_New(size, 127);
-                if (key != NULL)
-                    memcpy(PyUnicode_1BYTE_DATA(key), s + key_start, size);
-            } else {
-                key = PyUnicode_DecodeUTF8((const char *)s + key_start, size, "strict");
-            }
+            PyObject *key = jv_make_string(s, key_start, key_end, escaped, high);
             if (key == NULL) {
                 if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
                     return -2;
                 PyErr_Clear();
                 return -1;
             }
-            PyObject *value = PyLong_FromLongLong(negative ? -number : number);
+            PyObject *value = jv_make_number(digits, places, negative);
             if (value == NULL) {
                 Py_DECREF(key);
                 return -2;
@@ -4329,50 +4376,144 @@ jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab,
             JV_SPACE();
             continue;
         }
-        if (i < n && s[i] == '}') {
-            *count = members;
-            return i + 1;
-        }
-        return -1;
+        return i < n && s[i] == '}' ? i + 1 : -1;
     }
-#undef JV_SPACE
 }
 
+/* json_scores' reading of the array at s[start] ('['): as jv_read, for [[piece, score], ...]
+ * (a score an int, or a float with a fraction), appended to pieces (a list) when not NULL. */
+static Py_ssize_t
+js_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *pieces)
+{
+    Py_ssize_t i = start + 1;
+    JV_SPACE();
+    if (i < n && s[i] == ']')
+        return i + 1;
+    for (;;) {
+        int escaped, high, places, negative;
+        long long digits;
+        if (i >= n || s[i] != '[')
+            return -1;
+        i++;
+        JV_SPACE();
+        Py_ssize_t piece_start = i;
+        i = jv_scan_string(s, n, i, &escaped, &high);
+        if (i < 0)
+            return -1;
+        Py_ssize_t piece_end = i;
+        JV_SPACE();
+        if (i >= n || s[i] != ',')
+            return -1;
+        i++;
+        JV_SPACE();
+        i = jv_scan_number(s, n, i, 1, &digits, &places, &negative);
+        if (i < 0)
+            return -1;
+        JV_SPACE();
+        if (i >= n || s[i] != ']')
+            return -1;
+        i++;
+        if (pieces != NULL) {
+            PyObject *piece = jv_make_string(s, piece_start, piece_end, escaped, high);
+            if (piece == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                    return -2;
+                PyErr_Clear();
+                return -1;
+            }
+            PyObject *score = jv_make_number(digits, places, negative);
+            PyObject *entry = score != NULL ? PyList_New(2) : NULL;
+            if (entry == NULL) {
+                Py_DECREF(piece);
+                Py_XDECREF(score);
+                return -2;
+            }
+            PyList_SET_ITEM(entry, 0, piece);
+            PyList_SET_ITEM(entry, 1, score);
+            int failed = PyList_Append(pieces, entry);
+            Py_DECREF(entry);
+            if (failed < 0)
+                return -2;
+        }
+        JV_SPACE();
+        if (i < n && s[i] == ',') {
+            i++;
+            JV_SPACE();
+            continue;
+        }
+        return i < n && s[i] == ']' ? i + 1 : -1;
+    }
+}
+
+#undef JV_SPACE
+
+/* json_vocab and json_scores: the value at data[start], checked first (nothing is made for one
+ * json must read), then made. */
 static PyObject *
-json_vocab(PyObject *self, PyObject *args)
+jv_value(PyObject *args, const char *format, unsigned char opening,
+         Py_ssize_t (*read)(const unsigned char *, Py_ssize_t, Py_ssize_t, PyObject *), PyObject *(*make)(Py_ssize_t))
 {
     PyObject *data;
-    Py_ssize_t start, count = 0;
-    if (!PyArg_ParseTuple(args, "On:json_vocab", &data, &start))
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, format, &data, &start))
         return NULL;
     if (!PyBytes_Check(data)) {
-        PyErr_SetString(PyExc_TypeError, "json_vocab: bytes are needed");
+        PyErr_SetString(PyExc_TypeError, "bytes are needed");
         return NULL;
     }
     Py_ssize_t n = PyBytes_GET_SIZE(data);
     const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
-    if (start < 0 || start >= n || s[start] != '{')
+    if (start < 0 || start >= n || s[start] != opening || read(s, n, start, NULL) < 0)
         Py_RETURN_NONE;
-    /* checked first (nothing is made for an object json must read), then made */
-    Py_ssize_t end = jv_read(s, n, start, NULL, &count);
-    if (end < 0)
-        Py_RETURN_NONE;
-    PyObject *vocab = PyDict_New();
-    if (vocab == NULL)
+    PyObject *value = make(0);
+    if (value == NULL)
         return NULL;
-    end = jv_read(s, n, start, vocab, &count);
+    Py_ssize_t end = read(s, n, start, value);
     if (end < 0) {
-        Py_DECREF(vocab);
+        Py_DECREF(value);
         if (end == -2)
             return NULL;
         Py_RETURN_NONE;
     }
-    return Py_BuildValue("(Nn)", vocab, end);
+    return Py_BuildValue("(Nn)", value, end);
+}
+
+static PyObject *
+jv_new_dict(Py_ssize_t unused)
+{
+    return PyDict_New();
+}
+
+/* json_vocab(data, start) -> (vocab, end), or None: the JSON object that starts at data[start]
+ * (bytes; a '{'), when it is a plain vocabulary: members of a string key and a whole number,
+ * nothing else. A key holds no control character and no escape but JSON's short ones and \\u
+ * escapes of characters that are not surrogates; its value is its bytes decoded as strict UTF-8
+ * (as the whole file's decode gives them) with the escapes' characters; a number is
+ * -?(0|[1-9][0-9]*) of at most 18 digits, not followed by a fraction, an exponent or a digit;
+ * whitespace is JSON's four. vocab is the dict json.loads makes of those bytes (members set in
+ * order: a repeated key keeps its first place and its last value); end is the index after the
+ * closing '}'. Anything else, invalid UTF-8 included, is None (json.loads then reads the file). */
+static PyObject *
+json_vocab(PyObject *self, PyObject *args)
+{
+    return jv_value(args, "On:json_vocab", '{', jv_read, jv_new_dict);
+}
+
+/* json_scores(data, start) -> (vocab, end), or None: the same for a Unigram's array at data[start]
+ * ('['), [[piece, score], ...]: each entry an array of a string as above and a number, an int as
+ * above or one with a fraction (at most 18 digits in all), which is the float hf_json_float makes
+ * (the file's parse_float); each entry a new list, as json.loads makes them. */
+static PyObject *
+json_scores(PyObject *self, PyObject *args)
+{
+    return jv_value(args, "On:json_scores", '[', js_read, PyList_New);
 }
 
 static PyMethodDef jload_methods[] = {
     {"json_vocab", json_vocab, METH_VARARGS,
      "json_vocab(data, start) -> (the {str: int} object at data[start], the index after it), or None"},
+    {"json_scores", json_scores, METH_VARARGS,
+     "json_scores(data, start) -> (the [[str, number], ...] array at data[start], the index after it), or None"},
     {"unigram_columns", unigram_columns, METH_O,
      "unigram_columns(vocab) -> (pieces, float scores) of a list of [str, int|float] pairs, or None"},
     {"base64_end", base64_end, METH_VARARGS,
