@@ -319,8 +319,10 @@ def test_vocabulary_look_alikes_parse_as_the_plain_parse(data, monkeypatch):
 
 @needs_compiled
 def test_which_vocabularies_are_lifted():
-    assert not vocab_lifted_here(wordlevel('{"a": 0}', model_extra=', "vocab": {"b": 1}'))  # a second key
-    assert not vocab_lifted_here(wordlevel('{"a": 0}', extra=', "x": {"vocab": {"b": 1}}'))
+    assert not vocab_lifted_here(wordlevel('{"a": 0}', model_extra=', "vocab": {"b": 1}'))  # a later one wins
+    assert vocab_lifted_here(wordlevel('{"a": 0}', extra=', "x": {"vocab": {"b": 1}}'))  # the model's is first
+    assert vocab_lifted_here(wordlevel('{"a": 0}', extra=', "merges": [["vocab", "a"]]'))
+    assert not vocab_lifted_here(b'{"x\\"vocab": {"b": 1}, "model": {"type": "WordLevel", "vocab": {"a": 0}}}')
     assert not vocab_lifted_here(b'{"x": {"vocab": {"a": 0}}, "model": {"type": "WordLevel"}}')  # not the model's
     assert not vocab_lifted_here(wordlevel('{"a": 0}', content=VP))
     assert not vocab_lifted_here(wordlevel('{"a": 0}', content="\\u0041"))

@@ -82,14 +82,14 @@ def parse(text: str | bytes, source: str = "tokenizer.json") -> dict:
     if isinstance(text, bytes):
         if len(text) > MAX_FILE_BYTES:
             raise TokenizerFileError(f"{source} is {len(text):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
-        lifted = lift_charsmap(text)
-        rest, charsmap = lifted if lifted is not None else (text, None)
-        cut = lift_vocab(rest)
-        rest, vocab = cut if cut is not None else (rest, None)
-        if lifted is not None or cut is not None:
-            obj = parse_lifted(rest, charsmap, vocab)
-            if obj is not None:
-                return obj
+        with gc_paused():  # the vocabulary's lists are made here
+            lifted = lift_charsmap(text)
+            rest, charsmap = lifted if lifted is not None else (text, None)
+            cut = lift_vocab(rest) if len(text) <= LIFT_MAX_BYTES else None
+            rest, vocab = cut if cut is not None else (rest, None)
+            obj = parse_lifted(rest, charsmap, vocab) if lifted is not None or cut is not None else None
+        if obj is not None:
+            return obj
         try:
             text = text.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -250,6 +250,10 @@ def parse_lifted(rest: bytes, charsmap: str | None = None, vocab: dict | list | 
 
 #: a model's vocabulary of fewer bytes than this is parsed with the rest of the file
 LIFT_MIN_VOCAB_BYTES = 4096
+#: a file over this size is parsed with its vocabulary: there, reading the vocabulary from the bytes
+#: saves no more than the copies of the rest of them (most of it a merge list) cost, and those
+#: copies would be held beside the file's bytes
+LIFT_MAX_BYTES = 16 * 1024 * 1024
 #: what stands for a lifted vocabulary in the text parsed (lowercase letters and '-' only)
 VOCAB_PLACEHOLDER = "tokscope-lifted-vocabulary"
 _VOCAB_PLACEHOLDER_BYTES = b'"' + VOCAB_PLACEHOLDER.encode("ascii") + b'"'
@@ -262,9 +266,9 @@ def lift_vocab(data: bytes, min_bytes: int | None = None) -> tuple[bytes, dict |
     :data:`VOCAB_PLACEHOLDER`, and that value as the compiled module reads it: ``json_vocab`` a
     plain ``{token: id}`` (string keys, whole numbers), ``json_scores`` a Unigram's
     ``[[piece, score], ...]`` (scores as :func:`json_float` reads them); None without the compiled module,
-    when there is no such object of at least ``min_bytes`` (:data:`LIFT_MIN_VOCAB_BYTES`), or
-    another ``"vocab"`` follows it, or the rest of the bytes could write the placeholder (see the
-    proof above).
+    when there is no such value of at least ``min_bytes`` (:data:`LIFT_MIN_VOCAB_BYTES`), or the
+    rest of the bytes could write the placeholder (see the proof above). Another ``"vocab"`` is no
+    reason to refuse (a merge list may hold the word): the placeholder must be the model's.
 
     >>> cut = lift_vocab(b'{"model": {"vocab" : {"a": 0, "b": 1}}}', 1)
     >>> cut if compiled_part.get() else (b'{"model": {"vocab" : "tokscope-lifted-vocabulary"}}', {"a": 0, "b": 1})
@@ -278,16 +282,18 @@ def lift_vocab(data: bytes, min_bytes: int | None = None) -> tuple[bytes, dict |
     if colon is None:
         return None
     start = colon.end() - 1
+    # the checks on the bytes around the value first, on the whole file (it holds the bytes of the
+    # rest, and no placeholder or escape can span the placeholder's quotes), so that a file that
+    # fails them is not read twice
+    if _VOCAB_PLACEHOLDER_BYTES[1:-1] in data or _ASCII_ESCAPE.search(data, 0, start) is not None:
+        return None
     found = (module.json_vocab if data[start] == 0x7B else module.json_scores)(data, start)  # '{' or '['
     if found is None:
         return None
     vocab, end = found
-    if end - start < (LIFT_MIN_VOCAB_BYTES if min_bytes is None else min_bytes) or data.find(_VOCAB_KEY, end) >= 0:
+    if end - start < (LIFT_MIN_VOCAB_BYTES if min_bytes is None else min_bytes) or _ASCII_ESCAPE.search(data, end):
         return None
-    rest = b"".join((data[:start], _VOCAB_PLACEHOLDER_BYTES, data[end:]))
-    if rest.count(_VOCAB_PLACEHOLDER_BYTES[1:-1]) != 1 or _ASCII_ESCAPE.search(rest) is not None:
-        return None
-    return rest, vocab
+    return b"".join((data[:start], _VOCAB_PLACEHOLDER_BYTES, data[end:])), vocab
 
 
 def _placeholder_holder(normalizer: Any) -> dict | None:
