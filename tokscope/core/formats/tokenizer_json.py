@@ -190,7 +190,7 @@ def lift_charsmap(data: bytes, min_bytes: int | None = None) -> tuple[bytes, str
 
     >>> lift_charsmap(b'{"normalizer": {"type": "Precompiled", "precompiled_charsmap" : "AAAA"}}', 1)
     (b'{"normalizer": {"type": "Precompiled", "precompiled_charsmap" : "tokscope-lifted-precompiled-charsmap"}}', 'AAAA')
-    >>> lift_charsmap(b'{"precompiled_charsmap": "AA\\u0041A"}', 1) is None  # not all base64
+    >>> lift_charsmap(b'{"precompiled_charsmap": "AA\\\\u0041A"}', 1) is None  # not all base64
     True
     """
     span = charsmap_span(data)
