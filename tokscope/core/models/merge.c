@@ -1759,7 +1759,7 @@ static int tile_add(PyObject *m);   /* compare's bitmaps */
 static int wpiece_add(PyObject *m); /* WordPiece and BERT's split */
 static int pcm_add(PyObject *m);    /* the charsmap normalizer, float scores and Unigram ids */
 static int vocab_add(PyObject *m);  /* the vocabulary checks and merge lists */
-static int jload_add(PyObject *m);  /* a tokenizer.json's load: Unigram columns, base64 */
+static int jload_add(PyObject *m);  /* a tokenizer.json's load: vocabularies, Unigram columns */
 
 static int (*const PART_ADDS[])(PyObject *) = {mlist_add, cls_add, tile_add, wpiece_add, pcm_add, vocab_add,
                                                  jload_add};
@@ -4001,7 +4001,7 @@ vocab_add(PyObject *m)
 }
 
 
-/* ----- a tokenizer.json's load: a Unigram vocabulary's columns, a charsmap's base64 ------------
+/* ----- a tokenizer.json's load: its vocabulary read from the bytes, Unigram columns, base64 -----
  *
  * (load9's block.) What a small tokenizer.json's load spends its time on, in one pass each; the
  * Python functions they stand for (and json.loads) stay the tests' oracle. JLOAD_ABI names this
