@@ -85,17 +85,22 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
     them, by :func:`read_source`), from the cache when it holds it."""
     if data is None:
         data = read_source(path)
-    if kind == "json-tokenizer" and len(data) < MIN_CACHED_BYTES and b'"merges"' not in data:
+    from ..core.formats.tokenizer_json import gc_paused
+
+    if kind == "json-tokenizer" and len(data) < MIN_CACHED_BYTES and not _names_merges(data):
         # no merge list and under the size from which an entry pays (:func:`_pays`): never kept,
-        # so neither hashed nor looked for
-        built = build(data)
-        return built.tokenizer if isinstance(built, Built) else built
+        # so neither hashed nor looked for; the parse's objects are let go with the collector off
+        # (as below)
+        with gc_paused():
+            built = build(data)
+            tokenizer = built.tokenizer if isinstance(built, Built) else built
+            del built
+        return tokenizer
     digest = hashlib.sha256(data).hexdigest()
     entry = _entry(kind, digest)
     tokenizer = _load(entry, kind, digest)
     if tokenizer is not None:
         return tokenizer
-    from ..core.formats.tokenizer_json import gc_paused
 
     # The collector stays off from the parse to the entry written, and the parse's objects are let
     # go before it is back on: they are freed by their counts and no collection ever walks them.
@@ -109,6 +114,22 @@ def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Buil
             _store(entry, kind, digest, tokenizer, source)
         del built, source
     return tokenizer
+
+
+def _names_merges(data: bytes) -> bool:
+    """Whether ``data`` holds ``"merges"``. A charsmap's string holds no quote, so it is not
+    searched: its few hundred kilobytes of base64 are the slowest bytes to search for this.
+
+    >>> _names_merges(b'{"model": {"merges": []}}'), _names_merges(b'{"precompiled_charsmap": "bWVyZ2Vz"}')
+    (True, False)
+    """
+    from ..core.formats.tokenizer_json import charsmap_span
+
+    span = charsmap_span(data)
+    if span is None:
+        return b'"merges"' in data
+    start, end = span
+    return data.find(b'"merges"', 0, start) >= 0 or data.find(b'"merges"', end) >= 0
 
 
 #: a file under this size whose model has no merge list is not cached (see :func:`_pays`)

@@ -13,6 +13,7 @@ same one ``huggingface_hub``'s own cache scanner reads.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -32,14 +33,28 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 def cache_dirs() -> list[Path]:
     """Where the hub cache is looked for, in order (only the first existing one is used, as the
     hub library does; every candidate is listed so an error can say where it looked)."""
-    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
-        if os.environ.get(var):
-            return [Path(os.environ[var]).expanduser()]
-    if os.environ.get("HF_HOME"):
-        return [Path(os.environ["HF_HOME"]).expanduser() / "hub"]
-    xdg = os.environ.get("XDG_CACHE_HOME")
+    return list(_cache_dirs_for(_cache_env()))
+
+
+#: the environment variables :func:`cache_dirs` depends on (``HOME``: through ``~``)
+_CACHE_VARS = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME", "HOME")
+
+
+def _cache_env() -> tuple[str | None, ...]:
+    return tuple(map(os.environ.get, _CACHE_VARS))
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_dirs_for(env: tuple[str | None, ...]) -> tuple[Path, ...]:
+    """:func:`cache_dirs` for the values of :data:`_CACHE_VARS` (kept: every path load asks)."""
+    hub_cache, legacy, hf_home, xdg, _ = env
+    for value in (hub_cache, legacy):
+        if value:
+            return (Path(value).expanduser(),)
+    if hf_home:
+        return (Path(hf_home).expanduser() / "hub",)
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return [base / "huggingface" / "hub"]
+    return (base / "huggingface" / "hub",)
 
 
 def is_model_id(name: str) -> bool:
@@ -102,11 +117,15 @@ def cache_root_of(path: Path) -> Path | None:
     (PosixPath('/c/hub'), None)
     >>> del os.environ["HF_HUB_CACHE"]
     """
-    absolute = Path(os.path.abspath(path))
-    for cache in cache_dirs():
-        root = Path(os.path.abspath(cache))
-        if absolute != root and absolute.is_relative_to(root):
-            return root
+    absolute = os.path.abspath(path)
+    for cache in _cache_dirs_for(_cache_env()):
+        root = os.path.abspath(cache)
+        if os.name == "posix" and not absolute.startswith("//") and not root.startswith("//"):
+            # both normalized, under the one root "/": a path's parts start with the root's as strings
+            if absolute != root and absolute.startswith(root if root == "/" else root + "/"):
+                return Path(root)
+        elif Path(absolute) != Path(root) and Path(absolute).is_relative_to(root):
+            return Path(root)
     return None
 
 

@@ -1759,8 +1759,10 @@ static int tile_add(PyObject *m);   /* compare's bitmaps */
 static int wpiece_add(PyObject *m); /* WordPiece and BERT's split */
 static int pcm_add(PyObject *m);    /* the charsmap normalizer, float scores and Unigram ids */
 static int vocab_add(PyObject *m);  /* the vocabulary checks and merge lists */
+static int jload_add(PyObject *m);  /* a tokenizer.json's load: vocabularies, Unigram columns */
 
-static int (*const PART_ADDS[])(PyObject *) = {mlist_add, cls_add, tile_add, wpiece_add, pcm_add, vocab_add};
+static int (*const PART_ADDS[])(PyObject *) = {mlist_add, cls_add, tile_add, wpiece_add, pcm_add, vocab_add,
+                                                 jload_add};
 
 /* A part's functions and its version constant added to m; -1 with an error set. */
 static int
@@ -4048,4 +4050,531 @@ static int
 vocab_add(PyObject *m)
 {
     return part_add(m, vocab_methods, "VOCAB_ABI", VOCAB_ABI_VERSION);
+}
+
+
+/* ----- a tokenizer.json's load: its vocabulary read from the bytes, Unigram columns, base64 -----
+ *
+ * (load9's block.) What a small tokenizer.json's load spends its time on, in one pass each; the
+ * Python functions they stand for (and json.loads) stay the tests' oracle. JLOAD_ABI names this
+ * block's version.
+ *
+ * unigram_columns(vocab) -> (pieces, scores), or None: tokscope.core.models.unigram._vocab_columns
+ *     in one pass: vocab a non-empty list (exactly) of lists or tuples (exactly) of two items, a
+ *     str (exactly) and an int or a float (exactly: no bool); the pieces as they are, the scores
+ *     as floats (an int converted as float() does, OverflowError and all). Anything else is None.
+ * base64_end(data, start) -> the index of the first byte of data (bytes) at or after start that is
+ *     not in base64's alphabet (A-Z a-z 0-9 + / =), or len(data).
+ * json_vocab(data, start) -> (vocab, end), or None: a {token: id} object read from the file's bytes
+ *     (below).
+ * json_scores(data, start) -> (vocab, end), or None: a Unigram's [[piece, score], ...] array read
+ *     from the file's bytes, its scores as json.loads reads them with tokscope's parse_float.
+ *
+ * Only exact list, tuple, str, int and float objects are read (no Python code runs while the list
+ * is walked, so nothing can change it), and every index is checked against the sizes.
+ */
+
+#define JLOAD_ABI_VERSION 1
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+static PyObject *
+unigram_columns(PyObject *self, PyObject *vocab)
+{
+    if (!PyList_CheckExact(vocab) || PyList_GET_SIZE(vocab) == 0)
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(vocab);
+    int all_float = 1;
+    for (Py_ssize_t i = 0; i < n; i++) { /* the checks first, as the Python function makes them */
+        PyObject *entry = PyList_GET_ITEM(vocab, i), *piece, *score;
+        if (PyList_CheckExact(entry) && PyList_GET_SIZE(entry) == 2) {
+            piece = PyList_GET_ITEM(entry, 0);
+            score = PyList_GET_ITEM(entry, 1);
+        } else if (PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 2) {
+            piece = PyTuple_GET_ITEM(entry, 0);
+            score = PyTuple_GET_ITEM(entry, 1);
+        } else {
+            Py_RETURN_NONE;
+        }
+        if (!PyUnicode_CheckExact(piece))
+            Py_RETURN_NONE;
+        if (!PyFloat_CheckExact(score)) {
+            if (!PyLong_CheckExact(score))
+                Py_RETURN_NONE;
+            all_float = 0;
+        }
+    }
+    PyObject *pieces = PyList_New(n), *scores = PyList_New(n);
+    if (pieces == NULL || scores == NULL)
+        goto fail;
+    /* Making the two lists may have run a collection, and so a finalizer that changed vocab:
+     * each entry is checked again as it is read, and a changed list is None. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry, *piece, *score;
+        if (PyList_GET_SIZE(vocab) != n)
+            goto changed;
+        entry = PyList_GET_ITEM(vocab, i);
+        if (PyList_CheckExact(entry) && PyList_GET_SIZE(entry) == 2) {
+            piece = PyList_GET_ITEM(entry, 0);
+            score = PyList_GET_ITEM(entry, 1);
+        } else if (PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 2) {
+            piece = PyTuple_GET_ITEM(entry, 0);
+            score = PyTuple_GET_ITEM(entry, 1);
+        } else {
+            goto changed;
+        }
+        if (!PyUnicode_CheckExact(piece))
+            goto changed;
+        if (PyFloat_CheckExact(score)) {
+            Py_INCREF(score);
+        } else if (PyLong_CheckExact(score) && !all_float) {
+            double value = PyLong_AsDouble(score); /* float(int): OverflowError when it is too large */
+            if (value == -1.0 && PyErr_Occurred())
+                goto fail;
+            score = PyFloat_FromDouble(value); /* a float is not tracked: no collection here */
+            if (score == NULL)
+                goto fail;
+        } else {
+            goto changed;
+        }
+        Py_INCREF(piece);
+        PyList_SET_ITEM(pieces, i, piece);
+        PyList_SET_ITEM(scores, i, score);
+    }
+    PyObject *out = PyTuple_Pack(2, pieces, scores);
+    Py_DECREF(pieces);
+    Py_DECREF(scores);
+    return out;
+changed:
+    Py_DECREF(pieces);
+    Py_DECREF(scores);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(pieces);
+    Py_XDECREF(scores);
+    return NULL;
+}
+
+static PyObject *
+base64_end(PyObject *self, PyObject *args)
+{
+    static unsigned char alphabet[256];
+    static int ready = 0;
+    PyObject *data;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "On:base64_end", &data, &start))
+        return NULL;
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "base64_end: bytes are needed");
+        return NULL;
+    }
+    if (!ready) {
+        const char *chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+        for (const char *c = chars; *c; c++)
+            alphabet[(unsigned char)*c] = 1;
+        ready = 1;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(data);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
+    Py_ssize_t i = start < 0 ? 0 : start;
+    if (i > n)
+        i = n;
+#if defined(__SSE2__)
+    /* sixteen bytes at a time while all are in the alphabet (signed compares: a byte from 0x80
+     * up is negative, in no range) */
+    const __m128i plus = _mm_set1_epi8('+'), slash = _mm_set1_epi8('/'), equal = _mm_set1_epi8('=');
+    const __m128i before_0 = _mm_set1_epi8('0' - 1), after_9 = _mm_set1_epi8('9' + 1);
+    const __m128i before_a = _mm_set1_epi8('a' - 1), after_z = _mm_set1_epi8('z' + 1);
+    const __m128i before_A = _mm_set1_epi8('A' - 1), after_Z = _mm_set1_epi8('Z' + 1);
+    while (n - i >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, plus), _mm_cmpeq_epi8(v, slash)),
+                                  _mm_cmpeq_epi8(v, equal));
+        ok = _mm_or_si128(ok, _mm_and_si128(_mm_cmpgt_epi8(v, before_0), _mm_cmplt_epi8(v, after_9)));
+        ok = _mm_or_si128(ok, _mm_and_si128(_mm_cmpgt_epi8(v, before_a), _mm_cmplt_epi8(v, after_z)));
+        ok = _mm_or_si128(ok, _mm_and_si128(_mm_cmpgt_epi8(v, before_A), _mm_cmplt_epi8(v, after_Z)));
+        if (_mm_movemask_epi8(ok) != 0xFFFF)
+            break; /* the byte-wise loop finds which */
+        i += 16;
+    }
+#endif
+    while (i < n && alphabet[s[i]])
+        i++;
+    return PyLong_FromSsize_t(i);
+}
+
+/* The escape at s[0] ('\\'; n bytes from there): its character, or -1 for one json_vocab leaves to
+ * json.loads (a surrogate's \\u escape: json pairs them) or that is not JSON. Its length is 6 for
+ * \\u, else 2. */
+static long
+jv_escape(const unsigned char *s, Py_ssize_t n, void *unused)
+{
+    if (n < 2)
+        return -1;
+    switch (s[1]) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'u': break;
+    default: return -1;
+    }
+    if (n < 6)
+        return -1;
+    long c = 0;
+    for (int k = 2; k < 6; k++) {
+        int d = s[k];
+        if (d >= '0' && d <= '9')
+            d -= '0';
+        else if (d >= 'a' && d <= 'f')
+            d -= 'a' - 10;
+        else if (d >= 'A' && d <= 'F')
+            d -= 'A' - 10;
+        else
+            return -1;
+        c = c << 4 | d;
+    }
+    return (c >= 0xD800 && c <= 0xDFFF) ? -1 : c;
+}
+
+/* A key of n bytes at s with escapes (each checked by jv_escape): its raw stretches and its
+ * escaped characters as UTF-8, decoded strictly (a raw stretch that is not UTF-8 is still not,
+ * next to an escape's bytes: they start with no continuation byte). NULL with an error set. */
+static PyObject *
+jv_unescaped(const unsigned char *s, Py_ssize_t n)
+{
+    unsigned char small[256] = {0};
+    unsigned char *out = n <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc(n);
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t o = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        if (s[i] != '\\') {
+            out[o++] = s[i++];
+            continue;
+        }
+        long c = jv_escape(s + i, n - i, NULL); /* checked by the caller: 0 to 0xFFFF, no surrogate */
+        i += s[i + 1] == 'u' ? 6 : 2;
+        if (c < 0x80) {
+            out[o++] = (unsigned char)c;
+        } else if (c < 0x800) {
+            out[o++] = (unsigned char)(0xC0 | c >> 6);
+            out[o++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else {
+            out[o++] = (unsigned char)(0xE0 | c >> 12);
+            out[o++] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+            out[o++] = (unsigned char)(0x80 | (c & 0x3F));
+        }
+    }
+    PyObject *key = PyUnicode_DecodeUTF8((const char *)out, o, "strict");
+    if (out != small)
+        PyMem_Free(out);
+    return key;
+}
+
+#define JV_SPACE() while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++
+
+/* The string whose opening '"' is s[i]: the index after its closing '"', or -1 when it holds a
+ * control character or an escape jv_escape refuses (or does not end); *escaped and *high say
+ * whether it holds an escape and a byte from 0x80 up. */
+static Py_ssize_t
+jv_scan_string(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, int *escaped, int *high)
+{
+    *escaped = *high = 0;
+    if (i >= n || s[i] != '"')
+        return -1;
+    for (i++; i < n && s[i] != '"';) {
+        if (s[i] < 0x20)
+            return -1;
+        if (s[i] == '\\') {
+            if (i + 1 >= n || jv_escape(s + i, n - i, NULL) < 0)
+                return -1;
+            *escaped = 1;
+            i += s[i + 1] == 'u' ? 6 : 2;
+        } else {
+            *high |= s[i] & 0x80;
+            i++;
+        }
+    }
+    return i < n ? i + 1 : -1;
+}
+
+/* The str of the string scanned from s[start] to s[end] (its quotes included); NULL with an error
+ * set (a UnicodeDecodeError when it is not UTF-8). */
+static PyObject *
+jv_make_string(const unsigned char *s, Py_ssize_t start, Py_ssize_t end, int escaped, int high)
+{
+    Py_ssize_t size = end - start - 2;
+    if (escaped)
+        return jv_unescaped(s + start + 1, size);
+    if (high)
+        return PyUnicode_DecodeUTF8((const char *)s + start + 1, size, "strict");
+    PyObject *text = PyUnicode_New(size, 127); /* ASCII: the bytes are the characters */
+    if (text != NULL)
+        memcpy(PyUnicode_1BYTE_DATA(text), s + start + 1, size);
+    return text;
+}
+
+/* The number at s[i]: the index after it, or -1 unless it is -?(0|[1-9][0-9]*), with a fraction
+ * .[0-9]+ when fraction is allowed, of at most 18 digits in all, not followed by a '.', an
+ * exponent or a digit. *digits gets its digits as an integer, *places the fraction's length (-1:
+ * none), *negative its sign. */
+static Py_ssize_t
+jv_scan_number(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, int fraction, long long *digits, int *places,
+               int *negative)
+{
+    long long v = 0;
+    int count = 0;
+    *negative = 0;
+    *places = -1;
+    if (i < n && s[i] == '-') {
+        *negative = 1;
+        i++;
+    }
+    if (i >= n || s[i] < '0' || s[i] > '9')
+        return -1;
+    if (s[i] == '0') {
+        i++;
+        count = 1;
+    } else {
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (++count > 18)
+                return -1;
+            v = v * 10 + (s[i] - '0');
+        }
+    }
+    if (fraction && i + 1 < n && s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9') {
+        *places = 0;
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (++count > 18)
+                return -1;
+            v = v * 10 + (s[i] - '0');
+            ++*places;
+        }
+    }
+    if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E' || (s[i] >= '0' && s[i] <= '9')))
+        return -1;
+    *digits = v;
+    return i;
+}
+
+/* The number jv_scan_number read, as json.loads makes it with tokscope's parse_float: an int, or
+ * for a fraction the digits as a double divided once by the power of ten (what hf_json_float
+ * gives: the digits fit in 63 bits). */
+static PyObject *
+jv_make_number(long long digits, int places, int negative)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                   1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+    if (places < 0)
+        return PyLong_FromLongLong(negative ? -digits : digits);
+    double value = (double)digits / pow10[places];
+    return PyFloat_FromDouble(negative ? -value : value);
+}
+
+/* json_vocab's reading of the object at s[start] ('{'; n bytes in all): the index after its '}',
+ * -1 when it is not a plain vocabulary, -2 with an error set. With vocab NULL it only checks the
+ * grammar; else it sets the members in vocab (a key that is not UTF-8 is found only then: -1). */
+static Py_ssize_t
+jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab)
+{
+    Py_ssize_t i = start + 1;
+    JV_SPACE();
+    if (i < n && s[i] == '}')
+        return i + 1;
+    for (;;) {
+        int escaped, high, places, negative;
+        long long digits;
+        Py_ssize_t key_start = i;
+        i = jv_scan_string(s, n, i, &escaped, &high);
+        if (i < 0)
+            return -1;
+        Py_ssize_t key_end = i;
+        JV_SPACE();
+        if (i >= n || s[i] != ':')
+            return -1;
+        i++;
+        JV_SPACE();
+        i = jv_scan_number(s, n, i, 0, &digits, &places, &negative);
+        if (i < 0)
+            return -1;
+        if (vocab != NULL) {
+            PyObject *key = jv_make_string(s, key_start, key_end, escaped, high);
+            if (key == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                    return -2;
+                PyErr_Clear();
+                return -1;
+            }
+            PyObject *value = jv_make_number(digits, places, negative);
+            if (value == NULL) {
+                Py_DECREF(key);
+                return -2;
+            }
+            int failed = PyDict_SetItem(vocab, key, value);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (failed < 0)
+                return -2;
+        }
+        JV_SPACE();
+        if (i < n && s[i] == ',') {
+            i++;
+            JV_SPACE();
+            continue;
+        }
+        return i < n && s[i] == '}' ? i + 1 : -1;
+    }
+}
+
+/* json_scores' reading of the array at s[start] ('['): as jv_read, for [[piece, score], ...]
+ * (a score an int, or a float with a fraction), appended to pieces (a list) when not NULL. */
+static Py_ssize_t
+js_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *pieces)
+{
+    Py_ssize_t i = start + 1;
+    JV_SPACE();
+    if (i < n && s[i] == ']')
+        return i + 1;
+    for (;;) {
+        int escaped, high, places, negative;
+        long long digits;
+        if (i >= n || s[i] != '[')
+            return -1;
+        i++;
+        JV_SPACE();
+        Py_ssize_t piece_start = i;
+        i = jv_scan_string(s, n, i, &escaped, &high);
+        if (i < 0)
+            return -1;
+        Py_ssize_t piece_end = i;
+        JV_SPACE();
+        if (i >= n || s[i] != ',')
+            return -1;
+        i++;
+        JV_SPACE();
+        i = jv_scan_number(s, n, i, 1, &digits, &places, &negative);
+        if (i < 0)
+            return -1;
+        JV_SPACE();
+        if (i >= n || s[i] != ']')
+            return -1;
+        i++;
+        if (pieces != NULL) {
+            PyObject *piece = jv_make_string(s, piece_start, piece_end, escaped, high);
+            if (piece == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                    return -2;
+                PyErr_Clear();
+                return -1;
+            }
+            PyObject *score = jv_make_number(digits, places, negative);
+            PyObject *entry = score != NULL ? PyList_New(2) : NULL;
+            if (entry == NULL) {
+                Py_DECREF(piece);
+                Py_XDECREF(score);
+                return -2;
+            }
+            PyList_SET_ITEM(entry, 0, piece);
+            PyList_SET_ITEM(entry, 1, score);
+            int failed = PyList_Append(pieces, entry);
+            Py_DECREF(entry);
+            if (failed < 0)
+                return -2;
+        }
+        JV_SPACE();
+        if (i < n && s[i] == ',') {
+            i++;
+            JV_SPACE();
+            continue;
+        }
+        return i < n && s[i] == ']' ? i + 1 : -1;
+    }
+}
+
+#undef JV_SPACE
+
+/* json_vocab and json_scores: the value at data[start], checked first (nothing is made for one
+ * json must read), then made. */
+static PyObject *
+jv_value(PyObject *args, const char *format, unsigned char opening,
+         Py_ssize_t (*read)(const unsigned char *, Py_ssize_t, Py_ssize_t, PyObject *), PyObject *(*make)(Py_ssize_t))
+{
+    PyObject *data;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, format, &data, &start))
+        return NULL;
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "bytes are needed");
+        return NULL;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(data);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
+    if (start < 0 || start >= n || s[start] != opening || read(s, n, start, NULL) < 0)
+        Py_RETURN_NONE;
+    PyObject *value = make(0);
+    if (value == NULL)
+        return NULL;
+    Py_ssize_t end = read(s, n, start, value);
+    if (end < 0) {
+        Py_DECREF(value);
+        if (end == -2)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(Nn)", value, end);
+}
+
+static PyObject *
+jv_new_dict(Py_ssize_t unused)
+{
+    return PyDict_New();
+}
+
+/* json_vocab(data, start) -> (vocab, end), or None: the JSON object that starts at data[start]
+ * (bytes; a '{'), when it is a plain vocabulary: members of a string key and a whole number,
+ * nothing else. A key holds no control character and no escape but JSON's short ones and \\u
+ * escapes of characters that are not surrogates; its value is its bytes decoded as strict UTF-8
+ * (as the whole file's decode gives them) with the escapes' characters; a number is
+ * -?(0|[1-9][0-9]*) of at most 18 digits, not followed by a fraction, an exponent or a digit;
+ * whitespace is JSON's four. vocab is the dict json.loads makes of those bytes (members set in
+ * order: a repeated key keeps its first place and its last value); end is the index after the
+ * closing '}'. Anything else, invalid UTF-8 included, is None (json.loads then reads the file). */
+static PyObject *
+json_vocab(PyObject *self, PyObject *args)
+{
+    return jv_value(args, "On:json_vocab", '{', jv_read, jv_new_dict);
+}
+
+/* json_scores(data, start) -> (vocab, end), or None: the same for a Unigram's array at data[start]
+ * ('['), [[piece, score], ...]: each entry an array of a string as above and a number, an int as
+ * above or one with a fraction (at most 18 digits in all), which is the float hf_json_float makes
+ * (the file's parse_float); each entry a new list, as json.loads makes them. */
+static PyObject *
+json_scores(PyObject *self, PyObject *args)
+{
+    return jv_value(args, "On:json_scores", '[', js_read, PyList_New);
+}
+
+static PyMethodDef jload_methods[] = {
+    {"json_vocab", json_vocab, METH_VARARGS,
+     "json_vocab(data, start) -> (the {str: int} object at data[start], the index after it), or None"},
+    {"json_scores", json_scores, METH_VARARGS,
+     "json_scores(data, start) -> (the [[str, number], ...] array at data[start], the index after it), or None"},
+    {"unigram_columns", unigram_columns, METH_O,
+     "unigram_columns(vocab) -> (pieces, float scores) of a list of [str, int|float] pairs, or None"},
+    {"base64_end", base64_end, METH_VARARGS,
+     "base64_end(data, start) -> the index of the first byte at or after start not in base64's alphabet"},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+jload_add(PyObject *m)
+{
+    return part_add(m, jload_methods, "JLOAD_ABI", JLOAD_ABI_VERSION);
 }

@@ -369,12 +369,26 @@ class Unigram(ChunkCache):
         self.__dict__.setdefault("_trie_and_longest", None)  # a pickle from before the lazy trie held "_trie"
 
 
+#: the compiled :func:`vocab_columns` (``unigram_columns``, one pass in C), when installed
+columns_part = CompiledPart("JLOAD_ABI")
+
+
 def _vocab_columns(vocab: Any) -> tuple[list[str], list[float]] | None:
+    """:func:`vocab_columns`, by the compiled module's ``unigram_columns`` when it is installed.
+
+    >>> _vocab_columns([["a", -1], ("b", -2.5)]), _vocab_columns([["a", True]])
+    ((['a', 'b'], [-1.0, -2.5]), None)
+    """
+    module = columns_part.get()
+    return module.unigram_columns(vocab) if module is not None else vocab_columns(vocab)
+
+
+def vocab_columns(vocab: Any) -> tuple[list[str], list[float]] | None:
     """The pieces and their scores (as floats) of a well-formed vocabulary at C speed: a list of
     ``[piece, score]`` lists or tuples of a ``str`` and an ``int`` or ``float`` (None: let
     :func:`_checked_columns` look at it entry by entry).
 
-    >>> _vocab_columns([["a", -1], ("b", -2.5)]), _vocab_columns([["a", True]]), _vocab_columns([])
+    >>> vocab_columns([["a", -1], ("b", -2.5)]), vocab_columns([["a", True]]), vocab_columns([])
     ((['a', 'b'], [-1.0, -2.5]), None, None)
     """
     if type(vocab) is not list or not vocab or not set(map(type, vocab)) <= {list, tuple} or set(map(len, vocab)) != {2}:
