@@ -75,9 +75,10 @@ def _header(kind: str, digest: str, payload_digest: str) -> bytes:
     return f"{_MAGIC} {CACHE_FORMAT} {__version__} {sys.byteorder} {kind} {digest} {payload_digest}\n".encode()
 
 
-def read_source(path: Path) -> bytes:
-    """A tokenizer file's bytes (a regular file only, at most :data:`MAX_SOURCE_BYTES`)."""
-    return read_regular(path, MAX_SOURCE_BYTES, what="tokenizer files")
+def read_source(path: Path, known: os.stat_result | None = None) -> bytes:
+    """A tokenizer file's bytes (a regular file only, at most :data:`MAX_SOURCE_BYTES`); ``known``
+    is the caller's ``os.stat`` of ``path``, when it has one."""
+    return read_regular(path, MAX_SOURCE_BYTES, what="tokenizer files", known=known)
 
 
 def cached_file(path: Path, kind: str, build: Callable[[bytes], Tokenizer | Built], data: bytes | None = None) -> Tokenizer:

@@ -223,7 +223,7 @@ def load_path(path: Path, *, name: str | None = None, model_id: str | None = Non
         raise SourceError(f"{safe_text(path)} links outside {safe_text(within)}: refused (only links within it are followed)")
     data = None
     if size <= READ_ONCE_BYTES:  # a small file is read once: sniffed from its first bytes, parsed from all
-        data = cache.read_source(path)
+        data = cache.read_source(path, info)
         fmt = sniff.format_of(data[:sniff.HEAD_BYTES])
     else:
         fmt = _sniff(path)

@@ -42,13 +42,15 @@ def _refusal(path: str | os.PathLike, mode: int) -> SourceError:
     return SourceError(f"{safe_text(path)} is not a regular file ({kind_of(mode)}): refused")
 
 
-def read_regular(path: str | os.PathLike, limit: int, *, what: str = "this file", within: Path | None = None) -> bytes:
+def read_regular(path: str | os.PathLike, limit: int, *, what: str = "this file", within: Path | None = None,
+                 known: os.stat_result | None = None) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them; a :class:`SourceError`
     for anything else (missing, unreadable, a FIFO or device, over the limit, or, with ``within``,
-    a link that leads outside that folder)."""
+    a link that leads outside that folder). ``known`` is the caller's ``os.stat`` of ``path``
+    (the check before the open is then not made again; the open descriptor is still checked)."""
     shown = safe_text(path)
     try:
-        before = os.stat(path)
+        before = os.stat(path) if known is None else known
         if not stat.S_ISREG(before.st_mode):
             raise _refusal(path, before.st_mode)
         if within is not None and not is_within(path, within):
@@ -66,8 +68,13 @@ def read_regular(path: str | os.PathLike, limit: int, *, what: str = "this file"
             raise SourceError(f"{shown} is {info.st_size:,} bytes, over the {limit:,}-byte limit for {what}")
         parts: list[bytes] = []
         got = 0
+        # the first read asks for the size the descriptor gave and one byte more, and the read
+        # that finds the end for one byte (os.read makes a buffer of the size asked for); a file
+        # that says 0 (procfs) or grows is read on by blocks
+        ask = info.st_size + 1 if 0 < info.st_size < BLOCK else BLOCK
         while got <= limit:
-            block = os.read(fd, min(BLOCK, limit + 1 - got))
+            block = os.read(fd, min(ask, limit + 1 - got))
+            ask = 1 if got == 0 and len(block) == info.st_size else BLOCK
             if not block:
                 break
             parts.append(block)
