@@ -4378,8 +4378,8 @@ jv_make_number(long long digits, int places, int negative)
 }
 
 /* json_vocab's reading of the object at s[start] ('{'; n bytes in all): the index after its '}',
- * -1 when it is not a plain vocabulary, -2 with an error set. With vocab NULL it only checks the
- * grammar; else it sets the members in vocab (a key that is not UTF-8 is found only then: -1). */
+ * -1 when it is not a plain vocabulary, -2 with an error set; the members are set in vocab as they
+ * are read (the caller drops it on -1). */
 static Py_ssize_t
 jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab)
 {
@@ -4403,25 +4403,23 @@ jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab)
         i = jv_scan_number(s, n, i, 0, &digits, &places, &negative);
         if (i < 0)
             return -1;
-        if (vocab != NULL) {
-            PyObject *key = jv_make_string(s, key_start, key_end, escaped, high);
-            if (key == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                    return -2;
-                PyErr_Clear();
-                return -1;
-            }
-            PyObject *value = jv_make_number(digits, places, negative);
-            if (value == NULL) {
-                Py_DECREF(key);
+        PyObject *key = jv_make_string(s, key_start, key_end, escaped, high);
+        if (key == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
                 return -2;
-            }
-            int failed = PyDict_SetItem(vocab, key, value);
-            Py_DECREF(key);
-            Py_DECREF(value);
-            if (failed < 0)
-                return -2;
+            PyErr_Clear();
+            return -1;
         }
+        PyObject *value = jv_make_number(digits, places, negative);
+        if (value == NULL) {
+            Py_DECREF(key);
+            return -2;
+        }
+        int failed = PyDict_SetItem(vocab, key, value);
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (failed < 0)
+            return -2;
         JV_SPACE();
         if (i < n && s[i] == ',') {
             i++;
@@ -4433,7 +4431,7 @@ jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab)
 }
 
 /* json_scores' reading of the array at s[start] ('['): as jv_read, for [[piece, score], ...]
- * (a score an int, or a float with a fraction), appended to pieces (a list) when not NULL. */
+ * (a score an int, or a float with a fraction), appended to pieces (a list) as they are read. */
 static Py_ssize_t
 js_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *pieces)
 {
@@ -4465,28 +4463,26 @@ js_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *pieces
         if (i >= n || s[i] != ']')
             return -1;
         i++;
-        if (pieces != NULL) {
-            PyObject *piece = jv_make_string(s, piece_start, piece_end, escaped, high);
-            if (piece == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                    return -2;
-                PyErr_Clear();
-                return -1;
-            }
-            PyObject *score = jv_make_number(digits, places, negative);
-            PyObject *entry = score != NULL ? PyList_New(2) : NULL;
-            if (entry == NULL) {
-                Py_DECREF(piece);
-                Py_XDECREF(score);
+        PyObject *piece = jv_make_string(s, piece_start, piece_end, escaped, high);
+        if (piece == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
                 return -2;
-            }
-            PyList_SET_ITEM(entry, 0, piece);
-            PyList_SET_ITEM(entry, 1, score);
-            int failed = PyList_Append(pieces, entry);
-            Py_DECREF(entry);
-            if (failed < 0)
-                return -2;
+            PyErr_Clear();
+            return -1;
         }
+        PyObject *score = jv_make_number(digits, places, negative);
+        PyObject *entry = score != NULL ? PyList_New(2) : NULL;
+        if (entry == NULL) {
+            Py_DECREF(piece);
+            Py_XDECREF(score);
+            return -2;
+        }
+        PyList_SET_ITEM(entry, 0, piece);
+        PyList_SET_ITEM(entry, 1, score);
+        int failed = PyList_Append(pieces, entry);
+        Py_DECREF(entry);
+        if (failed < 0)
+            return -2;
         JV_SPACE();
         if (i < n && s[i] == ',') {
             i++;
@@ -4499,8 +4495,8 @@ js_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *pieces
 
 #undef JV_SPACE
 
-/* json_vocab and json_scores: the value at data[start], checked first (nothing is made for one
- * json must read), then made. */
+/* json_vocab and json_scores: the value at data[start], made as it is read in one pass (and
+ * dropped when it is not one they read: json.loads then reads the file). */
 static PyObject *
 jv_value(PyObject *args, const char *format, unsigned char opening,
          Py_ssize_t (*read)(const unsigned char *, Py_ssize_t, Py_ssize_t, PyObject *), PyObject *(*make)(Py_ssize_t))
@@ -4515,7 +4511,7 @@ jv_value(PyObject *args, const char *format, unsigned char opening,
     }
     Py_ssize_t n = PyBytes_GET_SIZE(data);
     const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
-    if (start < 0 || start >= n || s[start] != opening || read(s, n, start, NULL) < 0)
+    if (start < 0 || start >= n || s[start] != opening)
         Py_RETURN_NONE;
     PyObject *value = make(0);
     if (value == NULL)
