@@ -23,8 +23,23 @@ class WordLevel(VocabLookups):
 
     def __init__(self, vocab: Mapping[str, int], *, unk_token: str | None = "<unk>") -> None:
         self._vocab = check_vocab(vocab)
-        self._vocab_r = reverse_vocab(self._vocab)
         self.unk_token = "<unk>" if unk_token is None else unk_token
+
+    def id_to_token(self, token_id: int) -> str | None:
+        """The token of an id (its reverse map made on first use: an encode never needs it).
+
+        >>> WordLevel({"<unk>": 0, "a": 1, "b": 1}).id_to_token(1)
+        'a'
+        """
+        reverse = self.__dict__.get("_vocab_r")
+        if reverse is None:
+            reverse = self._vocab_r = reverse_vocab(self._vocab)
+        return reverse.get(token_id)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_vocab_r", None)  # made again on first use, as after a load
+        return state
 
     def tokenize(self, text: str) -> list[tuple[int, int, int]]:
         found = self._vocab.get(text)
