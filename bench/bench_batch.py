@@ -16,7 +16,8 @@ Timed, alternating, each tokscope run on a fresh tokenizer (empty caches): a pla
 processes when the batch is big enough and CPUs are idle), ``encode_batch(num_processes=N)``
 (*procs*: worker processes whatever the load; ``--processes 0`` leaves it out), and the
 reference. Every output is checked identical to the reference's. Printed: the best of
-``--repeat`` runs, the ratios, the load average, the plan the batch took, and the CPU time of
+``--repeat`` runs, the ratios, the load average, the plan the batch took (the processes it worked
+in, of every run: ``1/2`` when some runs kept the loop), and the CPU time of
 the reference and of the batch (this process's, best of the runs) with their ratio: with more
 runnable processes than CPUs the wall times count other processes' turns, the CPU times do not
 (a target counts as met when either ratio meets it; read both). The CPU time is this process's
@@ -102,6 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'name':<12} {'batch':>10} {'MB':>5} {'reference':>17} {'loop':>8} {'batch':>8} {'procs':>8} "
           f"{'b/loop':>7} {'b/ref':>6} {'p/ref':>6} {'plan':>5} {'load':>5} {'ref cpu':>8} {'bat cpu':>8} {'cpu/ref':>6}")
     ok = True
+    used: list[int] = []  # what encode_batch decided, by the processes it handed to the workers
+    started = batches.map_in_processes
+
+    def recording(fn, items, processes, *args, **kwargs):
+        used.append(processes)
+        return started(fn, items, processes, *args, **kwargs)
+
+    batches.map_in_processes = recording
     for name in args.names:
         make, reference, label = subjects(name)
         target = 1.5 if name in OPENAI else 1.0
@@ -109,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             batch = texts(count, size)
             want = reference(batch)
             runs: dict[str, list[float]] = {"ref": [], "loop": [], "batch": [], "procs": []}
+            plans: list[int] = []  # the processes each encode_batch run worked in (1: the loop)
             for _ in range(args.repeat):
                 t, got = timed(lambda: reference(batch))
                 runs["ref"].append(t)
@@ -118,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
                 runs["loop"].append(t)
                 assert got == want, f"{name}: the loop differs from {label}"
                 tok = make()
+                used.clear()
                 t, got = timed(lambda: tok.encode_batch(batch, disallowed_special=()))
+                plans.append(used[0] if used else 1)
                 runs["batch"].append(t)
                 assert got == want, f"{name}: encode_batch differs from {label}"
                 if args.processes:
@@ -132,8 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             vs_ref = best["batch"] / best["ref"]
             cpu_ref = cpu["batch"] / cpu["ref"]
             ok &= min(vs_ref, cpu_ref) <= target
-            plan = batches.plan(chars=sum(map(len, batch)), items=len(batch), cpus=batches.idle_cpus(),
-                                forks=batches.fork_context() is not None)
+            plan = "/".join(map(str, sorted(set(plans))))
             mb = sum(len(x.encode()) for x in batch) / 1e6
             procs = f"{best['procs'] * 1e3:6.0f}ms" if best["procs"] else f"{'-':>8}"
             p_ref = f"{best['procs'] / best['ref']:5.2f}x" if best["procs"] else f"{'-':>6}"

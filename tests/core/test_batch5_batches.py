@@ -51,9 +51,49 @@ def pools(monkeypatch):
 
 @pytest.fixture
 def idle(monkeypatch):
-    """Two idle CPUs and a low bar, so a test batch is big enough for worker processes."""
+    """Two idle CPUs and low bars, so a test batch is big enough for worker processes: the plan's
+    characters, and the probe's (one text worked here, then workers whatever they save)."""
     monkeypatch.setattr(batches, "idle_cpus", lambda: 2)
     monkeypatch.setattr(batches, "PROCESS_CHARS", 100)
+    monkeypatch.setattr(batches, "PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(batches, "START_SECONDS", -1.0)
+
+
+def test_a_batch_too_quick_to_share_keeps_the_loop(monkeypatch, pools, load):
+    """The plan says two processes (two idle CPUs, a low bar of characters), but the texts go so
+    fast that the rest would take about what starting a worker costs: the probe keeps the loop,
+    and the ids are the loop's."""
+    monkeypatch.setattr(batches, "idle_cpus", lambda: 2)
+    monkeypatch.setattr(batches, "PROCESS_CHARS", 100)
+    tok = load("cl100k_base")
+    texts = batch(64)
+    assert tok.encode_batch(texts, disallowed_special=()) == [tok.encode(t, disallowed_special=()) for t in texts]
+    assert pools == []
+
+
+def test_the_probe_decides_by_the_measured_speed():
+    """Worked here until PROBE_SECONDS have gone, in runs that double; the rest goes to workers
+    when sharing it saves more than START_SECONDS at the speed measured (a clock that moves 1 ms
+    a call stands for the CPU time)."""
+    ticks = iter(range(10_000))
+    clock = lambda: next(ticks) * 0.001  # noqa: E731 - a stand-in clock
+    seen: list[int] = []
+
+    def work(part):
+        seen.append(len(part))
+        return [x * 2 for x in part]
+
+    items = list(range(1, 1001))
+    results, n, share = batches.probe(items, work, 2, size=lambda x: 1, clock=clock)
+    # 1 ms a run: nine runs take 511 items, the tenth the other 489 (PROBE_SECONDS: 10 ms)
+    assert seen == [1, 2, 4, 8, 16, 32, 64, 128, 256, 489]
+    assert n == 1000 and share is False and results == [x * 2 for x in items]
+    ticks = iter(range(10_000))
+    results, n, share = batches.probe(items, work, 2, size=lambda x: 1, clock=lambda: next(ticks) * 0.02)
+    assert n == 1 and results == [2]
+    assert share is True  # 999 more at 20 ms each: 20 s, of which two processes save 10
+    ticks = iter(range(10_000))
+    assert batches.probe(items[:5], work, 2, size=lambda x: 1, clock=lambda: next(ticks) * 0.02)[2] is False  # 80 ms: saves 40
 
 
 # ----- the decision ----------------------------------------------------------------------------------

@@ -4,6 +4,11 @@ only take turns at the interpreter lock).
 
 * :func:`plan` is the decision, pure: how many processes (this one included) for a batch of so
   many characters and items on so many usable CPUs; 1 is the plain loop.
+* :func:`probe` checks that decision against the batch itself before any worker starts: it works
+  the batch's first texts here until :data:`PROBE_SECONDS` of CPU time have gone, and the rest
+  goes to workers only when, at that speed, they would save more than starting them costs
+  (:data:`START_SECONDS`). A tokenizer fast enough to work the rest in about that time keeps the
+  loop, so a batch is not slower than the loop for lack of work to share.
 * :func:`idle_cpus` and :func:`fork_context` measure what :func:`plan` needs: the CPUs this
   process may run on (``os.sched_getaffinity``, a container's quota) that nothing else keeps busy,
   and whether a ``fork`` is safe here (the platform has it and this process runs no other thread). Without ``fork`` a batch takes the loop unless
@@ -34,12 +39,13 @@ import os
 import pickle
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PROCESS_CHARS", "WorkerDied", "death", "fork_context", "idle_cpus", "map_in_processes", "plan",
-           "slices", "start_quietly", "serve_quietly", "usable_cpus"]
+__all__ = ["PROBE_SECONDS", "PROCESS_CHARS", "START_SECONDS", "WorkerDied", "death", "fork_context", "idle_cpus",
+           "map_in_processes", "plan", "probe", "slices", "start_quietly", "serve_quietly", "usable_cpus"]
 
 #: The characters (or ids) each process must have for a batch to go to worker processes: below
 #: it, starting a worker (a fork, the results sent back) costs more than it saves (bench/README.md).
@@ -70,6 +76,52 @@ def plan(*, chars: int, items: int, cpus: int, forks: bool, process_chars: int |
         return 1
     per_process = PROCESS_CHARS if process_chars is None else process_chars
     return max(1, min(cpus, items, chars // max(1, per_process)))
+
+
+#: CPU seconds of a batch worked in this process before workers are decided on (:func:`probe`)
+PROBE_SECONDS = 0.01
+#: What starting workers for a batch and taking their results back costs this process, in seconds
+#: (the fork, the copies its pages then take, the results sent back: bench/README.md); workers are
+#: started only when they would save more than this
+START_SECONDS = 0.07
+
+
+def probe(items: Sequence[Any], work: Callable[[Sequence[Any]], list[Any]], processes: int, *,
+          size: Callable[[Any], int] = len, clock: Callable[[], float] = time.process_time) -> tuple[list[Any], int, bool]:
+    """``(results, n, share)``: ``work`` (a plain loop over a list of items) done here on the first
+    ``n`` items, in runs that double, until :data:`PROBE_SECONDS` of ``clock`` have gone or the
+    batch is done; ``share`` says whether the other items should go to ``processes`` processes:
+    at the speed measured (by ``size``, characters), they would take long enough that sharing
+    them saves more than :data:`START_SECONDS`.
+
+    >>> ticks = iter(range(100))
+    >>> slow = lambda part: [len(x) for x in part]
+    >>> results, n, share = probe(["ab"] * 20, slow, 2, clock=lambda: next(ticks) * 0.005)
+    >>> results, n, share   # 0.01 s for 6 characters: the other 34 would take 0.057 s, sharing saves 0.028
+    ([2, 2, 2], 3, False)
+    >>> ticks = iter(range(100))
+    >>> probe(["ab"] * 200, slow, 2, clock=lambda: next(ticks) * 0.005)[1:]   # the other 394: 0.66 s
+    (3, True)
+    """
+    out: list[Any] = []
+    n = done = 0
+    run = 1
+    start = clock()
+    elapsed = 0.0
+    while n < len(items):
+        part = items[n:n + run]
+        out.extend(work(part))
+        n += len(part)
+        done += sum(map(size, part))
+        elapsed = clock() - start
+        if elapsed >= PROBE_SECONDS:
+            break
+        run *= 2
+    if n >= len(items):
+        return out, n, False
+    rest = sum(map(size, items[n:]))
+    rest_seconds = elapsed * rest / max(1, done)
+    return out, n, rest_seconds * (1 - 1 / max(1, processes)) > START_SECONDS
 
 
 def usable_cpus() -> int:
