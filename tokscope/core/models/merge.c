@@ -4377,6 +4377,43 @@ jv_make_number(long long digits, int places, int negative)
     return PyFloat_FromDouble(negative ? -value : value);
 }
 
+/* A string, JV_SPACE, sep, JV_SPACE and a number (a fraction allowed when fraction) from s[i]:
+ * the index after the number, with *text and *number made (new references); -1 when they are not
+ * there or the string is not UTF-8, -2 with an error set. */
+static Py_ssize_t
+jv_pair(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, unsigned char sep, int fraction, PyObject **text,
+        PyObject **number)
+{
+    int escaped, high, places, negative;
+    long long digits;
+    Py_ssize_t start = i;
+    i = jv_scan_string(s, n, i, &escaped, &high);
+    if (i < 0)
+        return -1;
+    Py_ssize_t end = i;
+    JV_SPACE();
+    if (i >= n || s[i] != sep)
+        return -1;
+    i++;
+    JV_SPACE();
+    i = jv_scan_number(s, n, i, fraction, &digits, &places, &negative);
+    if (i < 0)
+        return -1;
+    *text = jv_make_string(s, start, end, escaped, high);
+    if (*text == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+            return -2;
+        PyErr_Clear();
+        return -1;
+    }
+    *number = jv_make_number(digits, places, negative);
+    if (*number == NULL) {
+        Py_CLEAR(*text);
+        return -2;
+    }
+    return i;
+}
+
 /* json_vocab's reading of the object at s[start] ('{'; n bytes in all): the index after its '}',
  * -1 when it is not a plain vocabulary, -2 with an error set; the members are set in vocab as they
  * are read (the caller drops it on -1). */
@@ -4388,33 +4425,10 @@ jv_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *vocab)
     if (i < n && s[i] == '}')
         return i + 1;
     for (;;) {
-        int escaped, high, places, negative;
-        long long digits;
-        Py_ssize_t key_start = i;
-        i = jv_scan_string(s, n, i, &escaped, &high);
+        PyObject *key, *value;
+        i = jv_pair(s, n, i, ':', 0, &key, &value);
         if (i < 0)
-            return -1;
-        Py_ssize_t key_end = i;
-        JV_SPACE();
-        if (i >= n || s[i] != ':')
-            return -1;
-        i++;
-        JV_SPACE();
-        i = jv_scan_number(s, n, i, 0, &digits, &places, &negative);
-        if (i < 0)
-            return -1;
-        PyObject *key = jv_make_string(s, key_start, key_end, escaped, high);
-        if (key == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                return -2;
-            PyErr_Clear();
-            return -1;
-        }
-        PyObject *value = jv_make_number(digits, places, negative);
-        if (value == NULL) {
-            Py_DECREF(key);
-            return -2;
-        }
+            return i;
         int failed = PyDict_SetItem(vocab, key, value);
         Py_DECREF(key);
         Py_DECREF(value);
@@ -4440,43 +4454,22 @@ js_read(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, PyObject *pieces
     if (i < n && s[i] == ']')
         return i + 1;
     for (;;) {
-        int escaped, high, places, negative;
-        long long digits;
+        PyObject *piece, *score;
         if (i >= n || s[i] != '[')
             return -1;
         i++;
         JV_SPACE();
-        Py_ssize_t piece_start = i;
-        i = jv_scan_string(s, n, i, &escaped, &high);
+        i = jv_pair(s, n, i, ',', 1, &piece, &score);
         if (i < 0)
-            return -1;
-        Py_ssize_t piece_end = i;
+            return i;
         JV_SPACE();
-        if (i >= n || s[i] != ',')
-            return -1;
-        i++;
-        JV_SPACE();
-        i = jv_scan_number(s, n, i, 1, &digits, &places, &negative);
-        if (i < 0)
-            return -1;
-        JV_SPACE();
-        if (i >= n || s[i] != ']')
-            return -1;
-        i++;
-        PyObject *piece = jv_make_string(s, piece_start, piece_end, escaped, high);
-        if (piece == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-                return -2;
-            PyErr_Clear();
-            return -1;
-        }
-        PyObject *score = jv_make_number(digits, places, negative);
-        PyObject *entry = score != NULL ? PyList_New(2) : NULL;
+        PyObject *entry = i < n && s[i] == ']' ? PyList_New(2) : NULL;
         if (entry == NULL) {
             Py_DECREF(piece);
-            Py_XDECREF(score);
-            return -2;
+            Py_DECREF(score);
+            return PyErr_Occurred() ? -2 : -1;
         }
+        i++;
         PyList_SET_ITEM(entry, 0, piece);
         PyList_SET_ITEM(entry, 1, score);
         int failed = PyList_Append(pieces, entry);
