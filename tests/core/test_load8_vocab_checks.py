@@ -112,7 +112,7 @@ def test_a_model_built_either_way_tokenizes_alike(vocab, words):
     for on in (False, True):
         base.use_compiled(on, COMPILED if on else None)
         wp, wl = WordPiece(vocab), WordLevel(vocab)
-        models.append((wp._vocab, wp._vocab_r, wp._longest, wp._longest_cont, wl._vocab_r,
+        models.append((wp._vocab, wp._vocab_r, wp._longest, wp._longest_cont, [wl.id_to_token(i) for i in range(34)],
                        [wp.tokenize(w) for w in words if w], [wl.tokenize(w) for w in words]))
     assert models[0] == models[1]
 
