@@ -105,7 +105,8 @@ class TiktokenAPI:
                loop: Callable[..., list[Any]] | None = None) -> list[Any]:
         """``method`` on each item: in a plain loop, or in worker processes when asked
         (``num_processes``; 0 for one per usable CPU) or, with ``auto``, when the batch is big
-        enough to gain from them (:func:`~.batches.plan`). Never in threads: the work is Python's,
+        enough to gain from them (:func:`~.batches.plan`) and its first texts, worked here, say it
+        is slow enough (:func:`~.batches.probe`). Never in threads: the work is Python's,
         and threads would wait on each other for the interpreter lock (tiktoken's ``num_threads``
         is accepted and has no effect). ``loop(items, **kwargs)``, when given, is the plain loop
         (the tokenizer's own, with its per-call work done once)."""
