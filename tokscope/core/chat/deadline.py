@@ -10,9 +10,11 @@ code runs at full speed meanwhile (a ``sys.settrace`` line hook made templates t
 slower). A long call into C (a huge string operation) is not interrupted: the size budget of
 :mod:`.templates` refuses those before they start.
 
-The watcher fires at most once, and only while the block runs: leaving the block takes the lock
-the watcher fires under, and an exception fired as the block ended is raised and dropped there,
-so nothing is raised after the block. Both exceptions derive from ``BaseException``, so no ``except Exception``
+The watcher fires only while the block runs, every :data:`POLL` from the deadline on until the
+block ends (an exception that lands in a garbage collector callback or a ``__del__`` is dropped
+there by CPython, so one firing may be lost): leaving the block takes the lock the watcher fires
+under, and an exception fired as the block ended is raised and dropped there, so nothing is raised
+after the block. Both exceptions derive from ``BaseException``, so no ``except Exception``
 in the template machinery swallows them. Where ``PyThreadState_SetAsyncExc`` is missing (not
 CPython), or a trace or profile hook is already set in the thread (a debugger, coverage: CPython
 then may not let the watcher run during a tight loop), a ``sys.settrace`` hook checks the deadline
@@ -88,10 +90,14 @@ class _Watcher:
             if kind is None:
                 continue
             with self.lock:
-                if not self.done:
-                    _RAISER[0](self.tid, kind)
-                    self.fired = True
-            return
+                if self.done:
+                    return
+                _RAISER[0](self.tid, kind)
+                self.fired = True
+            # fired again while the block runs: an exception that lands in code Python runs for
+            # its own ends (a gc callback, a __del__) is reported as unraisable and dropped there
+            if self.stop.wait(POLL):
+                return
 
     def end(self) -> None:
         """Stop watching. An exception fired but not yet raised (the block ended just as the
