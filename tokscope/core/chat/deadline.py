@@ -10,11 +10,9 @@ code runs at full speed meanwhile (a ``sys.settrace`` line hook made templates t
 slower). A long call into C (a huge string operation) is not interrupted: the size budget of
 :mod:`.templates` refuses those before they start.
 
-The watcher fires only while the block runs, and again every :data:`REFIRE` seconds while it
-still runs (an exception that lands in a garbage collector callback or a ``__del__`` is dropped
-there by CPython, so a firing may be lost): leaving the block takes the lock the watcher fires
-under, and an exception fired as the block ended is raised and dropped there, so nothing is raised
-after the block. Both exceptions derive from ``BaseException``, so no ``except Exception``
+The watcher fires at most once, and only while the block runs: leaving the block takes the lock
+the watcher fires under, and an exception fired as the block ended is raised and dropped there,
+so nothing is raised after the block. Both exceptions derive from ``BaseException``, so no ``except Exception``
 in the template machinery swallows them. Where ``PyThreadState_SetAsyncExc`` is missing (not
 CPython), or a trace or profile hook is already set in the thread (a debugger, coverage: CPython
 then may not let the watcher run during a tight loop), a ``sys.settrace`` hook checks the deadline
@@ -60,8 +58,6 @@ _RAISER = _async_raiser()
 
 #: how often the watcher looks at the cancel event
 POLL = 0.02
-#: how long after firing the watcher fires again when the block has not ended (the stop was dropped)
-REFIRE = 1.0
 
 
 class _Watcher:
@@ -92,15 +88,10 @@ class _Watcher:
             if kind is None:
                 continue
             with self.lock:
-                if self.done:
-                    return
-                _RAISER[0](self.tid, kind)
-                self.fired = True
-            # fired again if the block still runs a while later: an exception that lands in code
-            # Python runs for its own ends (a gc callback, a __del__) is reported as unraisable and
-            # dropped there (a block that took the first one has ended long before)
-            if self.stop.wait(REFIRE):
-                return
+                if not self.done:
+                    _RAISER[0](self.tid, kind)
+                    self.fired = True
+            return
 
     def end(self) -> None:
         """Stop watching. An exception fired but not yet raised (the block ended just as the
